@@ -1,0 +1,38 @@
+"""The `referee` console script: one click group whose subcommands live in `referee.commands`."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import click
+
+from referee import __version__, commands
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="referee")
+def cli() -> None:
+    """A referee for physical card games: Beccato!, Beccaccino and Bestia."""
+
+
+def _add_commands(group: click.Group) -> None:
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        command = getattr(module, "command", None)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"referee.commands.{info.name} must define `command`, a click.Command")
+        group.add_command(command)
+
+
+_add_commands(cli)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The contract every rules engine follows.
+
+A rules engine is pure and deterministic: no I/O, no clock, no hidden randomness. Time and
+randomness come in as inputs (a seed or an explicit deal in the setup, observed cards as
+actions of the chance player).
+
+* An `Engine` makes states from a JSON-able *setup* (players, teams, table options, seed or deal).
+* A state answers, for every action, `verify(action)` (raises a named `Violation` and leaves the
+  state untouched), `can(action)` (bool) and `apply(action)` (verifies, applies, and returns the
+  `Event`s the referee announces).
+* Actions are frozen dataclasses with a class-level `kind`; `ActionCodec` turns them into JSON
+  dicts and back, so the session log can store and replay them.
+* `view(viewer)` is what one seat (or the public, `None`) may see; `snapshot()` is the whole
+  state as JSON, used by `referee check --json` and by replay tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+from typing import Any, ClassVar, Iterable, Mapping, Protocol, runtime_checkable
+
+
+def jsonable(value: Any) -> Any:
+    """Turn dataclasses, enums, tuples and sets into plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(jsonable(v) for v in value)
+    return value
+
+
+class RefereeError(Exception):
+    """Base of every error the referee reports by name."""
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.name, "message": self.message, **jsonable(self.details)}
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}"
+
+
+class Violation(RefereeError):
+    """An action the rules forbid. Subclasses name the rule broken; the state is left untouched."""
+
+
+class MalformedAction(Violation):
+    """An action dict that names no known action or lacks or mistypes a field."""
+
+
+class GameAlreadyOver(Violation):
+    """No action is legal once the game has ended."""
+
+
+class UnknownGame(RefereeError):
+    """A game name no engine answers to."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Something the referee announces after an action: `kind` plus JSON-able data."""
+
+    kind: str
+    data: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **jsonable(self.data)}
+
+
+class Action:
+    """Base of the action dataclasses. Subclasses are `@dataclass(frozen=True)` with a `kind`."""
+
+    kind: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **jsonable(self)}
+
+
+class ActionCodec:
+    """Maps action kinds to classes, and JSON dicts to actions, with named errors."""
+
+    def __init__(self, classes: Iterable[type[Action]]) -> None:
+        self.classes: dict[str, type[Action]] = {}
+        for cls in classes:
+            if cls.kind in self.classes:
+                raise ValueError(f"two actions share the kind {cls.kind!r}")
+            self.classes[cls.kind] = cls
+
+    def to_dict(self, action: Action) -> dict[str, Any]:
+        return action.to_dict()
+
+    def from_dict(self, data: Mapping[str, Any]) -> Action:
+        if not isinstance(data, Mapping) or "kind" not in data:
+            raise MalformedAction("an action is an object with a 'kind'", action=data)
+        cls = self.classes.get(data["kind"])
+        if cls is None:
+            raise MalformedAction(
+                f"unknown action kind {data['kind']!r}", known=sorted(self.classes)
+            )
+        fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        extra = set(data) - set(fields) - {"kind"}
+        if extra:
+            raise MalformedAction(f"{cls.kind}: unknown fields {sorted(extra)}", action=dict(data))
+        try:
+            return cls(**{k: _untuple(v) for k, v in data.items() if k != "kind"})
+        except TypeError as exc:
+            raise MalformedAction(f"{cls.kind}: {exc}", action=dict(data)) from None
+
+
+def _untuple(value: Any) -> Any:
+    # JSON gives lists; frozen dataclasses hold tuples so they stay hashable.
+    if isinstance(value, list):
+        return tuple(_untuple(v) for v in value)
+    return value
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """What every engine's state offers (python-chess's Board, OpenSpiel's State, PokerKit's verbs)."""
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def verify(self, action: Action) -> None:
+        """Raise the named `Violation` that forbids `action`; return None when it is legal."""
+
+    def can(self, action: Action) -> bool: ...
+
+    def apply(self, action: Action) -> list[Event]:
+        """Verify, then apply `action`; return the events. On a violation nothing changes."""
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action, where the state knows enough to enumerate them."""
+
+    def view(self, viewer: str | None = None) -> dict[str, Any]:
+        """What `viewer` (a player name, or None for the public) may see, as JSON."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as JSON; two states that replay the same log snapshot equal."""
+
+
+class Engine(Protocol):
+    """A game: makes states from a setup and decodes actions."""
+
+    name: str
+    version: str
+    codec: ActionCodec
+
+    def new_game(self, setup: Mapping[str, Any]) -> GameState:
+        """A state from a JSON-able setup (players, teams, options, seed or deal)."""
+
+
+# Engines register by name; each lives in its own module, imported on first use.
+ENGINE_MODULES: dict[str, str] = {
+    "beccato": "referee.beccato",
+    "beccaccino": "referee.beccaccino",
+    "bestia": "referee.bestia",
+}
+
+
+def get_engine(name: str) -> Engine:
+    """The engine for a game name (each engine module defines `ENGINE`)."""
+    key = name.strip().lower()
+    module_name = ENGINE_MODULES.get(key)
+    if module_name is None:
+        raise UnknownGame(f"no game called {name!r}", known=sorted(ENGINE_MODULES))
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise UnknownGame(f"the {key} engine is not installed", known=sorted(ENGINE_MODULES)) from None
+    return module.ENGINE
+

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Debian packages the tests use: espeak-ng and sox make test speech and hums offline,
+# libportaudio2 lets sounddevice open a microphone.
+set -euo pipefail
+pkgs=(espeak-ng sox libportaudio2)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,50 @@
+import dataclasses
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import cli
+from referee.core import Action, ActionCodec, MalformedAction, UnknownGame, get_engine
+
+
+@dataclasses.dataclass(frozen=True)
+class Pass(Action):
+    kind = "pass"
+    player: str
+    cards: tuple[str, ...] = ()
+
+
+CODEC = ActionCodec([Pass])
+
+
+def test_action_round_trips_through_json_dict():
+    action = Pass("ann", ("a", "b"))
+    assert CODEC.from_dict(action.to_dict()) == action
+    assert CODEC.from_dict({"kind": "pass", "player": "ann", "cards": ["a", "b"]}) == action
+
+
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        ({"player": "ann"}, "'kind'"),
+        ({"kind": "fly"}, "unknown action kind"),
+        ({"kind": "pass", "player": "ann", "speed": 3}, "unknown fields"),
+        ({"kind": "pass"}, "player"),
+    ],
+)
+def test_malformed_actions_are_named(data, fragment):
+    with pytest.raises(MalformedAction) as info:
+        CODEC.from_dict(data)
+    assert fragment in info.value.message
+    assert info.value.to_dict()["error"] == "MalformedAction"
+
+
+def test_unknown_game_is_named():
+    with pytest.raises(UnknownGame):
+        get_engine("chess")
+
+
+def test_cli_lists_its_commands():
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    assert "Beccato" in result.output

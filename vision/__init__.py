@@ -1,0 +1,1 @@
+"""Perception: cameras, cards, body landmarks, signals and audio, as typed, timestamped observations."""

@@ -163,7 +163,19 @@ class Engine(Protocol):
     codec: ActionCodec
 
     def new_game(self, setup: Mapping[str, Any]) -> GameState:
-        """A state from a JSON-able setup (players, teams, options, seed or deal)."""
+        """A state from a JSON-able setup: {"players": [...in seat order], "teams": {...},
+        "options": {name: value}, "seed": int | None, ...}. Bad setups raise a named error."""
+
+    # The scorekeeper (`referee play GAME`) talks to every engine through these three.
+    def parse_command(self, state: GameState, text: str) -> Action:
+        """One typed scorekeeper line ("coccode Nicola", "play Anna 3D") as an action;
+        raises MalformedAction with a hint when the line means nothing."""
+
+    def render(self, state: GameState) -> str:
+        """The table as text for the scorekeeper, shown after every step."""
+
+    def command_help(self) -> str:
+        """The scorekeeper's commands for this game, one per line."""
 
 
 # Engines register by name; each lives in its own module, imported on first use.

@@ -48,3 +48,14 @@ def test_cli_lists_its_commands():
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
     assert "Beccato" in result.output
+
+
+def test_signal_cards_have_unique_ids_and_cover_the_printed_guide():
+    from referee.signal_cards import SIGNAL_CARDS, signal_card
+
+    ids = [card.id for card in SIGNAL_CARDS]
+    assert len(ids) == len(set(ids))
+    assert sum(card.printed for card in SIGNAL_CARDS) == 20  # the Signals Guide's 20 rows
+    assert signal_card("hum").cue == "audio"
+    with pytest.raises(KeyError):
+        signal_card("juggle")

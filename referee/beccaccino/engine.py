@@ -1,0 +1,123 @@
+"""The Beccaccino engine object: makes states, reads scorekeeper lines, renders the table."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from referee.core import MalformedAction
+from referee.tricks import CardNotInDeck
+from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play
+from referee.beccaccino.game import DECK, BeccaccinoState
+
+HELP = """\
+declare PLAYER SUIT        the battezzante names trump (coppe/denari/spade/bastoni or C/D/S/B)
+look PLAYER                a player was seen looking at their cards before the declaration
+play PLAYER CARD [CALL]    a card (3D, "re di coppe", "3 of coins"); the leader may add
+                           busso, volo or striscio (one per player per hand)
+marafona PLAYER            during the first trick: the 3, 2 and Ace of trump shown (+3)
+fuori PLAYER               chiamarsi fuori: the team claims the target (right wins, wrong loses)"""
+
+_VERBS = {
+    "declare": "declare", "briscola": "declare", "trump": "declare", "battezzo": "declare",
+    "look": "look", "guarda": "look",
+    "play": "play", "gioca": "play", "p": "play",
+    "marafona": "marafona", "maraffa": "marafona", "cricca": "marafona",
+    "fuori": "fuori", "callout": "fuori", "call-out": "fuori",
+}
+_CALL_WORDS = {"busso": "busso", "knock": "busso", "volo": "volo", "fly": "volo",
+               "striscio": "striscio", "slide": "striscio"}
+
+
+class BeccaccinoEngine:
+    name = "beccaccino"
+    version = "1.0"
+    codec = CODEC
+    deck = DECK
+
+    def new_game(self, setup: Mapping[str, Any]) -> BeccaccinoState:
+        return BeccaccinoState(setup)
+
+    def command_help(self) -> str:
+        return HELP
+
+    def parse_command(self, state: BeccaccinoState, text: str):
+        words = text.split()
+        if not words:
+            raise MalformedAction("an empty line", hint=HELP)
+        verb = _VERBS.get(words[0].lower())
+        if verb is None:
+            raise MalformedAction(f"unknown command {words[0]!r}", hint=HELP)
+        if len(words) < 2:
+            raise MalformedAction(f"{verb}: whose?", hint=_hint(verb))
+        player = _player(state, words[1])
+        rest = words[2:]
+        if verb == "look":
+            return Look(player)
+        if verb == "marafona":
+            return Marafona(player)
+        if verb == "fuori":
+            return CallOut(player)
+        if verb == "declare":
+            if not rest:
+                raise MalformedAction("declare: which suit?", hint=_hint(verb))
+            try:
+                return Declare(player, DECK.parse_suit(" ".join(rest)))
+            except CardNotInDeck as exc:
+                raise MalformedAction(exc.message, hint=_hint(verb)) from None
+        call = None
+        if rest and rest[-1].lower() in _CALL_WORDS:
+            call = _CALL_WORDS[rest.pop().lower()]
+        if not rest:
+            raise MalformedAction("play: which card?", hint=_hint(verb))
+        try:
+            card = DECK.parse(" ".join(rest))
+        except CardNotInDeck as exc:
+            raise MalformedAction(exc.message, hint=DECK.example()) from None
+        return Play(player, card, call)
+
+    def render(self, state: BeccaccinoState) -> str:
+        s = state
+        name = DECK.name_of
+        lines = [f"Beccaccino, hand {s.hand_no + 1}, to {s.options['target']}   "
+                 + "   ".join(f"{t}: {v}" for t, v in s.scores.items())]
+        lines.append(f"dealer {s.dealer}; battezzante {s.battezzante or '(holder of 4 di denari)'}"
+                     + (f"; trump {DECK.suit_name(s.trump)}" if s.trump else ""))
+        if s.is_over:
+            lines.append(f"GAME OVER: {s.result['message']}. Winner: {s.winner}")
+            return "\n".join(lines)
+        if s.phase == "declare":
+            lines.append(f"waiting for {s.battezzante or 'the holder of the 4 di denari'} "
+                         "to declare the trump")
+        else:
+            table = ", ".join(f"{p} {name(c)}" for p, c in s.trick) or "(empty)"
+            lines.append(f"trick {s.trick_no + 1}/10: {table}; {s.turn} to play")
+            lines.append("this hand (thirds): " + ", ".join(
+                f"{t} {v // 3} {v % 3}/3" for t, v in s.thirds.items())
+                + "; tricks " + ", ".join(f"{p} {n}" for p, n in s.tricks_taken.items()))
+            if s.last_trick:
+                lines.append(f"last trick to {s.last_trick['winner']}: "
+                             + ", ".join(name(c) for _, c in s.last_trick["cards"]))
+        if s.calls:
+            lines.append("announcements: " + ", ".join(f"{p} {c['call']}" for p, c in s.calls.items()))
+        if s.marafona:
+            lines.append(f"Marafona: {s.marafona['player']} (+3 {s.marafona['team']})")
+        for foul in s.fouls[-3:]:
+            lines.append(f"foul (hand {foul['hand']}): {foul['message']}")
+        if s.holdings.full and s.turn:
+            hand = s.holdings.hand(s.turn)
+            lines.append(f"{s.turn} holds: " + " ".join(hand))
+        return "\n".join(lines)
+
+
+def _player(state: BeccaccinoState, word: str) -> str:
+    for p in state.players:
+        if p.lower() == word.lower():
+            return p
+    return word  # verify() names it PlayerNotInGame
+
+
+def _hint(verb: str) -> str:
+    return next(line for line in HELP.splitlines() if line.startswith(verb))
+
+
+ENGINE = BeccaccinoEngine()

@@ -1,0 +1,36 @@
+"""The Beccato! rules engine: pure and deterministic (see docs/beccato-engine.md).
+
+    from referee.beccato import ENGINE
+    state = ENGINE.new_game({"players": [...], "options": {...}, "seed": 1})
+    state.apply(ENGINE.parse_command(state, "coccode Nicola"))
+"""
+
+from referee.beccato.actions import (
+    ACTIONS,
+    CODEC,
+    CALLS,
+    CHANCE_ACTIONS,
+    Caught,
+    ChangeSignal,
+    Chicchirichi,
+    Coccode,
+    DrawEgg,
+    DrawFromPile,
+    Pass,
+    PlaceEgg,
+    Reveal,
+    TakeEgg,
+)
+from referee.beccato.cards import BREEDS, EGGS, GUILDS, SERAMA
+from referee.beccato.engine import ENGINE, BeccatoEngine
+from referee.beccato.state import BeccatoState
+from referee.beccato.table import OPTIONS, Table
+from referee.beccato.violations import *  # noqa: F401,F403  (the named violations)
+from referee.beccato import violations
+
+__all__ = [
+    "ENGINE", "BeccatoEngine", "BeccatoState", "Table", "OPTIONS", "ACTIONS", "CODEC", "CALLS",
+    "CHANCE_ACTIONS", "Pass", "DrawFromPile", "Coccode", "Caught", "Chicchirichi", "Reveal",
+    "DrawEgg", "TakeEgg", "PlaceEgg", "ChangeSignal", "BREEDS", "EGGS", "GUILDS", "SERAMA",
+    *violations.__all__,
+]

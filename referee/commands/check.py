@@ -1,0 +1,110 @@
+"""`referee check LOG`: replay a session log (SQLite or JSON lines) and say whether it is legal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from referee.core import RefereeError, UnknownGame, jsonable
+from referee.sessionlog import (
+    EXIT_CORRUPT,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_VIOLATION,
+    LogContents,
+    LogCorrupt,
+    LogUnreadable,
+    Replay,
+    read_log,
+    replay,
+)
+
+
+def _summary(result: Replay) -> dict[str, Any]:
+    return {
+        "game": result.header.game,
+        "engine_version": result.engine.version,
+        "log_engine_version": result.header.engine_version,
+        "entries": result.entries,
+        "actions": result.applied,
+        "is_over": bool(result.state.is_over),
+    }
+
+
+@click.command("check")
+@click.argument("log", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--json", "as_json", is_flag=True, help="Print the result and the final state as JSON.")
+def command(log: str, as_json: bool) -> None:
+    """Replay LOG and print the final state, or the first violation with its entry index.
+
+    \b
+    Exit codes: 0 legal; 1 an entry breaks the rules (its index and name are printed);
+    3 unreadable (missing, not a session log, unknown format version or game);
+    4 damaged (the entries before the damage are replayed and reported).
+    """
+    corrupt: LogCorrupt | None = None
+    try:
+        contents = read_log(log)
+    except LogUnreadable as error:
+        _fail(error, as_json, EXIT_UNREADABLE)
+    except LogCorrupt as error:
+        if error.header is None:
+            _fail(error, as_json, EXIT_CORRUPT)
+        corrupt = error
+        contents = LogContents(header=error.header, entries=error.entries, path=log)
+    try:
+        result = replay(contents)
+    except UnknownGame as error:
+        _fail(error, as_json, EXIT_UNREADABLE)
+    except RefereeError as error:  # e.g. a setup the engine refuses
+        if as_json:
+            click.echo(json.dumps({"legal": False, "entry": 0, "violation": error.name, "message": error.message}))
+        else:
+            click.echo(f"entry 0 (setup): {error}")
+        sys.exit(EXIT_VIOLATION)
+
+    if result.header.engine_version != result.engine.version:
+        click.echo(
+            f"warning: the log was written by {result.header.game} engine {result.header.engine_version}, "
+            f"replayed with {result.engine.version}",
+            err=True,
+        )
+    report: dict[str, Any] = {"legal": result.legal and corrupt is None, "log": log, **_summary(result)}
+    if corrupt is not None:
+        report.update(corrupt.to_dict())
+        report["intact_replay_legal"] = result.legal
+    if not result.legal:
+        violation = result.violation
+        assert violation is not None
+        report.update(
+            {"entry": result.violation_entry, "violation": violation.name,
+             "message": violation.message, "details": jsonable(violation.details)}
+        )
+    if as_json:
+        report["state"] = jsonable(result.state.snapshot())
+        click.echo(json.dumps(report, ensure_ascii=False, sort_keys=True))
+    else:
+        if corrupt is not None:
+            click.echo(f"{corrupt}; replaying the {len(corrupt.entries)} entries before the damage")
+        if not result.legal:
+            click.echo(f"entry {result.violation_entry}: {result.violation}")
+        elif corrupt is None:
+            click.echo(
+                f"legal: {result.entries} entries, {result.applied} actions in effect"
+                + (", game over" if result.state.is_over else "")
+            )
+        click.echo(result.engine.render(result.state))
+    if corrupt is not None:
+        sys.exit(EXIT_CORRUPT)
+    sys.exit(EXIT_OK if result.legal else EXIT_VIOLATION)
+
+
+def _fail(error: RefereeError, as_json: bool, code: int) -> None:
+    if as_json:
+        click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+    else:
+        click.echo(str(error), err=True)
+    sys.exit(code)

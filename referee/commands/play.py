@@ -1,0 +1,272 @@
+"""`referee play GAME`: keep the score of a real table by typing what happens.
+
+A thin layer over `referee.scorekeeper.Scorekeeper`: it builds the setup from the options (or a
+YAML block at the top of a script), then feeds it lines from the keyboard or a script file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time as clock
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+import click
+
+from referee.core import RefereeError, UnknownGame
+from referee.scorekeeper import Outcome, Scorekeeper, default_log_path
+from referee.sessionlog import (
+    EXIT_CORRUPT,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    EXIT_VIOLATION,
+    LogCorrupt,
+    LogExists,
+    LogUnreadable,
+)
+
+
+def parse_players(text: str) -> list[str]:
+    players = [p.strip() for p in text.split(",") if p.strip()]
+    if not players:
+        raise click.BadParameter("name the players in seat order: --players Ann,Bob,Cid,Dee")
+    return players
+
+
+def parse_teams(text: str) -> dict[str, list[str]]:
+    """'Red=Ann,Cid;Blue=Bob,Dee' -> {"Red": ["Ann", "Cid"], "Blue": ["Bob", "Dee"]}."""
+    teams: dict[str, list[str]] = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        name, sep, members = part.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{part.strip()!r}: write a team as NAME=Player,Player")
+        if name.strip() in teams:
+            raise click.BadParameter(f"team {name.strip()!r} is named twice")
+        teams[name.strip()] = parse_players(members)
+    if not teams:
+        raise click.BadParameter("no team given")
+    return teams
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """'key=value': the value is read as JSON when it is JSON (true, 3, "x", [1,2]), else a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise click.BadParameter(f"{text!r}: write an option as key=value")
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        parsed = value.strip()
+    return key.strip(), parsed
+
+
+def read_script(path: str) -> tuple[dict[str, Any], list[tuple[int, str]]]:
+    """A script: an optional YAML setup block between '---' lines, then one command a line.
+    Returns the setup and the (line number, text) of each command."""
+    import yaml
+
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    setup: dict[str, Any] = {}
+    start = 0
+    first = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
+    if first is not None and lines[first].strip() == "---":
+        end = next((i for i in range(first + 1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is None:
+            raise click.BadParameter(f"{path}: the setup block opened on line {first + 1} is never closed by '---'")
+        try:
+            block = yaml.safe_load("\n".join(lines[first + 1 : end])) or {}
+        except yaml.YAMLError as exc:
+            raise click.BadParameter(f"{path}: the setup block is not YAML: {exc}") from None
+        if not isinstance(block, dict):
+            raise click.BadParameter(f"{path}: the setup block must be a mapping (players:, teams:, options:)")
+        setup = block
+        start = end + 1
+    return setup, [(i + 1, lines[i]) for i in range(start, len(lines))]
+
+
+def build_setup(
+    base: dict[str, Any],
+    players: str | None,
+    teams: str | None,
+    options: tuple[str, ...],
+    variant: str | None,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The setup dict: a script's block, overridden by the command-line options."""
+    setup = dict(base)
+    if isinstance(setup.get("players"), str):
+        setup["players"] = parse_players(setup["players"])
+    if isinstance(setup.get("teams"), str):
+        setup["teams"] = parse_teams(setup["teams"])
+    opts = dict(setup.get("options") or {})
+    if "variant" in setup:  # shorthand in a setup block too
+        opts.setdefault("variant", setup.pop("variant"))
+    if players:
+        setup["players"] = parse_players(players)
+    if teams:
+        setup["teams"] = parse_teams(teams)
+    for text in options:
+        key, value = parse_option(text)
+        opts[key] = value
+    if variant:
+        opts["variant"] = variant
+    setup["options"] = opts
+    if seed is not None:
+        setup["seed"] = seed
+    if not setup.get("players"):
+        raise click.UsageError("name the players in seat order: --players Ann,Bob,Cid,Dee (or players: in a script)")
+    return setup
+
+
+def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> None:
+    if not outcome.accepted:
+        click.echo(f"{where}rejected: {outcome.error}")
+        hint = outcome.error.details.get("hint") if outcome.error else None
+        if hint:
+            click.echo(f"  hint: {hint}")
+        return
+    if outcome.command in ("action", "correction"):
+        assert outcome.entry is not None
+        label = outcome.line.strip() or outcome.command
+        click.echo(f"#{outcome.entry.seq} {label}: {outcome.message}")
+        if not quiet:
+            click.echo(keeper.table())
+    elif outcome.command in ("note",):
+        click.echo(outcome.message)
+    elif outcome.command == "show":
+        click.echo(keeper.table())
+    elif outcome.command in ("help", "history"):
+        click.echo(outcome.message)
+
+
+def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
+    number = 0
+    while True:
+        if interactive:
+            try:
+                line = input("> ")
+            except EOFError:
+                return
+        else:
+            line = stream.readline()
+            if not line:
+                return
+        number += 1
+        yield number, line.rstrip("\n")
+
+
+@click.command("play")
+@click.argument("game", required=False)
+@click.option("--players", help="Players in seat order: Nicola,Simona,Claudia,...")
+@click.option("--teams", help='Teams: "Red=Nicola,Claudia;Blue=Simona,Federico".')
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A table option (repeatable).")
+@click.option("--variant", help="Shorthand for --option variant=NAME.")
+@click.option("--seed", type=int, help="Seed of a simulated deal (full knowledge).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=str),
+              help="The session log to write (default: sessions/<game>-<time>.db).")
+@click.option("--script", type=click.Path(exists=True, dir_okay=False, path_type=str),
+              help="Read the commands (and an optional '---' YAML setup block) from FILE.")
+@click.option("--resume", type=click.Path(dir_okay=False, path_type=str),
+              help="Continue a log (SQLite: appended in place; JSON lines: imported into --log).")
+@click.option("--stop-on-error", is_flag=True, help="In a script, stop at the first rejected line.")
+@click.option("--quiet", is_flag=True, help="Show the table only at the start and the end.")
+def command(
+    game: str | None,
+    players: str | None,
+    teams: str | None,
+    options: tuple[str, ...],
+    variant: str | None,
+    seed: int | None,
+    log_path: str | None,
+    script: str | None,
+    resume: str | None,
+    stop_on_error: bool,
+    quiet: bool,
+) -> None:
+    """Keep the score of GAME (beccato, beccaccino, bestia) at a real table.
+
+    Type the game's commands ('help' lists them) plus undo, amend N, note, history, show,
+    quit. Every accepted line is saved to the log before anything is printed.
+
+    \b
+    Exit codes: 0 done; 1 a script line was rejected; 2 bad options or table setup;
+    3 the log to resume is unreadable; 4 the log to resume is damaged.
+    """
+    now = clock.time()
+    base: dict[str, Any] = {}
+    commands: list[tuple[int, str]] | None = None
+    if script:
+        base, commands = read_script(script)
+    try:
+        if resume:
+            if players or teams or options or variant or seed is not None or (script and base):
+                raise click.UsageError("--resume takes the table setup from the log; drop the setup options")
+            target = log_path or None
+            if target is None and not _is_sqlite(resume):
+                target = str(default_log_path(game or "game", now))
+            keeper = Scorekeeper.resume(resume, log_path=target, game=game)
+        else:
+            if not game:
+                raise click.UsageError("name the game: referee play beccato --players ...")
+            setup = build_setup(base, players, teams, options, variant, seed)
+            path = log_path or str(default_log_path(game.strip().lower(), now))
+            keeper = Scorekeeper.start(game, setup, path, time=now)
+    except UnknownGame as error:
+        click.echo(str(error), err=True)
+        sys.exit(EXIT_USAGE)
+    except LogCorrupt as error:
+        click.echo(f"{error}; export the intact entries with: referee export --salvage {resume} OUT.jsonl", err=True)
+        sys.exit(EXIT_CORRUPT)
+    except LogUnreadable as error:
+        click.echo(str(error), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except LogExists as error:
+        click.echo(f"{error}", err=True)
+        sys.exit(EXIT_USAGE)
+    except RefereeError as error:  # the engine refused the setup, or a resumed log is illegal
+        click.echo(str(error), err=True)
+        sys.exit(EXIT_USAGE if not resume else EXIT_VIOLATION)
+
+    interactive = script is None and sys.stdin.isatty()
+    click.echo(f"{keeper.engine.name} (engine {keeper.engine.version}); log: {keeper.log.path}")
+    if interactive:
+        click.echo("type 'help' for the commands")
+    click.echo(keeper.table())
+    source = "script" if script else "keyboard"
+    rejected = 0
+    accepted = 0
+    try:
+        feed = iter(commands) if commands is not None else _lines(sys.stdin, interactive)
+        for number, line in feed:
+            outcome = keeper.submit(line, time=clock.time(), source=source)
+            where = f"line {number}: " if script else ""
+            _show(outcome, keeper, where=where, quiet=quiet)
+            if outcome.quit:
+                break
+            if not outcome.accepted:
+                rejected += 1
+                if script and stop_on_error:
+                    break
+            elif outcome.entry is not None:
+                accepted += 1
+    except KeyboardInterrupt:
+        click.echo("")
+    finally:
+        keeper.close()
+    if quiet:
+        click.echo(keeper.table())
+    click.echo(f"{accepted} entries saved to {keeper.log.path}" + (f"; {rejected} lines rejected" if rejected else ""))
+    sys.exit(EXIT_VIOLATION if script and rejected else EXIT_OK)
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False

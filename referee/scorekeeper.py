@@ -1,0 +1,395 @@
+"""The scorekeeper: a table refereed from typed lines (or web/camera actions), with its log.
+
+`Scorekeeper` is generic over the engine contract (`referee.core`): the game's own commands go
+through `engine.parse_command`, and a few generic commands are handled here:
+
+    undo [N]              undo entry N (default: the last action still in effect)
+    amend N <command>     replace action entry N with another action
+    note TEXT             write a note into the log
+    history               the actions in effect, with their entry numbers
+    show                  the table again
+    help                  the commands
+    quit                  stop (the log is already saved)
+
+Every accepted line is written to the session log (its own durable transaction) *before* the
+outcome is returned, so whatever the caller prints has already been saved. An illegal line
+returns an `Outcome` with the named violation and changes nothing. The CLI (`referee play`) and
+a web API are thin layers over `submit` / `act` / `observe`.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from referee.core import Action, Engine, Event, GameState, RefereeError, Violation, get_engine, jsonable
+from referee.sessionlog import (
+    AmendmentIllegal,
+    CorrectionBreaksLaterEntry,
+    Entry,
+    LogContents,
+    LogHeader,
+    LogUnreadable,
+    NothingToUndo,
+    SessionLog,
+    apply_correction,
+    effective_actions,
+    read_log,
+    replay,
+    replay_actions,
+)
+
+GENERIC_HELP = """\
+undo [N]              undo entry N (default: the last action in effect)
+amend N <command>     replace action entry N with another command
+note TEXT             write a note into the log
+history               the actions in effect, with their entry numbers
+show                  show the table
+help                  this help
+quit                  stop (everything accepted is already saved)"""
+
+
+class ResumeRefused(RefereeError):
+    """A log that cannot be continued: its game differs, or replaying it hits a violation."""
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What one line (or action) did. `accepted` lines were saved as `entry` before returning."""
+
+    line: str
+    accepted: bool
+    command: str  # action, correction, note, observation, show, help, history, quit, blank, rejected
+    entry: Entry | None = None
+    events: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    error: RefereeError | None = None
+    message: str = ""
+    quit: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "accepted": self.accepted,
+            "command": self.command,
+            "entry": None if self.entry is None else self.entry.seq,
+            "events": self.events,
+            "error": None if self.error is None else self.error.to_dict(),
+            "message": self.message,
+        }
+
+
+def describe_events(events: list[Mapping[str, Any]]) -> str:
+    """Events as short text: `kind(key=value, ...)` separated by '; '."""
+    parts = []
+    for event in events:
+        data = {k: v for k, v in event.items() if k != "kind"}
+        inner = ", ".join(f"{k}={_short(v)}" for k, v in data.items())
+        parts.append(f"{event.get('kind')}({inner})" if inner else str(event.get("kind")))
+    return "; ".join(parts)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + " ".join(_short(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}={_short(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _engine(game: str | Engine) -> Engine:
+    return get_engine(game) if isinstance(game, str) else game
+
+
+class Scorekeeper:
+    """One table: an engine, its current state, and the open session log."""
+
+    def __init__(self, engine: Engine, log: SessionLog, state: GameState) -> None:
+        self.engine = engine
+        self.log = log
+        self.state = state
+        self._actions: dict[int, Mapping[str, Any]] = {}
+        self._undone: set[int] = set()
+        for entry in log.entries:
+            if entry.kind == "action":
+                self._actions[entry.seq] = entry.payload["action"]
+            elif entry.kind == "correction":
+                apply_correction(self._actions, self._undone, entry.seq, entry.payload)
+
+    # -- opening ----------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        game: str | Engine,
+        setup: Mapping[str, Any],
+        log_path: str | os.PathLike[str],
+        *,
+        time: float,
+    ) -> "Scorekeeper":
+        """Set up a new table (the engine checks the setup before any file is made)."""
+        engine = _engine(game)
+        setup = jsonable(dict(setup))
+        state = engine.new_game(copy.deepcopy(setup))
+        header = LogHeader(game=engine.name, engine_version=engine.version, setup=setup, created=time)
+        log = SessionLog.create(log_path, header)
+        return cls(engine, log, state)
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        log_path: str | os.PathLike[str] | None = None,
+        engine: Engine | None = None,
+        game: str | None = None,
+    ) -> "Scorekeeper":
+        """Continue a log. An SQLite log is appended to in place; a JSON-lines export is
+        imported into a new SQLite log at `log_path` first."""
+        contents = read_log(path)
+        if game is not None and contents.header.game != _engine(game).name:
+            raise ResumeRefused(
+                f"{path} is a game of {contents.header.game}, not {game}", game=contents.header.game
+            )
+        result = replay(contents, engine)
+        if not result.legal:
+            raise ResumeRefused(
+                f"entry {result.violation_entry} of {path} is illegal: {result.violation}",
+                entry=result.violation_entry,
+                violation=result.violation.name if result.violation else None,
+            )
+        if contents.format == "sqlite":
+            log = SessionLog.open(path)
+        else:
+            if log_path is None:
+                raise LogUnreadable("importing a JSON-lines export needs a path for the new log")
+            log = SessionLog.create(log_path, contents.header, contents.entries)
+        return cls(result.engine, log, result.state)
+
+    def close(self) -> None:
+        self.log.close()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def table(self) -> str:
+        return self.engine.render(self.state)
+
+    def help(self) -> str:
+        return self.engine.command_help().rstrip() + "\n" + GENERIC_HELP
+
+    def history(self) -> str:
+        by_seq = {e.seq: e for e in self.log.entries}
+        lines = []
+        for seq, action in self._actions.items():
+            text = by_seq[seq].payload.get("text")
+            amended = action != by_seq[seq].payload["action"]
+            label = text if text and not amended else describe_events([action])
+            lines.append(f"#{seq} {label}" + ("  (amended)" if amended else ""))
+        return "\n".join(lines) if lines else "(no actions in effect)"
+
+    @property
+    def actions(self) -> dict[int, Mapping[str, Any]]:
+        """The actions in effect: {entry seq: action dict}."""
+        return dict(self._actions)
+
+    def contents(self) -> LogContents:
+        return self.log.contents()
+
+    # -- typed lines ------------------------------------------------------------------------
+
+    def submit(
+        self, line: str, *, time: float, source: str = "keyboard", confidence: float | None = 1.0
+    ) -> Outcome:
+        """Handle one typed line. Never raises a RefereeError: a rejected line comes back as an
+        Outcome with `error` set and nothing changed."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return Outcome(line, True, "blank")
+        word, _, rest = text.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        try:
+            if word in ("quit", "exit"):
+                return Outcome(line, True, "quit", quit=True)
+            if word == "show":
+                return Outcome(line, True, "show")
+            if word == "help":
+                return Outcome(line, True, "help", message=self.help())
+            if word == "history":
+                return Outcome(line, True, "history", message=self.history())
+            if word == "note":
+                if not rest:
+                    raise _usage("note needs a text: note TEXT")
+                return self.note(rest, time=time, source=source)
+            if word == "undo":
+                target = _entry_number(rest) if rest else None
+                return self.undo(target, time=time, source=source, confidence=confidence, line=line)
+            if word == "amend":
+                number, _, command = rest.partition(" ")
+                if not number or not command.strip():
+                    raise _usage("amend needs an entry number and a command: amend N <command>")
+                action = self.engine.parse_command(self.state, command.strip())
+                return self.amend(
+                    _entry_number(number), action, time=time, source=source,
+                    confidence=confidence, line=line, text=command.strip(),
+                )
+            action = self.engine.parse_command(self.state, text)
+            return self.act(action, time=time, source=source, confidence=confidence, line=line, text=text)
+        except RefereeError as error:
+            return Outcome(line, False, "rejected", error=error, message=str(error))
+
+    # -- actions and corrections -----------------------------------------------------------
+
+    def act(
+        self,
+        action: Action | Mapping[str, Any],
+        *,
+        time: float,
+        source: str = "keyboard",
+        confidence: float | None = 1.0,
+        line: str = "",
+        text: str | None = None,
+    ) -> Outcome:
+        """Apply one action (an Action or its JSON dict), log it, return the outcome. An illegal
+        action raises its named Violation and changes nothing."""
+        if not isinstance(action, Action):
+            action = self.engine.codec.from_dict(action)
+        data = self.engine.codec.to_dict(action)
+        self.state.verify(action)
+        try:
+            events = [e.to_dict() for e in self.state.apply(action)]
+            payload: dict[str, Any] = {"action": data}
+            if text:
+                payload["text"] = text
+            entry = self.log.append(
+                "action", payload, time=time, source=source, confidence=confidence, events=events
+            )
+        except Violation:
+            raise
+        except BaseException:
+            # The state may have moved while the log did not: rebuild it from what is saved.
+            self._rebuild()
+            raise
+        self._actions[entry.seq] = data
+        return Outcome(line or text or "", True, "action", entry=entry, events=events,
+                       message=describe_events(events))
+
+    def undo(
+        self,
+        target: int | None = None,
+        *,
+        time: float,
+        source: str = "keyboard",
+        confidence: float | None = 1.0,
+        line: str = "",
+    ) -> Outcome:
+        """Undo action entry `target` (default: the last one in effect)."""
+        if target is None:
+            if not self._actions:
+                raise NothingToUndo("there is no action to undo")
+            target = next(reversed(self._actions))
+        return self._correct({"op": "undo", "target": target}, time, source, confidence, line)
+
+    def amend(
+        self,
+        target: int,
+        action: Action | Mapping[str, Any],
+        *,
+        time: float,
+        source: str = "keyboard",
+        confidence: float | None = 1.0,
+        line: str = "",
+        text: str | None = None,
+    ) -> Outcome:
+        """Replace action entry `target` with `action`."""
+        if not isinstance(action, Action):
+            action = self.engine.codec.from_dict(action)
+        payload: dict[str, Any] = {"op": "amend", "target": target, "action": self.engine.codec.to_dict(action)}
+        if text:
+            payload["text"] = text
+        return self._correct(payload, time, source, confidence, line)
+
+    def _correct(
+        self, payload: dict[str, Any], time: float, source: str, confidence: float | None, line: str
+    ) -> Outcome:
+        actions = dict(self._actions)
+        undone = set(self._undone)
+        target = payload["target"]
+        apply_correction(actions, undone, self.log.next_seq, payload)
+        state, _, violation, at, replayed = replay_actions(
+            self.engine, self.log.header.setup, actions, keep_events=True
+        )
+        if violation is not None:
+            details = {"entry": at, "violation": violation.name, "reason": violation.message}
+            if at == target:
+                raise AmendmentIllegal(
+                    f"the new action for entry {target} is illegal: {violation}", **details
+                )
+            raise CorrectionBreaksLaterEntry(
+                f"{payload['op']} of entry {target} would make entry {at} illegal: {violation}", **details
+            )
+        events: list[dict[str, Any]] = [{"kind": "undone" if payload["op"] == "undo" else "amended", "entry": target}]
+        for seq, answered in replayed.items():
+            if seq >= target:
+                events.extend(e.to_dict() for e in answered)
+        entry = self.log.append(
+            "correction", payload, time=time, source=source, confidence=confidence, events=events
+        )
+        self.state, self._actions, self._undone = state, actions, undone
+        return Outcome(line, True, "correction", entry=entry, events=events, message=describe_events(events))
+
+    # -- what never changes the state -------------------------------------------------------
+
+    def note(self, text: str, *, time: float, source: str = "keyboard") -> Outcome:
+        entry = self.log.append("note", {"text": text}, time=time, source=source, confidence=None)
+        return Outcome(text, True, "note", entry=entry, message=f"note #{entry.seq} saved")
+
+    def observe(
+        self,
+        observation: Mapping[str, Any],
+        *,
+        time: float,
+        source: str = "camera",
+        confidence: float | None = None,
+    ) -> Outcome:
+        """Log evidence (a card read, a signal seen, an audio event): `{"type": ..., ...}`.
+        It never changes the state."""
+        entry = self.log.append("observation", observation, time=time, source=source, confidence=confidence)
+        return Outcome("", True, "observation", entry=entry, message=f"observation #{entry.seq} saved")
+
+    def _rebuild(self) -> None:
+        actions = effective_actions(self.log.entries)
+        state, _, violation, _, _ = replay_actions(self.engine, self.log.header.setup, actions)
+        if violation is not None:  # the saved log replayed legally before; a bug if not
+            raise violation
+        self.state, self._actions = state, actions
+
+
+def _entry_number(text: str) -> int:
+    text = text.strip().lstrip("#")
+    if not text.isdigit():
+        raise _usage(f"{text!r} is not an entry number")
+    return int(text)
+
+
+class CommandError(Violation):
+    """A generic scorekeeper command typed the wrong way."""
+
+
+def _usage(message: str) -> CommandError:
+    return CommandError(message)
+
+
+def default_log_path(game: str, time: float, folder: str | os.PathLike[str] = "sessions") -> Path:
+    """sessions/<game>-<UTC timestamp>.db, with a counter if that name is taken."""
+    import datetime
+
+    stamp = datetime.datetime.fromtimestamp(time, datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = Path(folder) / f"{game}-{stamp}"
+    path = base.with_suffix(".db")
+    counter = 2
+    while path.exists():
+        path = Path(f"{base}-{counter}.db")
+        counter += 1
+    return path

@@ -1,0 +1,743 @@
+"""The Bestia rules engine: classic 3-card Bestia, col buco, 5-card Italian (busso, strozzo,
+"terzo se devo"), the Roman five-card game and Tippen, with the house rules as table options.
+
+Rules: ../shared/rules/bestia-3-card-en.txt, bestia-5-card-it.txt, RULINGS S1-S4;
+docs/bestia.md. Players are listed in the order play goes (to the right in Italy): the next
+player in the list is the one to the dealer's right.
+
+Chips are integers; every chip is always in a player's stack or in the pot (a stack may go
+below zero: a debt to the table). A trick is worth pot // tricks; what does not divide stays
+in the pot (S2).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Mapping
+
+from referee.core import Event, GameAlreadyOver, MalformedAction, Violation
+from referee.tricks import (
+    BadDeal,
+    BadOption,
+    BadPlayerCount,
+    CardNotInDeck,
+    Holdings,
+    OutOfOrder,
+    OutOfTurn,
+    PlayerNotInGame,
+    TrickContext,
+    read_options,
+    seeded_shuffle,
+    suit_of,
+    trick_winner,
+)
+from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Terzo, TurnTrump
+from referee.bestia.variants import (
+    ALIASES,
+    HOUSE_OFFENCES,
+    NOT_SUPPORTED,
+    VARIANTS,
+    Variant,
+    defaults,
+    rules_for,
+)
+
+
+class NotInThisVariant(Violation):
+    """An action the variant being played does not have (a buco without col buco, a terzo
+    in the classic game...)."""
+
+
+class StockExhausted(Violation):
+    """Not enough cards left, even after reshuffling the discarded hands (S3)."""
+
+
+class BadExchange(Violation):
+    """A Gioco exchange of more cards than the hand holds, of cards not in it, or unnamed
+    when the hand is known."""
+
+
+class TerzoMustPass(Violation):
+    """"Terzo se devo" with three or more players already in: the player must pass."""
+
+
+class TerzoFirstTurnOnly(Violation):
+    """"Terzo se devo" may be said only on the first turn to speak."""
+
+
+class BucoTaken(Violation):
+    """The spare hand (buco) has already been taken this deal."""
+
+
+class MustPlay(Violation):
+    """A pass when this deal is compulsory (forced round, Tippen with only the stake in the pot,
+    a player who has looked at the buco)."""
+
+
+def variant_named(name: str) -> Variant:
+    key = str(name).strip().lower()
+    key = ALIASES.get(key, key)
+    if key in VARIANTS:
+        return VARIANTS[key]
+    if key in NOT_SUPPORTED:
+        raise BadOption(f"the {key} variant is described in the rules but not refereed yet",
+                        option="variant", value=name, supported=sorted(VARIANTS))
+    raise BadOption(f"no Bestia variant {name!r}", option="variant", value=name,
+                    supported=sorted(VARIANTS))
+
+
+class BestiaState:
+    """A game of Bestia: deal after deal, until the agreed number of deals has been played
+    (and, by default, a deal has ended with nobody in bestia)."""
+
+    def __init__(self, setup: Mapping[str, Any]) -> None:
+        players = list(setup.get("players") or [])
+        given = dict(setup.get("options") or {})
+        self.variant = variant_named(given.get("variant", "classic"))
+        v = self.variant
+        if (not v.min_players <= len(players) <= v.max_players or len(set(players)) != len(players)
+                or not all(isinstance(p, str) and p for p in players)):
+            raise BadPlayerCount(f"{v.title} needs {v.min_players} to {v.max_players} different "
+                                 f"players", players=players)
+        self.players = players
+        self.options = read_options(given, defaults(v, players))
+        self.options["variant"] = v.name
+        o = self.options
+        if o["dealer"] not in players:
+            raise BadOption(f"the dealer {o['dealer']!r} is not a player", option="dealer")
+        if o["stake"] is None or o["stake"] <= 0:
+            raise BadOption("the stake must be a positive number of chips", option="stake")
+        if not v.everyone_pays and o["stake"] % v.tricks:
+            raise BadOption(f"the stake must divide by {v.tricks}, e.g. {v.tricks}",
+                            option="stake", value=o["stake"])
+        if o["buco"] and v.bidding != "classic":
+            raise BadOption("the buco belongs to the 3-card game", option="buco")
+        for key in ("fee", "chips", "pot", "deals"):
+            if o[key] is None or o[key] < 0:
+                raise BadOption(f"option {key} must be zero or more", option=key)
+        if o["cap"] is not None and o["cap"] <= 0:
+            raise BadOption("the payment cap must be positive", option="cap")
+        self.rules = rules_for(v, o)
+        self.seed = setup.get("seed")
+        self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
+        self.stacks = {p: o["chips"] for p in players}
+        self.pot = o["pot"]
+        self.total = sum(self.stacks.values()) + self.pot
+        self.deal_no = -1
+        self.dealer = o["dealer"]
+        self.history: list[dict[str, Any]] = []
+        self.half_next: list[str] = []
+        self.forced_next = False
+        self.phase = "deal"
+        self.result: dict[str, Any] | None = None
+        self.opening: list[Event] = []
+        self.opening = self._start_deal()
+
+    # -- setup helpers -----------------------------------------------------------------
+    def _read_deal(self, deal: Any, index: int) -> dict[str, Any]:
+        v = self.variant
+        where = f"deal {index + 1}"
+        if not isinstance(deal, Mapping) or "hands" not in deal or "trump" not in deal:
+            raise BadDeal(f"{where}: give 'trump' and 'hands' (and optionally 'stock', 'buco')")
+        try:
+            parse = v.deck.parse
+            hands = {p: [parse(c) for c in cs] for p, cs in dict(deal["hands"]).items()}
+            trump = parse(deal["trump"])
+            buco = [parse(c) for c in deal.get("buco") or []]
+            stock = [parse(c) for c in deal.get("stock") or []]
+        except CardNotInDeck as exc:
+            raise BadDeal(f"{where}: {exc.message}") from None
+        if sorted(hands) != sorted(self.players):
+            raise BadDeal(f"{where}: one hand for each of {self.players}")
+        if any(len(cs) != v.hand_size for cs in hands.values()):
+            raise BadDeal(f"{where}: every hand has {v.hand_size} cards")
+        if self.options["buco"] and len(buco) != 3:
+            raise BadDeal(f"{where}: col buco needs a 3-card 'buco'")
+        used = [c for cs in hands.values() for c in cs] + [trump] + buco + stock
+        if len(set(used)) != len(used):
+            raise BadDeal(f"{where}: a card is dealt twice")
+        stock += [c for c in v.deck.cards if c not in used]
+        return {"hands": hands, "trump": trump, "buco": buco, "stock": stock}
+
+    def next_of(self, player: str, among: list[str] | None = None) -> str:
+        seats = self.players
+        i = seats.index(player)
+        for k in range(1, len(seats) + 1):
+            p = seats[(i + k) % len(seats)]
+            if among is None or p in among:
+                return p
+        raise ValueError("nobody")
+
+    def from_right(self) -> list[str]:
+        """The players in order from the dealer's right, the dealer last."""
+        i = self.players.index(self.dealer)
+        n = len(self.players)
+        return [self.players[(i + 1 + k) % n] for k in range(n)]
+
+    def _pay_in(self, player: str, amount: int) -> None:
+        self.stacks[player] -= amount
+        self.pot += amount
+
+    # -- a deal ------------------------------------------------------------------------
+    def _start_deal(self) -> list[Event]:
+        v, o = self.variant, self.options
+        self.deal_no += 1
+        events: list[Event] = []
+        ante: dict[str, int] = {}
+        if v.everyone_pays:
+            for p in self.from_right():
+                ante[p] = o["stake"] // 2 if p in self.half_next else o["stake"]
+        else:
+            ante[self.dealer] = o["stake"]
+        for p, amount in ante.items():
+            self._pay_in(p, amount)
+        self.half_next = []
+        self.pot_at_start = self.pot
+        events.append(Event("ante", {"deal": self.deal_no + 1, "dealer": self.dealer,
+                                     "paid": ante, "pot": self.pot}))
+        dealt = self._deal_cards()
+        n = v.hand_size
+        self.trump: str | None = None
+        if dealt is None:
+            self.holdings = Holdings(self.players, v.deck, None, {p: n for p in self.players})
+            self.trump_card: str | None = None
+            self.stock: list[str] | None = None
+            used = 1 + n * len(self.players) + (3 if o["buco"] else 0)
+            self.stock_count = len(v.deck) - used
+            self.buco: list[str] | None = None
+        else:
+            self.holdings = Holdings(self.players, v.deck, dealt["hands"])
+            self.trump_card = dealt["trump"]
+            self.stock = list(dealt["stock"])
+            self.stock_count = len(self.stock)
+            self.buco = list(dealt["buco"]) if o["buco"] else None
+            self.holdings.gone.append(self.trump_card)
+        self.buco_count = 3 if o["buco"] else 0
+        self.thrown: list[str] = []
+        self.thrown_count = 0
+        self.reshuffles = 0
+        self.status = {p: "waiting" for p in self.players}
+        self.said: dict[str, list[str]] = {p: [] for p in self.players}
+        self.busser: str | None = None
+        self.queue: list[str] = []
+        self.round_no = 1
+        self.round_exchanged = False
+        self.trick: list[tuple[str, str]] = []
+        self.trick_no = 0
+        self.leader: str | None = None
+        self.turn: str | None = None
+        self.tricks_won = {p: 0 for p in self.players}
+        self.offences: list[dict[str, Any]] = []
+        self.forced = bool((o["forced_round"] and self.forced_next)
+                           or (v.bidding == "tippen" and self.pot == o["stake"]))
+        events.append(Event("dealt", {"deal": self.deal_no + 1, "known": dealt is not None,
+                                      "cards_each": n, "forced": self.forced}))
+        if self.trump_card is None:
+            self.phase = "trump"
+            return events
+        return events + self._trump_turned()
+
+    def _deal_cards(self) -> dict[str, Any] | None:
+        v, o = self.variant, self.options
+        if self.deal_no < len(self.deals):
+            d = self.deals[self.deal_no]
+            return {"hands": {p: list(c) for p, c in d["hands"].items()}, "trump": d["trump"],
+                    "buco": list(d["buco"]), "stock": list(d["stock"])}
+        if self.seed is None:
+            return None
+        cards = seeded_shuffle(v.deck.cards, "bestia", v.name, self.seed, self.deal_no)
+        order = self.from_right()
+        hands: dict[str, list[str]] = {p: [] for p in order}
+        if v.bidding == "italian":  # five cards one at a time, then the trump card
+            for k in range(v.hand_size):
+                for i, p in enumerate(order):
+                    hands[p].append(cards[k * len(order) + i])
+            pos = v.hand_size * len(order)
+            trump, pos = cards[pos], pos + 1
+        else:  # the top card turned, then a packet of three each
+            trump, pos = cards[0], 1
+            for p in order:
+                hands[p] = cards[pos:pos + v.hand_size]
+                pos += v.hand_size
+        buco: list[str] = []
+        if o["buco"]:
+            buco, pos = cards[pos:pos + 3], pos + 3
+        return {"hands": hands, "trump": trump, "buco": buco, "stock": cards[pos:]}
+
+    def _trump_turned(self) -> list[Event]:
+        self.trump = suit_of(self.trump_card)
+        events = [Event("trump_turned", {"card": self.trump_card, "trump": self.trump,
+                                         "name": self.variant.deck.name_of(self.trump_card)})]
+        if self.forced:
+            for p in self.players:
+                self.status[p] = "in"
+                self.said[p].append("forced")
+            events.append(Event("compulsory", {"deal": self.deal_no + 1,
+                                               "reason": "forced round" if self.options[
+                                                   "forced_round"] else "only the stake in the pot"}))
+            return events + self._start_play()
+        self.phase = "speak"
+        self.queue = self.from_right()
+        return events
+
+    # -- the contract ------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def can(self, action) -> bool:
+        try:
+            self.verify(action)
+        except Violation:
+            return False
+        return True
+
+    def verify(self, action) -> None:
+        if self.is_over:
+            raise GameAlreadyOver("the game is over", result=self.result)
+        method = getattr(self, f"_verify_{action.kind}", None)
+        if method is None or type(action).__module__ != Play.__module__:
+            raise MalformedAction(f"{action!r} is not a Bestia action")
+        if hasattr(action, "player") and action.player not in self.players:
+            raise PlayerNotInGame(f"{action.player!r} is not at this table",
+                                  player=action.player, players=self.players)
+        method(action)
+
+    def apply(self, action) -> list[Event]:
+        self.verify(action)
+        return getattr(self, f"_apply_{action.kind}")(action)
+
+    # -- the trump card (unknown deal) -------------------------------------------------
+    def _verify_trump(self, a: TurnTrump) -> None:
+        if self.phase != "trump":
+            raise OutOfOrder("the trump card is already known", trump_card=self.trump_card)
+        if a.card not in self.variant.deck:
+            raise CardNotInDeck(f"{a.card!r} is not a card of the {self.variant.deck.name} deck",
+                                card=a.card)
+
+    def _apply_trump(self, a: TurnTrump) -> list[Event]:
+        self.trump_card = a.card
+        self.holdings.gone.append(a.card)
+        return self._trump_turned()
+
+    # -- speaking ----------------------------------------------------------------------
+    def _speaker_check(self, player: str, action: str) -> None:
+        if self.phase != "speak":
+            raise OutOfOrder(f"{action}: nobody is declaring now (phase {self.phase})")
+        if player != self.queue[0]:
+            raise OutOfTurn(f"{self.queue[0]} speaks now, not {player}", turn=self.queue[0],
+                            player=player)
+
+    def _terzo_blocked(self, player: str) -> bool:
+        return (self.status[player] == "terzo"
+                and sum(1 for s in self.status.values() if s == "in") >= 3)
+
+    def _verify_knock(self, a: Knock) -> None:
+        self._speaker_check(a.player, "knock")
+        if self._terzo_blocked(a.player):
+            raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo and passes")
+
+    def _verify_pass(self, a: Pass) -> None:
+        self._speaker_check(a.player, "pass")
+
+    def _verify_gioco(self, a: Gioco) -> None:
+        self._speaker_check(a.player, "gioco")
+        if self.variant.bidding != "italian":
+            raise NotInThisVariant(f"no exchange (gioco) in {self.variant.title}")
+        if self._terzo_blocked(a.player):
+            raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo and passes")
+        n = self._exchange_count(a)
+        if n > self.holdings.counts[a.player]:
+            raise BadExchange(f"{a.player} holds only {self.holdings.counts[a.player]} cards")
+        if self.holdings.full and a.discards == () and n > 0:
+            raise BadExchange("name the cards discarded: the hand is known", count=n)
+        if len(set(a.discards)) != len(a.discards):
+            raise BadExchange("a card discarded twice", discards=list(a.discards))
+        for card in a.discards:
+            if card not in self.variant.deck:
+                raise CardNotInDeck(f"{card!r} is not a card of this deck", card=card)
+            if self.holdings.full and card not in self.holdings.hands[a.player]:
+                raise BadExchange(f"{a.player} does not hold {card}", card=card)
+        if n > self._available():
+            raise StockExhausted(f"only {self._available()} cards left to exchange", wanted=n)
+
+    def _exchange_count(self, a: Gioco) -> int:
+        if a.count is not None:
+            if a.discards and len(a.discards) != a.count:
+                raise BadExchange("count and discards disagree", count=a.count,
+                                  discards=list(a.discards))
+            if a.count < 0:
+                raise BadExchange("a negative exchange", count=a.count)
+            return a.count
+        return len(a.discards)
+
+    def _verify_terzo(self, a: Terzo) -> None:
+        self._speaker_check(a.player, "terzo")
+        if not self.variant.terzo:
+            raise NotInThisVariant(f"no 'terzo se devo' in {self.variant.title}")
+        if self.round_no != 1 or self.status[a.player] != "waiting":
+            raise TerzoFirstTurnOnly("terzo se devo is said on the first turn only")
+
+    def _verify_buco(self, a: Buco) -> None:
+        self._speaker_check(a.player, "buco")
+        if not self.options["buco"]:
+            raise NotInThisVariant("this table does not play col buco")
+        if self.buco_count == 0:
+            raise BucoTaken("the buco has already been taken")
+
+    def _available(self) -> int:
+        return self.stock_count + self.thrown_count
+
+    def _apply_knock(self, a: Knock) -> list[Event]:
+        p = a.player
+        self.status[p] = "in"
+        self.queue.pop(0)
+        if self.variant.bidding != "italian":
+            self.said[p].append("knock")
+            return [Event("spoke", {"player": p, "said": "knock"})] + self._after_speech()
+        self.said[p].append("busso")
+        self.busser = p
+        events = [Event("spoke", {"player": p, "said": "busso"})]
+        forced = [q for q in self.from_right() if self.status[q] == "waiting"]
+        for q in forced:
+            self.status[q] = "in"
+            self.said[q].append("forced")
+        if forced:
+            events.append(Event("compulsory", {"players": forced, "reason": f"{p} bussa"}))
+        return events + self._end_declarations()
+
+    def _apply_pass(self, a: Pass) -> list[Event]:
+        p = a.player
+        self.queue.pop(0)
+        self.said[p].append("pass")
+        if self.variant.bidding == "classic" and self.options["doctor"]:
+            self.status[p] = "passed"
+        else:
+            self._out(p)
+        return [Event("spoke", {"player": p, "said": "pass"})] + self._after_speech()
+
+    def _out(self, p: str) -> None:
+        self.status[p] = "out"
+        if self.variant.bidding == "classic":  # the hands of players who are out may be reshuffled
+            known = self.holdings.clear(p)
+            if self.holdings.full:
+                self.thrown.extend(known)
+            self.thrown_count += self.variant.hand_size
+        else:
+            self.holdings.clear(p)
+
+    def _draw(self, n: int) -> list[str] | int:
+        """n cards from the stock, reshuffling the thrown-away cards under it when short (S3)."""
+        if n > self.stock_count:
+            if self.stock is not None:
+                self.reshuffles += 1
+                self.stock += seeded_shuffle(self.thrown, "bestia-reshuffle", self.seed,
+                                             self.deal_no, self.reshuffles)
+                self.thrown = []
+            self.stock_count += self.thrown_count
+            self.thrown_count = 0
+        self.stock_count -= n
+        if self.stock is None:
+            return n
+        cards, self.stock = self.stock[:n], self.stock[n:]
+        return cards
+
+    def _apply_gioco(self, a: Gioco) -> list[Event]:
+        p = a.player
+        n = self._exchange_count(a)
+        self.queue.pop(0)
+        if n:
+            dropped = self.holdings.drop(p, list(a.discards) if a.discards else n)
+            new = self._draw(n)
+            self.thrown.extend(dropped)
+            self.thrown_count += n
+            self.holdings.take(p, new)
+            self.round_exchanged = True
+        self.status[p] = "in"
+        self.said[p].append(f"gioco {n}")
+        return [Event("spoke", {"player": p, "said": "gioco", "exchanged": n})] + \
+            self._after_speech()
+
+    def _apply_terzo(self, a: Terzo) -> list[Event]:
+        self.queue.pop(0)
+        self.status[a.player] = "terzo"
+        self.said[a.player].append("terzo")
+        return [Event("spoke", {"player": a.player, "said": "terzo se devo"})] + \
+            self._after_speech()
+
+    def _apply_buco(self, a: Buco) -> list[Event]:
+        p = a.player
+        self.queue.pop(0)
+        self.holdings.clear(p)
+        self.holdings.take(p, list(self.buco) if self.buco is not None else 3)
+        self.buco, self.buco_count = ([] if self.buco is not None else None), 0
+        self.status[p] = "in"
+        self.said[p].append("buco")
+        return [Event("spoke", {"player": p, "said": "buco"})] + self._after_speech()
+
+    def _after_speech(self) -> list[Event]:
+        if self.queue:
+            return []
+        if self.variant.bidding != "italian":
+            passed = [p for p in self.from_right() if self.status[p] == "passed"]
+            if passed:
+                self.phase = "doctor"
+                self.queue = passed
+                return [Event("doctor", {"offered": passed})]
+            return self._start_play()
+        pending = [p for p in self.from_right() if self.status[p] == "terzo"]
+        one = self.options["one_round"]
+        if (one and self.round_no >= 2) or (not pending and (one or not self.round_exchanged)):
+            return self._end_declarations()
+        self.round_no += 1
+        self.round_exchanged = False
+        self.queue = pending if one else [p for p in self.from_right()
+                                          if self.status[p] in ("in", "terzo")]
+        return [Event("next_round", {"round": self.round_no, "speakers": list(self.queue)})]
+
+    def _end_declarations(self) -> list[Event]:
+        events: list[Event] = []
+        active = sum(1 for s in self.status.values() if s == "in")
+        for p in self.from_right():
+            if self.status[p] == "terzo":  # resolved at the end: in only if fewer than three
+                if active < 3:
+                    self.status[p] = "in"
+                    active += 1
+                    self.said[p].append("terzo: in")
+                else:
+                    self._out(p)
+                    self.said[p].append("terzo: out")
+            elif self.status[p] == "waiting":
+                self._out(p)
+        self.queue = []
+        fee = self.options["fee"] if self.variant.fee else 0
+        if fee:
+            paid = {p: fee for p in self.from_right() if self.status[p] == "in"}
+            for p, amount in paid.items():
+                self._pay_in(p, amount)
+            events.append(Event("fee", {"paid": paid, "pot": self.pot}))
+        return events + self._start_play()
+
+    # -- the doctor (classic) ----------------------------------------------------------
+    def _verify_doctor(self, a: Doctor) -> None:
+        if self.phase != "doctor":
+            raise OutOfOrder("new cards are offered after everyone has spoken, to those who passed")
+        if a.player != self.queue[0]:
+            raise OutOfTurn(f"the dealer offers new cards to {self.queue[0]} now",
+                            turn=self.queue[0], player=a.player)
+        if a.accept and self.variant.hand_size > self._available():
+            raise StockExhausted("not enough cards for new ones, even reshuffling the "
+                                 "hands of the players who are out", left=self._available())
+
+    def _apply_doctor(self, a: Doctor) -> list[Event]:
+        p = a.player
+        self.queue.pop(0)
+        if a.accept:
+            self.holdings.clear(p)
+            self.holdings.take(p, self._draw(self.variant.hand_size))
+            self.status[p] = "in"
+            self.said[p].append("doctor")
+        else:
+            self._out(p)
+            self.said[p].append("out")
+        events = [Event("doctor_answer", {"player": p, "accept": a.accept})]
+        if not self.queue:
+            events += self._start_play()
+        return events
+
+    # -- the tricks --------------------------------------------------------------------
+    def in_players(self) -> list[str]:
+        return [p for p in self.from_right() if self.status[p] == "in"]
+
+    def _start_play(self) -> list[Event]:
+        ins = self.in_players()
+        if len(ins) < 2:
+            return self._settle()
+        self.phase = "play"
+        self.leader = self.turn = self.busser if self.busser in ins else ins[0]
+        return [Event("play_starts", {"players": ins, "leader": self.leader, "pot": self.pot})]
+
+    def context(self) -> TrickContext:
+        return TrickContext(tuple(self.trick), self.trump, self.variant.order, self.trick_no,
+                            frozenset(self.holdings.gone), self.variant.deck.suits)
+
+    def _verify_play(self, a: Play) -> None:
+        if self.phase != "play":
+            raise OutOfOrder(f"no trick is being played (phase {self.phase})")
+        if a.player != self.turn:
+            raise OutOfTurn(f"it is {self.turn}'s turn, not {a.player}'s", turn=self.turn,
+                            player=a.player)
+        self.holdings.verify_play(a.player, a.card, self.rules, self.context())
+
+    def _apply_play(self, a: Play) -> list[Event]:
+        ctx = self.context()
+        events: list[Event] = []
+        for claim in self.holdings.play(a.player, a.card, self.rules, ctx):
+            name = claim.violation.__name__
+            record = {"player": a.player, "offence": name, "trick": claim.trick_no + 1,
+                      "revealed_by": a.card,
+                      "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES}
+            self.offences.append(record)
+            events.append(Event("offence_revealed", record))
+        self.trick.append((a.player, a.card))
+        events.append(Event("played", {"player": a.player, "card": a.card,
+                                       "trick": self.trick_no + 1}))
+        ins = self.in_players()
+        if len(self.trick) < len(ins):
+            self.turn = self.next_of(a.player, ins)
+            return events
+        win = trick_winner(self.trick, self.trump, self.variant.order)
+        winner = self.trick[win][0]
+        self.tricks_won[winner] += 1
+        events.append(Event("trick_won", {"trick": self.trick_no + 1, "winner": winner,
+                                          "cards": [c for _, c in self.trick]}))
+        self.trick = []
+        self.trick_no += 1
+        self.leader = self.turn = winner
+        if self.trick_no == self.variant.tricks:
+            events += self._settle()
+        return events
+
+    # -- settling ----------------------------------------------------------------------
+    def _capped(self, amount: int) -> int:
+        cap = self.options["cap"]
+        return amount if cap is None else min(amount, cap)
+
+    def _settle(self) -> list[Event]:
+        v, o = self.variant, self.options
+        ins = self.in_players()
+        pot = self.pot
+        won: dict[str, int] = {}
+        penalties: dict[str, int] = {}
+        if len(ins) == 1:  # the only player in takes the pot without play
+            self.tricks_won[ins[0]] = v.tricks
+            won[ins[0]] = pot
+        elif len(ins) > 1:
+            share = pot // v.tricks
+            won = {p: share * self.tricks_won[p] for p in ins if self.tricks_won[p]}
+        for p, amount in won.items():
+            self.stacks[p] += amount
+            self.pot -= amount
+        bestia = []
+        if len(ins) > 1:
+            for p in ins:
+                if self.tricks_won[p] == 0:
+                    bestia.append(p)
+                    due = pot * 3 // 2 if p == self.busser else pot
+                    penalties[p] = penalties.get(p, 0) + self._capped(due)
+            for off in self.offences:
+                if off["penalised"]:
+                    penalties[off["player"]] = penalties.get(off["player"], 0) + self._capped(pot)
+        for p, amount in penalties.items():
+            self._pay_in(p, amount)
+        if (v.half_entry_reward and self.busser in ins and len(ins) > 1
+                and self.tricks_won[self.busser] > max(self.tricks_won[p] for p in ins
+                                                       if p != self.busser)):
+            self.half_next = [self.busser]
+        self.forced_next = not bestia
+        record = {"deal": self.deal_no + 1, "dealer": self.dealer, "trump_card": self.trump_card,
+                  "in": ins, "busser": self.busser, "said": {p: list(s) for p, s in
+                                                             self.said.items() if s},
+                  "pot": pot, "tricks": {p: self.tricks_won[p] for p in ins}, "won": won,
+                  "bestia": bestia, "paid": penalties, "offences": list(self.offences),
+                  "next_pot": self.pot, "stacks": dict(self.stacks),
+                  "half_entry_next": list(self.half_next)}
+        self.history.append(record)
+        events = [Event("settled", record)]
+        played = self.deal_no + 1
+        if played >= o["deals"] and not (o["until_no_bestia"] and bestia):
+            return events + self._finish()
+        self.dealer = self.next_of(self.dealer)
+        self.phase = "deal"
+        return events + self._start_deal()
+
+    def _finish(self) -> list[Event]:
+        self.phase = "over"
+        self.turn = None
+        gained = {p: self.stacks[p] - self.options["chips"] for p in self.players}
+        best = max(gained.values())
+        self.result = {"deals": self.deal_no + 1, "gained": gained,
+                       "winners": [p for p in self.players if gained[p] == best],
+                       "pot_left": self.pot}
+        return [Event("game_over", self.result)]
+
+    # -- enumerating -------------------------------------------------------------------
+    def legal_actions(self) -> list:
+        if self.is_over:
+            return []
+        out: list = []
+        if self.phase == "trump":
+            return [TurnTrump(c) for c in self.variant.deck.cards]
+        if self.phase == "speak":
+            p = self.queue[0]
+            out = [Knock(p), Pass(p), Terzo(p), Buco(p)]
+            if self.variant.bidding == "italian":
+                if self.holdings.full:
+                    hand = self.holdings.hands[p]
+                    out += [Gioco(p, combo) for k in range(len(hand) + 1)
+                            for combo in itertools.combinations(hand, k)]
+                else:
+                    out += [Gioco(p, (), k) for k in range(self.holdings.counts[p] + 1)]
+        elif self.phase == "doctor":
+            p = self.queue[0]
+            out = [Doctor(p, True), Doctor(p, False)]
+        elif self.phase == "play":
+            p = self.turn
+            if self.holdings.full:
+                cards = self.holdings.legal(p, self.rules, self.context())
+            else:
+                cards = [c for c in self.variant.deck.cards if c not in self.holdings.gone
+                         and self.holdings.holder_of(c) in (None, p)]
+            out = [Play(p, c) for c in cards]
+        return [a for a in out if self.can(a)]
+
+    # -- views -------------------------------------------------------------------------
+    def _public(self) -> dict[str, Any]:
+        return {
+            "game": "bestia",
+            "variant": self.variant.name,
+            "players": list(self.players),
+            "options": dict(self.options),
+            "phase": self.phase,
+            "deal": self.deal_no + 1,
+            "dealer": self.dealer,
+            "trump_card": self.trump_card,
+            "trump": self.trump if self.trump_card else None,
+            "pot": self.pot,
+            "stacks": dict(self.stacks),
+            "status": dict(self.status),
+            "said": {p: list(s) for p, s in self.said.items()},
+            "busser": self.busser,
+            "queue": list(self.queue),
+            "round": self.round_no,
+            "forced": self.forced,
+            "trick_no": self.trick_no + 1 if self.phase == "play" else None,
+            "trick": [list(x) for x in self.trick],
+            "leader": self.leader,
+            "turn": self.turn,
+            "tricks_won": dict(self.tricks_won),
+            "stock_count": self.stock_count,
+            "thrown_count": self.thrown_count,
+            "buco_count": self.buco_count,
+            "offences": list(self.offences),
+            "half_entry_next": list(self.half_next),
+            "history": list(self.history),
+            "result": self.result,
+        }
+
+    def view(self, viewer: str | None = None) -> dict[str, Any]:
+        out = self._public()
+        out["cards"] = self.holdings.view(viewer)
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        out = self._public()
+        out["seed"] = self.seed
+        out["cards"] = self.holdings.snapshot()
+        out["stock"] = list(self.stock) if self.stock is not None else None
+        out["thrown"] = list(self.thrown)
+        out["buco"] = list(self.buco) if self.buco is not None else None
+        return out
+
+    def chips_in_play(self) -> int:
+        return sum(self.stacks.values()) + self.pot

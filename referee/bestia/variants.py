@@ -1,0 +1,129 @@
+"""The Bestia variants the referee knows, and the table options each one takes.
+
+A variant fixes the deck, the hand size, how players declare and how the pot is paid; the
+house rules are table options on top (RULINGS S1-S4). docs/bestia.md explains each one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from referee.tricks import (
+    BESTIA_ORDER_FR,
+    BESTIA_ORDER_IT,
+    FRENCH_32,
+    FRENCH_40,
+    GERMAN_ORDER_32,
+    ITALIAN_40,
+    Deck,
+    FollowSuit,
+    HighestTrump,
+    LeadHighestTrump,
+    LeadTrumpAce,
+    LeadTrumpAfterFirst,
+    MustOvertakeWhenFollowing,
+    MustOvertrumpWhenVoid,
+    MustTrumpWhenVoid,
+    Policy,
+    RankOrder,
+    Rules,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    name: str
+    title: str
+    deck: Deck
+    order: RankOrder
+    hand_size: int
+    min_players: int
+    max_players: int
+    bidding: str  # "classic" (knock/pass, doctor), "italian" (passo/gioco/busso/terzo), "tippen"
+    everyone_pays: bool  # the invito from every player (5-card) or the dealer's stake (3-card)
+    terzo: bool = False
+    fee: bool = False
+    half_entry_reward: bool = False
+    strict_trump: bool = False  # must trump even when unable to overtrump (Roman)
+    strozzo: bool = False
+    buco: bool = False
+    doctor: bool = False
+    default_stake: int = 3
+
+    @property
+    def tricks(self) -> int:
+        return self.hand_size
+
+
+CLASSIC = Variant("classic", "Bestia, 3 cards", FRENCH_40, BESTIA_ORDER_FR, 3, 3, 10, "classic",
+                  everyone_pays=False, doctor=True)
+BUCO = dataclasses.replace(CLASSIC, name="buco", title="Bestia col buco", buco=True)
+ITALIAN = Variant("italian", "Bestia a 5 carte (busso)", ITALIAN_40, BESTIA_ORDER_IT, 5, 3, 7,
+                  "italian", everyone_pays=True, terzo=True, fee=True, half_entry_reward=True,
+                  strozzo=True, default_stake=5)
+ROMAN = Variant("roman", "Five-card Bestia (Rome)", FRENCH_40, BESTIA_ORDER_FR, 5, 4, 6,
+                "italian", everyone_pays=True, strict_trump=True, strozzo=True, default_stake=5)
+TIPPEN = Variant("tippen", "Tippen (Dreiblatt)", FRENCH_32, GERMAN_ORDER_32, 3, 3, 8, "tippen",
+                 everyone_pays=False)
+
+VARIANTS = {v.name: v for v in (CLASSIC, BUCO, ITALIAN, ROMAN, TIPPEN)}
+ALIASES = {"3-card": "classic", "three-card": "classic", "classica": "classic",
+           "col-buco": "buco", "col_buco": "buco", "5-card": "italian", "five-card": "italian",
+           "italiana": "italian", "busso": "italian", "romana": "roman", "rome": "roman",
+           "dreiblatt": "tippen"}
+# Named but not played by this referee (their rules differ in kind: see docs/bestia.md).
+NOT_SUPPORTED = ("julepe", "mauscheln", "mousel")
+
+
+def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
+    """Every table option with its default for `variant`."""
+    return {
+        "variant": variant.name,
+        "stake": variant.default_stake,  # dealer's stake (3-card) or everyone's invito (5-card)
+        "fee": 0,  # 5-card Italian: the extra quota of each player who stays in
+        "chips": 50,
+        "pot": 0,  # chips already in the pot at the start
+        "dealer": players[0] if players else None,
+        "deals": len(players),  # the game may end after this many deals...
+        "until_no_bestia": True,  # ...at the first one that ends with nobody in bestia
+        "cap": None,  # payment cap: nobody pays more than this for one bestia
+        "buco": variant.buco,
+        "doctor": variant.doctor,
+        "forced_round": False,
+        "lead_trump_ace": False,  # house rule: the leader must lead the trump Ace
+        "lead_trump": False,  # house rule: after the first trick, lead a trump if you can
+        "highest_trump": False,  # house rule: who plays a trump plays their highest
+        "obbligo_asso": False,  # the first leader holding the trump Ace leads it
+        "obbligo_asso_highest": False,  # ...and any leader the highest trump still out
+        "one_round": False,  # 5-card: one turn each to declare (bussata a un solo giro)
+        "offence_costs_pot": False,  # a revoke revealed later costs the offender the pot
+    }
+
+
+def rules_for(variant: Variant, options: dict[str, Any]) -> Rules:
+    """The variant's play rules with the table's house rules added."""
+    policies: list[Policy] = []
+    if options["lead_trump_ace"]:
+        policies.append(LeadTrumpAce())
+    elif options["obbligo_asso"]:
+        policies.append(LeadTrumpAce(first_only=True))
+    if options["obbligo_asso_highest"]:
+        policies.append(LeadHighestTrump())
+    if options["lead_trump"]:
+        policies.append(LeadTrumpAfterFirst())
+    policies.append(FollowSuit())
+    if variant.strozzo:
+        policies.append(MustOvertakeWhenFollowing())
+        policies.append(MustTrumpWhenVoid(unless_outranked=not variant.strict_trump))
+        policies.append(MustOvertrumpWhenVoid())
+    else:
+        policies.append(MustTrumpWhenVoid())
+    if options["highest_trump"]:
+        policies.append(HighestTrump())
+    return Rules(tuple(policies))
+
+
+# Offences that the house rules on leading punish with the pot whatever `offence_costs_pot` says.
+HOUSE_OFFENCES = ("MustLeadTrumpAce", "MustLeadHighestTrump", "MustLeadTrump",
+                  "MustPlayHighestTrump")

@@ -54,7 +54,7 @@ def command(log: str, out: str, salvage: bool) -> None:
         contents = LogContents(header=error.header, entries=error.entries, path=log)
     try:
         if out == "-":
-            write_jsonl(contents, click.get_text_stream("stdout"))
+            write_jsonl(contents, sys.stdout)
         elif Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3"):
             write_sqlite(contents, out).close()
         else:

@@ -123,8 +123,12 @@ class CorrectionBreaksLaterEntry(CorrectionRefused):
 
 
 def canonical_json(value: Any) -> str:
-    """The one JSON spelling used for checksums and storage (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """The one JSON spelling stored and checksummed: compact, UTF-8, keys in their given order
+    (kept, not sorted: an engine may read meaning into the order of a setup's teams)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+stored_json = canonical_json
 
 
 @dataclasses.dataclass(frozen=True)
@@ -523,9 +527,9 @@ def _read_jsonl(path: Path) -> LogContents:
 
 def write_jsonl(contents: LogContents, out: Any) -> None:
     """Write `contents` as the JSON-lines export to a text stream."""
-    out.write(canonical_json(contents.header.to_dict()) + "\n")
+    out.write(stored_json(contents.header.to_dict()) + "\n")
     for entry in contents.entries:
-        out.write(canonical_json(entry.to_dict()) + "\n")
+        out.write(stored_json(entry.to_dict()) + "\n")
 
 
 def read_log(path: str | os.PathLike[str]) -> LogContents:
@@ -590,7 +594,7 @@ class SessionLog:
                 "INSERT INTO header (id, format, format_version, game, engine_version, setup, created, checksum) "
                 "VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
                 (FORMAT, header.format_version, header.game, header.engine_version,
-                 canonical_json(header.to_dict()["setup"]), header.created, header.checksum()),
+                 stored_json(header.to_dict()["setup"]), header.created, header.checksum()),
             )
             previous = header.checksum()
             written: list[Entry] = []
@@ -681,7 +685,7 @@ def _row(entry: Entry) -> tuple[Any, ...]:
     return (
         entry.seq, float(entry.time), entry.source,
         None if entry.confidence is None else float(entry.confidence),
-        entry.kind, canonical_json(jsonable(entry.payload)), canonical_json(jsonable(list(entry.events))),
+        entry.kind, stored_json(jsonable(entry.payload)), stored_json(jsonable(list(entry.events))),
         entry.checksum,
     )
 

@@ -133,7 +133,7 @@ def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> 
     if outcome.command in ("action", "correction"):
         assert outcome.entry is not None
         label = outcome.line.strip() or outcome.command
-        click.echo(f"#{outcome.entry.seq} {label}: {outcome.message}")
+        click.echo(f"#{outcome.entry.seq} {label}: {outcome.message or 'ok'}")
         if not quiet:
             click.echo(keeper.table())
     elif outcome.command in ("note",):

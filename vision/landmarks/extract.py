@@ -1,0 +1,309 @@
+"""MediaPipe over a whole table: FaceMesh, Hands and Pose per seat crop, at their own rates.
+
+Holistic and Pose see one person; a table has several. `LandmarkExtractor` keeps one FaceMesh,
+one Hands and one Pose graph per seat (each tracks its own player between frames), runs them on
+that seat's crop at the rate its signals need (face every frame for winks, hands ~12 fps for
+touches and taps, pose ~5 fps for elbows and raises), carries the last result forward between
+runs (each part keeps the time it was measured), and gives every hand to its owner by geometry
+(`vision.landmarks.assign`). A mirrored source is flipped before inference and the points
+flipped back, so sides are always the player's own.
+
+Only `model_complexity=1` is used: the other complexities download models at run time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Iterator, Sequence
+
+import cv2
+import numpy as np
+
+from vision.landmarks.assign import RawHand, assign_hands
+from vision.landmarks.calibration import (Seat, TableCalibration, propose_table_line, seats_from_faces,
+                                          whole_frame)
+from vision.landmarks.types import POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, FrameLandmarks, Hand, Person
+
+
+@dataclasses.dataclass(frozen=True)
+class Rates:
+    """Frames per second for each model; None runs it on every frame."""
+
+    face: float | None = None
+    hands: float | None = 12.0
+    pose: float | None = 5.0
+
+
+def _mp():
+    import mediapipe as mp  # heavy: imported on first use
+    return mp
+
+
+def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = False) -> np.ndarray:
+    pts = np.array([[lm.x, lm.y, lm.z] + ([lm.visibility] if with_visibility else []) for lm in landmarks.landmark],
+                   dtype=np.float32)
+    pts[:, 0] = pts[:, 0] * w + x0
+    pts[:, 1] = pts[:, 1] * h + y0
+    pts[:, 2] = pts[:, 2] * w
+    return pts
+
+
+class _SeatGraphs:
+    def __init__(self, static: bool) -> None:
+        mp = _mp()
+        self.face = mp.solutions.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1,
+                                                    refine_landmarks=False, min_detection_confidence=0.5)
+        self.hands = mp.solutions.hands.Hands(static_image_mode=static, max_num_hands=2, model_complexity=1,
+                                              min_detection_confidence=0.5)
+        self.pose = mp.solutions.pose.Pose(static_image_mode=static, model_complexity=1,
+                                           min_detection_confidence=0.5)
+
+    def close(self) -> None:
+        for g in (self.face, self.hands, self.pose):
+            g.close()
+
+
+class LandmarkExtractor:
+    """Per-frame landmarks for every seat of a calibration. Use as a context manager, or call
+    `close()`. `static=True` treats every frame as an unrelated picture (images)."""
+
+    def __init__(self, calibration: TableCalibration, rates: Rates = Rates(), static: bool = False,
+                 max_crop_side: int | None = 640) -> None:
+        self.calibration = calibration
+        self.rates = rates
+        self.static = static
+        self.max_crop_side = max_crop_side
+        self._graphs = {s.name: _SeatGraphs(static) for s in calibration.seats}
+        self._last_run: dict[str, float] = {}
+        self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
+
+    def __enter__(self) -> "LandmarkExtractor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for g in self._graphs.values():
+            g.close()
+        self._graphs = {}
+
+    def _due(self, model: str, t: float) -> bool:
+        rate = getattr(self.rates, model)
+        if self.static or rate is None:
+            return True
+        last = self._last_run.get(model)
+        return last is None or t - last >= 1.0 / rate - 1e-6
+
+    def process(self, image: np.ndarray, t: float, index: int = 0) -> FrameLandmarks:
+        """Landmarks of one BGR frame taken at time t (seconds)."""
+        height, width = image.shape[:2]
+        mirrored = self.calibration.mirrored
+        work = cv2.flip(image, 1) if mirrored else image
+        ran = [m for m in ("face", "hands", "pose") if self._due(m, t)]
+        for m in ran:
+            self._last_run[m] = t
+        faces: dict[str, np.ndarray | None] = {}
+        poses: dict[str, np.ndarray | None] = {}
+        raw_hands: list[RawHand] = []
+        for seat in self.calibration.seats:
+            carry = self._carry[seat.name]
+            x0, y0, x1, y1 = self._seat_box(seat, width, height, mirrored)
+            crop = work[y0:y1, x0:x1]
+            scale = 1.0
+            if self.max_crop_side and max(crop.shape[:2]) > self.max_crop_side:
+                scale = self.max_crop_side / max(crop.shape[:2])
+                crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+            rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
+            rgb.flags.writeable = False
+            g = self._graphs[seat.name]
+            cw, ch = x1 - x0, y1 - y0
+            face, face_t = carry.face, carry.face_t
+            if "face" in ran:
+                res = g.face.process(rgb)
+                face = _to_px(res.multi_face_landmarks[0], x0, y0, cw, ch) if res.multi_face_landmarks else None
+                face_t = t
+            pose, pose_t = carry.pose, carry.pose_t
+            if "pose" in ran:
+                res = g.pose.process(rgb)
+                pose = _to_px(res.pose_landmarks, x0, y0, cw, ch, True) if res.pose_landmarks else None
+                pose_t = t
+            if "hands" in ran:
+                res = g.hands.process(rgb)
+                for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
+                    c = hd.classification[0]
+                    raw_hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
+            faces[seat.name], poses[seat.name] = face, pose
+            self._carry[seat.name] = carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t)
+        if "hands" in ran:
+            # Assignment happens in the un-mirrored frame, where pose and handedness agree.
+            seats_work = [self._work_seat(s, mirrored) for s in self.calibration.seats]
+            owned, _rest = assign_hands(raw_hands, seats_work, faces, poses, width, height, mirrored=False)
+            for seat in self.calibration.seats:
+                self._carry[seat.name] = self._carry[seat.name].replace(hands=owned[seat.name], hands_t=t)
+            unassigned = tuple(_rest)
+        else:
+            unassigned = ()
+        persons = tuple(self._carry[s.name] for s in self.calibration.seats)
+        if mirrored:
+            persons = tuple(_unflip_person(p, width) for p in persons)
+            unassigned = tuple(_unflip_hand(h, width) for h in unassigned)
+        return FrameLandmarks(index, t, width, height, persons, unassigned, tuple(ran))
+
+    @staticmethod
+    def _work_seat(seat: Seat, mirrored: bool) -> Seat:
+        if not mirrored:
+            return seat
+        x0, y0, x1, y1 = seat.region
+        line = None
+        if seat.table_line is not None:
+            (ax, ay), (bx, by) = seat.table_line
+            line = ((1 - bx, by), (1 - ax, ay))
+        return dataclasses.replace(seat, region=(1 - x1, y0, 1 - x0, y1), table_line=line)
+
+    def _seat_box(self, seat: Seat, width: int, height: int, mirrored: bool) -> tuple[int, int, int, int]:
+        x0, y0, x1, y1 = self._work_seat(seat, mirrored).region_px(width, height)
+        return max(0, x0), max(0, y0), min(width, max(x1, x0 + 2)), min(height, max(y1, y0 + 2))
+
+
+def _unflip(points: np.ndarray, width: int) -> np.ndarray:
+    out = points.copy()
+    out[:, 0] = width - out[:, 0]
+    return out
+
+
+def _unflip_hand(h: Hand, width: int) -> Hand:
+    return dataclasses.replace(h, points=_unflip(h.points, width))
+
+
+def _unflip_person(p: Person, width: int) -> Person:
+    return p.replace(face=None if p.face is None else _unflip(p.face, width),
+                     pose=None if p.pose is None else _unflip(p.pose, width),
+                     hands={s: _unflip_hand(h, width) for s, h in p.hands.items()})
+
+
+# -- the naive baseline ----------------------------------------------------------------------
+
+class HolisticPerSeat:
+    """The simple way, kept as the speed baseline: MediaPipe Holistic on each seat crop, every
+    frame (one person per graph, so one graph per seat)."""
+
+    def __init__(self, calibration: TableCalibration) -> None:
+        mp = _mp()
+        self.calibration = calibration
+        self._graphs = {s.name: mp.solutions.holistic.Holistic(model_complexity=1) for s in calibration.seats}
+
+    def process(self, image: np.ndarray, t: float, index: int = 0) -> int:
+        height, width = image.shape[:2]
+        found = 0
+        for seat in self.calibration.seats:
+            x0, y0, x1, y1 = seat.region_px(width, height)
+            rgb = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
+            res = self._graphs[seat.name].process(rgb)
+            found += res.pose_landmarks is not None
+        return found
+
+    def close(self) -> None:
+        for g in self._graphs.values():
+            g.close()
+
+
+# -- proposing a calibration --------------------------------------------------------------------
+
+def _nms(boxes: list[tuple[float, float, float, float, float]], iou: float = 0.3) -> list[tuple[float, ...]]:
+    boxes = sorted(boxes, key=lambda b: -b[4])
+    kept: list[tuple[float, ...]] = []
+    for b in boxes:
+        if all(_iou(b, k) < iou for k in kept):
+            kept.append(b)
+    return kept
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[tuple[float, float, float, float, float]]:
+    """Face boxes (normalised x0, y0, x1, y1, score) over the frame and its four overlapping
+    quarters, so small faces at a wide table are found too (full-range BlazeFace)."""
+    mp = _mp()
+    h, w = image.shape[:2]
+    windows = [(0, 0, w, h)] + [(int(cx * w), int(cy * h), int(min(1.0, cx + 0.6) * w), int(min(1.0, cy + 0.6) * h))
+                                for cy in (0.0, 0.4) for cx in (0.0, 0.4)]
+    boxes = []
+    with mp.solutions.face_detection.FaceDetection(model_selection=1, min_detection_confidence=min_score) as fd:
+        for x0, y0, x1, y1 in windows:
+            rgb = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
+            for det in fd.process(rgb).detections or []:
+                bb = det.location_data.relative_bounding_box
+                bx0 = (x0 + bb.xmin * (x1 - x0)) / w
+                by0 = (y0 + bb.ymin * (y1 - y0)) / h
+                boxes.append((max(0.0, bx0), max(0.0, by0), min(1.0, bx0 + bb.width * (x1 - x0) / w),
+                              min(1.0, by0 + bb.height * (y1 - y0) / h), float(det.score[0])))
+    return [b for b in _nms(boxes) if b[2] > b[0] and b[3] > b[1]]
+
+
+def propose_calibration(images: Sequence[np.ndarray], names: Sequence[str] | None = None,
+                        mirrored: bool = False, min_presence: float = 0.5) -> TableCalibration:
+    """Seats and table lines from a few frames of the first seconds (e.g. 2 per second for
+    2 s). A face seen in at least `min_presence` of the frames makes a seat; each seat's table
+    line comes from where its wrists rest (`propose_table_line`). No face: one whole-frame seat.
+    The result is marked `proposed`: a person should check and may edit it."""
+    if not images:
+        raise ValueError("propose_calibration needs at least one frame")
+    tracks: list[list[tuple[float, ...]]] = []
+    for img in images:
+        src = cv2.flip(img, 1) if mirrored else img
+        for b in detect_faces(src):
+            if mirrored:
+                b = (1 - b[2], b[1], 1 - b[0], b[3], b[4])
+            for tr in tracks:
+                if _iou(tr[-1], b) > 0.3:
+                    tr.append(b)
+                    break
+            else:
+                tracks.append([b])
+    faces = [tuple(np.median(np.array(tr)[:, :4], axis=0)) for tr in tracks if len(tr) >= min_presence * len(images)]
+    if faces:
+        seats = seats_from_faces(faces, names)
+        calib = TableCalibration(seats=seats, mirrored=mirrored, proposed=True)
+    else:
+        calib = whole_frame(names[0] if names else "player1", mirrored)
+    h, w = images[0].shape[:2]
+    samples: dict[str, dict[str, list[float]]] = {s.name: {"w": [], "e": [], "s": [], "sw": []} for s in calib.seats}
+    with LandmarkExtractor(calib, static=True) as ex:
+        for i, img in enumerate(images):
+            frame = ex.process(img, float(i), i)
+            for p in frame.persons:
+                acc = samples[p.seat]
+                if p.pose is not None:
+                    sh = p.pose[[POSE_SHOULDER["left"], POSE_SHOULDER["right"]]]
+                    if sh[:, 3].min() > 0.5:
+                        acc["s"].append(float(sh[:, 1].mean()))
+                        acc["sw"].append(float(abs(sh[0, 0] - sh[1, 0])))
+                    for side in ("left", "right"):
+                        el, wr = p.pose[POSE_ELBOW[side]], p.pose[POSE_WRIST[side]]
+                        if el[3] > 0.5 and 0 <= el[1] < h:
+                            acc["e"].append(float(el[1]))
+                        if wr[3] > 0.5 and 0 <= wr[1] < h:
+                            acc["w"].append(float(wr[1]))
+                for hand in p.hands.values():
+                    acc["w"].append(float(hand.wrist[1]))
+    seats = []
+    for s in calib.seats:
+        acc = samples[s.name]
+        line = propose_table_line(acc["w"], acc["s"], acc["sw"], s.region, h, frames=len(images))
+        seats.append(dataclasses.replace(s, table_line=line))
+    return dataclasses.replace(calib, seats=tuple(seats))
+
+
+def extract_stream(frames: Iterable, calibration: TableCalibration, rates: Rates = Rates(),
+                   static: bool = False, max_crop_side: int | None = 640) -> Iterator[FrameLandmarks]:
+    """Landmarks for every `vision.video.Frame` (anything with .index, .time, .image)."""
+    with LandmarkExtractor(calibration, rates, static=static, max_crop_side=max_crop_side) as ex:
+        for fr in frames:
+            yield ex.process(fr.image, fr.time, fr.index)

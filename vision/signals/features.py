@@ -1,0 +1,165 @@
+"""Per-seat geometry over time: the numbers every detector reads, as numpy series.
+
+`SeatSeries.build(stream, seat, width, height)` turns one seat's `Person`s into arrays over
+frames (NaN where a part was not seen). Lengths are normalised by the player's own size:
+`iod`, the span between the outer eye corners (FaceMesh 33 and 263), and `sw`, the shoulder
+width (Pose 11 and 12), so thresholds hold for a child and an adult, near and far.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from vision.landmarks.calibration import Seat
+from vision.landmarks.types import (HAND_PADS, HAND_TIPS, POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, SIDES,
+                                    Person)
+
+# FaceMesh indices (the player's own sides on an un-mirrored picture).
+EYE_OUTER = {"right": 33, "left": 263}
+EYE_INNER = {"right": 133, "left": 362}
+EYE_UPPER = {"right": (160, 159, 158), "left": (387, 386, 385)}
+EYE_LOWER = {"right": (144, 145, 153), "left": (373, 374, 380)}
+# Full lid rings, paired upper-to-lower (used to close an eye in synthetic streams too).
+EYE_LID_PAIRS = {
+    "right": ((246, 7), (161, 163), (160, 144), (159, 145), (158, 153), (157, 154), (173, 155)),
+    "left": ((466, 249), (388, 390), (387, 373), (386, 374), (385, 380), (384, 381), (398, 382)),
+}
+NOSE_TIP = 1
+CHIN = (152, 175)
+LIP_INNER_UPPER, LIP_INNER_LOWER = 13, 14
+MOUTH = (13, 14, 61, 291)
+FOREHEAD = 151
+CHEEK = {"left": 425, "right": 205}
+
+FACE_TARGETS = ("nose", "chin", "mouth", "eye_left", "eye_right", "cheek_left", "cheek_right", "forehead")
+CONTACT_POINTS = HAND_TIPS + HAND_PADS
+
+
+def face_targets(face: np.ndarray) -> dict[str, np.ndarray]:
+    """2-D target points on a face (pixels)."""
+    f = face[:, :2]
+    return {
+        "nose": f[NOSE_TIP],
+        "chin": f[list(CHIN)].mean(axis=0),
+        "mouth": f[list(MOUTH)].mean(axis=0),
+        "eye_left": f[[EYE_OUTER["left"], EYE_INNER["left"], *EYE_UPPER["left"], *EYE_LOWER["left"]]].mean(axis=0),
+        "eye_right": f[[EYE_OUTER["right"], EYE_INNER["right"], *EYE_UPPER["right"], *EYE_LOWER["right"]]].mean(axis=0),
+        "cheek_left": f[CHEEK["left"]],
+        "cheek_right": f[CHEEK["right"]],
+        "forehead": f[FOREHEAD],
+    }
+
+
+def eye_aspect_ratio(face: np.ndarray, side: str) -> float:
+    f = face[:, :2]
+    width = np.linalg.norm(f[EYE_OUTER[side]] - f[EYE_INNER[side]])
+    if width <= 0:
+        return float("nan")
+    gaps = [np.linalg.norm(f[u] - f[lo]) for u, lo in zip(EYE_UPPER[side], EYE_LOWER[side])]
+    return float(np.mean(gaps) / width)
+
+
+def _nan(shape) -> np.ndarray:
+    return np.full(shape, np.nan, dtype=np.float64)
+
+
+@dataclasses.dataclass
+class SeatSeries:
+    seat: Seat
+    width: int
+    height: int
+    t: np.ndarray  # (T,)
+    index: np.ndarray  # (T,) frame indices
+    iod: np.ndarray  # (T,) eye span, px
+    targets: dict[str, np.ndarray]  # name -> (T, 2)
+    eye_line_y: np.ndarray
+    ear: dict[str, np.ndarray]  # side -> (T,)
+    yaw: np.ndarray  # (T,) -1..1: nose offset between the eyes (0 = facing the camera)
+    mouth_open: np.ndarray  # (T,) inner-lip gap / iod
+    hand: dict[str, np.ndarray]  # side -> (T, 21, 2)
+    hand_size: dict[str, np.ndarray]
+    hand_from: dict[str, list]
+    pose_wrist: dict[str, np.ndarray]  # side -> (T, 3): x, y, visibility
+    elbow: dict[str, np.ndarray]  # side -> (T, 3)
+    shoulder_y: np.ndarray
+    sw: np.ndarray  # shoulder width, px
+
+    @property
+    def n(self) -> int:
+        return len(self.t)
+
+    def has_hand(self, side: str) -> np.ndarray:
+        return ~np.isnan(self.hand[side][:, 0, 0])
+
+    def table_y(self, x: np.ndarray) -> np.ndarray:
+        if self.seat.table_line is None:
+            return _nan(np.shape(x))
+        (ax, ay), (bx, by) = self.seat.table_line
+        xn = np.asarray(x, dtype=np.float64) / self.width
+        return (ay + (by - ay) * (xn - ax) / (bx - ax)) * self.height
+
+    def body_scale(self) -> np.ndarray:
+        """Per frame, the eye span; where no face was seen, 0.35 shoulder widths (a typical
+        ratio), so distances stay in the player's own units."""
+        out = self.iod.copy()
+        miss = np.isnan(out)
+        out[miss] = 0.35 * self.sw[miss]
+        return out
+
+    @classmethod
+    def build(cls, stream: Sequence[tuple[float, int, Person | None]], seat: Seat, width: int,
+              height: int) -> "SeatSeries":
+        T = len(stream)
+        iod, eye_y, yaw, mouth = _nan(T), _nan(T), _nan(T), _nan(T)
+        targets = {k: _nan((T, 2)) for k in FACE_TARGETS}
+        ear = {s: _nan(T) for s in SIDES}
+        hand = {s: _nan((T, 21, 2)) for s in SIDES}
+        hsize = {s: _nan(T) for s in SIDES}
+        hfrom = {s: [None] * T for s in SIDES}
+        pw = {s: _nan((T, 3)) for s in SIDES}
+        el = {s: _nan((T, 3)) for s in SIDES}
+        sh_y, sw = _nan(T), _nan(T)
+        for i, (_t, _idx, p) in enumerate(stream):
+            if p is None:
+                continue
+            if p.face is not None:
+                f = p.face
+                iod[i] = float(np.linalg.norm(f[EYE_OUTER["left"], :2] - f[EYE_OUTER["right"], :2]))
+                for k, v in face_targets(f).items():
+                    targets[k][i] = v
+                eye_y[i] = (targets["eye_left"][i, 1] + targets["eye_right"][i, 1]) / 2
+                for s in SIDES:
+                    ear[s][i] = eye_aspect_ratio(f, s)
+                mouth[i] = float(np.linalg.norm(f[LIP_INNER_UPPER, :2] - f[LIP_INNER_LOWER, :2])) / max(iod[i], 1e-6)
+                el_, er_ = f[EYE_OUTER["left"], 0], f[EYE_OUTER["right"], 0]
+                mid = (el_ + er_) / 2
+                yaw[i] = float((f[NOSE_TIP, 0] - mid) / max(abs(el_ - er_) / 2, 1e-6))
+            for s, h in p.hands.items():
+                hand[s][i] = h.points[:, :2]
+                hsize[s][i] = h.size
+                hfrom[s][i] = h.side_from
+            if p.pose is not None:
+                q = p.pose
+                for s in SIDES:
+                    pw[s][i] = q[POSE_WRIST[s], [0, 1, 3]]
+                    el[s][i] = q[POSE_ELBOW[s], [0, 1, 3]]
+                a, b = q[POSE_SHOULDER["left"]], q[POSE_SHOULDER["right"]]
+                if min(a[3], b[3]) > 0.5:
+                    sh_y[i] = (a[1] + b[1]) / 2
+                    sw[i] = float(np.linalg.norm(a[:2] - b[:2]))
+        return cls(seat, width, height, np.array([s[0] for s in stream], np.float64),
+                   np.array([s[1] for s in stream], np.int64), iod, targets, eye_y, ear, yaw, mouth, hand,
+                   hsize, hfrom, pw, el, sh_y, sw)
+
+
+def contact_distances(series: SeatSeries, side: str) -> dict[str, np.ndarray]:
+    """Per frame, the nearest fingertip or finger pad of that hand to each face target, in eye spans."""
+    pts = series.hand[side][:, list(CONTACT_POINTS)]  # (T, 10, 2)
+    out = {}
+    for name, tgt in series.targets.items():
+        d = np.linalg.norm(pts - tgt[:, None, :], axis=2).min(axis=1)
+        out[name] = d / series.iod
+    return out

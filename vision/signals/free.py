@@ -1,0 +1,160 @@
+"""Free Signal: a team's own gesture, learnt from 3-5 demonstrations and found by DTW.
+
+Each frame of a player becomes a small feature vector in the player's own units: both hands'
+wrist, index tip and thumb tip relative to the nose, divided by the eye span (a hand out of
+view sits at a fixed "hand down" place), plus both eyes' openness and the lip gap. A
+demonstration is the sequence of those vectors, resampled to `RATE` per second.
+
+Matching is subsequence dynamic time warping (open begin and end on the live stream) with a
+mean per-step Euclidean cost. The rejection threshold comes from the demonstrations
+themselves: each is matched against the others (leave one out), and the threshold is
+`margin` times the worst of those costs, so a team whose demonstrations agree gets a tight
+threshold. DTW is a dozen lines of numpy here rather than a dependency (tslearn and
+dtaidistance pull numba or C builds for this one loop).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from referee.core import RefereeError
+from referee.signal_cards import FREE_SIGNAL
+from vision.events import SignalEvent
+from vision.landmarks.types import SIDES
+from vision.signals.features import SeatSeries
+
+RATE = 10.0
+HAND_DOWN = (0.0, 6.0)
+FORMAT = "free-signal/1"
+
+
+class FreeSignalError(RefereeError):
+    """A Free Signal that cannot be learnt or loaded."""
+
+
+def frame_features(series: SeatSeries) -> np.ndarray:
+    """(T, 15) features per frame; rows without a face are NaN."""
+    nose = series.targets["nose"]
+    iod = series.iod[:, None]
+    cols = []
+    for side in SIDES:
+        pts = series.hand[side]
+        for k in (0, 8, 4):
+            rel = (pts[:, k] - nose) / iod
+            miss = np.isnan(pts[:, k, 0]) & np.isfinite(series.iod)
+            rel[miss] = HAND_DOWN
+            cols.append(rel)
+    base = {s: np.nanmedian(series.ear[s]) if np.isfinite(series.ear[s]).any() else 1.0 for s in SIDES}
+    eyes = np.stack([series.ear[s] / base[s] for s in SIDES], axis=1)
+    return np.concatenate(cols + [eyes, series.mouth_open[:, None] * 4.0], axis=1)
+
+
+def resample(t: np.ndarray, x: np.ndarray, rate: float = RATE) -> tuple[np.ndarray, np.ndarray]:
+    ok = np.isfinite(x).all(axis=1)
+    t, x = t[ok], x[ok]
+    if len(t) < 2:
+        return t, x
+    grid = np.arange(t[0], t[-1] + 1e-9, 1.0 / rate)
+    return grid, np.stack([np.interp(grid, t, x[:, k]) for k in range(x.shape[1])], axis=1)
+
+
+def subsequence_dtw(template: np.ndarray, stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every end position j of the stream: the mean step cost of the best warping of the
+    whole template onto stream[s..j], and that start s."""
+    m, n = len(template), len(stream)
+    cost = np.linalg.norm(template[:, None, :] - stream[None, :, :], axis=2)
+    acc = np.full((m, n), np.inf)
+    steps = np.zeros((m, n))
+    start = np.zeros((m, n), dtype=np.int64)
+    acc[0], steps[0], start[0] = cost[0], 1, np.arange(n)
+    for i in range(1, m):
+        for j in range(n):
+            cands = [(acc[i - 1, j], steps[i - 1, j], start[i - 1, j])]
+            if j > 0:
+                cands.append((acc[i - 1, j - 1], steps[i - 1, j - 1], start[i - 1, j - 1]))
+                cands.append((acc[i, j - 1], steps[i, j - 1], start[i, j - 1]))
+            a, s, st = min(cands, key=lambda c: c[0] / c[1] if c[1] else np.inf)
+            acc[i, j], steps[i, j], start[i, j] = a + cost[i, j], s + 1, st
+    return acc[-1] / steps[-1], start[-1]
+
+
+@dataclasses.dataclass(frozen=True)
+class FreeSignal:
+    """A team's learnt signal: `templates` (feature sequences at RATE) and `threshold`."""
+
+    name: str
+    templates: tuple[np.ndarray, ...]
+    threshold: float
+    margin: float = 1.5
+
+    @classmethod
+    def learn(cls, demonstrations: Sequence[SeatSeries], name: str = "team", margin: float = 1.5,
+              floor: float = 0.3) -> "FreeSignal":
+        if not 3 <= len(demonstrations) <= 5:
+            raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
+        templates = []
+        for k, demo in enumerate(demonstrations):
+            _, x = resample(demo.t, frame_features(demo))
+            if len(x) < 3:
+                raise FreeSignalError(f"demonstration {k + 1} has fewer than 3 usable frames (no face seen?)")
+            templates.append(x)
+        loo = []
+        for i, a in enumerate(templates):
+            loo.append(min(float(subsequence_dtw(a, b)[0].min()) for j, b in enumerate(templates) if j != i))
+        threshold = max(floor, margin * max(loo))
+        return cls(name, tuple(templates), threshold, margin)
+
+    def match(self, series: SeatSeries) -> list[SignalEvent]:
+        t, x = resample(series.t, frame_features(series))
+        if len(x) < 2:
+            return []
+        best = np.full(len(x), np.inf)
+        best_start = np.zeros(len(x), dtype=np.int64)
+        best_tpl = np.zeros(len(x), dtype=np.int64)
+        for k, tpl in enumerate(self.templates):
+            c, s = subsequence_dtw(tpl, x)
+            better = c < best
+            best[better], best_start[better], best_tpl[better] = c[better], s[better], k
+        events, used = [], np.zeros(len(x), bool)
+        for j in np.argsort(best):
+            if best[j] > self.threshold:
+                break
+            s = int(best_start[j])
+            if used[s:j + 1].any():
+                continue
+            used[s:j + 1] = True
+            score = float(best[j])
+            conf = float(np.clip(0.5 + 0.5 * (1 - score / self.threshold), 0, 1))
+            events.append(SignalEvent(series.seat.name, FREE_SIGNAL, round(float(t[s]), 3), round(float(t[j]), 3),
+                                      round(conf, 3), {"team_signal": self.name, "dtw_cost": round(score, 4),
+                                                       "threshold": round(self.threshold, 4),
+                                                       "template": int(best_tpl[j]),
+                                                       "decided_at": round(float(t[j]), 3)},
+                                      unsure=score > 0.8 * self.threshold))
+        return sorted(events, key=lambda e: e.start)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "name": self.name, "threshold": self.threshold, "margin": self.margin,
+                "rate": RATE, "templates": [np.round(t, 4).tolist() for t in self.templates]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FreeSignal":
+        if d.get("format") != FORMAT:
+            raise FreeSignalError(f"not a Free Signal file (expected format {FORMAT})")
+        return cls(str(d["name"]), tuple(np.asarray(t, np.float64) for t in d["templates"]), float(d["threshold"]),
+                   float(d.get("margin", 1.5)))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict()) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "FreeSignal":
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text()))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise FreeSignalError(f"cannot read Free Signal {path}: {exc}") from None

@@ -188,8 +188,6 @@ class Table:
         players = _players(setup.get("players"))
         options = _options(setup.get("options") or {}, len(players))
         teams = _teams(setup.get("teams"), players)
-        if options["five_player"] and len(teams) != 2:
-            raise BadTeams("the five-player game is played by two Guilds (3 and 2)")
         guilds = _guilds(setup.get("guilds") or {}, teams)
         ring = list(players) + ([IMAGINARY_SEAT] if options["five_player"] else [])
         team_of = {p: t for t, members in teams.items() for p in members}

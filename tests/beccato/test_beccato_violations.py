@@ -166,6 +166,8 @@ def test_every_violation_is_reached_by_a_case():
         ({"players": ["a", "b", "?", "c"]}, V.BadTeams),
         ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a"], "y": ["b", "c", "d"]}}, V.BadTeams),
         ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a", "c"], "y": ["b"]}}, V.BadTeams),
+        ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a", "c"], "y": ["b", "z"]}}, V.BadTeams),
+        ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a", "b", "c", "d"]}}, V.BadTeams),
         ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a", "c"], "y": ["b", "d"], "z": []}}, V.BadTeams),
         ({"players": ["a", "b", "c", "d"], "teams": {"x": ["a", "c"], "a": ["b", "d"]}}, V.BadTeams),
         ({"players": ["a", "b", "c", "d"], "teams": ["a", "c"]}, V.BadTeams),

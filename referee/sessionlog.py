@@ -29,7 +29,8 @@ import math
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from referee.core import Action, Engine, Event, GameState, RefereeError, Violation, get_engine, jsonable
 
@@ -189,16 +190,23 @@ class Entry:
     checksum: str = ""
 
     def body(self) -> dict[str, Any]:
-        """Everything but the checksum, as JSON."""
+        """Everything but the checksum, as JSON (payload and events are plain JSON values:
+        `normalised` makes them so)."""
         return {
             "seq": self.seq,
             "time": self.time,
             "source": self.source,
             "confidence": self.confidence,
             "kind": self.kind,
-            "payload": jsonable(self.payload),
-            "events": jsonable(list(self.events)),
+            "payload": self.payload,
+            "events": self.events,
         }
+
+    def normalised(self) -> "Entry":
+        """The same entry with payload and events as plain JSON values (lists, dicts)."""
+        return dataclasses.replace(
+            self, payload=jsonable(self.payload), events=[jsonable(e) for e in self.events]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.body(), "checksum": self.checksum}
@@ -219,7 +227,7 @@ def _is_time(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def validate_entry(entry: Entry) -> None:
+def validate_entry(entry: Entry, *, check_json: bool = True) -> None:
     """Raise BadEntry naming what is wrong with `entry` (shape only, not the game rules)."""
     if not isinstance(entry.seq, int) or isinstance(entry.seq, bool) or entry.seq < 1:
         raise BadEntry(f"seq must be a positive integer, not {entry.seq!r}")
@@ -255,10 +263,11 @@ def validate_entry(entry: Entry) -> None:
     elif entry.kind == "observation":
         if not isinstance(payload.get("type"), str):
             raise BadEntry("an observation needs payload.type, a string (e.g. 'signal', 'card')")
-    try:
-        canonical_json(entry.body())
-    except (TypeError, ValueError) as exc:
-        raise BadEntry(f"entry is not JSON: {exc}") from None
+    if check_json:
+        try:
+            canonical_json(entry.body())
+        except (TypeError, ValueError) as exc:
+            raise BadEntry(f"entry is not JSON: {exc}") from None
 
 
 def _entry_from_dict(data: Any, index: int) -> Entry:
@@ -280,7 +289,7 @@ def _entry_from_dict(data: Any, index: int) -> Entry:
         checksum=data.get("checksum") or "",
     )
     try:
-        validate_entry(entry)
+        validate_entry(entry, check_json=False)  # it was read from JSON
     except BadEntry as exc:
         raise ValueError(exc.message) from None
     if entry.seq != index:
@@ -599,7 +608,7 @@ class SessionLog:
             previous = header.checksum()
             written: list[Entry] = []
             for number, entry in enumerate(entries, start=1):
-                entry = dataclasses.replace(entry, seq=number, checksum="")
+                entry = dataclasses.replace(entry, seq=number, checksum="").normalised()
                 validate_entry(entry)
                 entry = dataclasses.replace(entry, checksum=entry.chained(previous))
                 conn.execute(f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", _row(entry))
@@ -655,9 +664,9 @@ class SessionLog:
             source=source,
             confidence=confidence,
             kind=kind,
-            payload=jsonable(payload),
-            events=[e.to_dict() if isinstance(e, Event) else jsonable(e) for e in events],
-        )
+            payload=payload,
+            events=[e.to_dict() if isinstance(e, Event) else e for e in events],
+        ).normalised()
         validate_entry(entry)
         entry = dataclasses.replace(entry, checksum=entry.chained(self._last_checksum))
         try:
@@ -685,7 +694,7 @@ def _row(entry: Entry) -> tuple[Any, ...]:
     return (
         entry.seq, float(entry.time), entry.source,
         None if entry.confidence is None else float(entry.confidence),
-        entry.kind, stored_json(jsonable(entry.payload)), stored_json(jsonable(list(entry.events))),
+        entry.kind, stored_json(entry.payload), stored_json(list(entry.events)),
         entry.checksum,
     )
 

@@ -23,8 +23,10 @@ from referee.sessionlog import (
     EXIT_USAGE,
     EXIT_VIOLATION,
     LogCorrupt,
+    LogError,
     LogExists,
     LogUnreadable,
+    read_log,
 )
 
 
@@ -208,7 +210,7 @@ def command(
                 raise click.UsageError("--resume takes the table setup from the log; drop the setup options")
             target = log_path or None
             if target is None and not _is_sqlite(resume):
-                target = str(default_log_path(game or "game", now))
+                target = str(default_log_path(_game_of(resume) or game or "game", now))
             keeper = Scorekeeper.resume(resume, log_path=target, game=game)
         else:
             if not game:
@@ -262,6 +264,14 @@ def command(
         click.echo(keeper.table())
     click.echo(f"{accepted} entries saved to {keeper.log.path}" + (f"; {rejected} lines rejected" if rejected else ""))
     sys.exit(EXIT_VIOLATION if script and rejected else EXIT_OK)
+
+
+def _game_of(path: str) -> str | None:
+    """The game named in a log's header, or None when it cannot be read (resume says why)."""
+    try:
+        return read_log(path).header.game
+    except LogError as error:
+        return error.header.game if isinstance(error, LogCorrupt) and error.header else None
 
 
 def _is_sqlite(path: str) -> bool:

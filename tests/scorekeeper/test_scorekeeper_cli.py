@@ -231,3 +231,12 @@ def test_a_killed_scorekeeper_loses_nothing_typed(tmp_path):
                             env=subprocess_env(), timeout=60)
     assert result.returncode == EXIT_OK
     assert json.loads(result.stdout)["state"]["total"] == 10
+
+
+def test_resuming_an_export_without_a_log_path_makes_a_new_log_under_sessions(run, tmp_path):
+    run("play", "toy", *PLAYERS, "--log", "g.db", input="Ann 2\n")
+    run("export", "g.db", "g.jsonl")
+    result = run("play", "--resume", "g.jsonl", input="Bob 1\n")
+    assert result.exit_code == EXIT_OK, result.output
+    (log,) = (tmp_path / "sessions").glob("toy-*.db")
+    assert [e.payload["text"] for e in read_log(log).entries] == ["Ann 2", "Bob 1"]

@@ -68,13 +68,7 @@ class BestiaEngine:
         if verb == "gioco":
             if len(rest) == 1 and rest[0].isdigit():
                 return Gioco(player, (), int(rest[0]))
-            cards = []
-            for word in rest:
-                try:
-                    cards.append(deck.parse(word))
-                except CardNotInDeck as exc:
-                    raise MalformedAction(exc.message, hint=_hint("gioco")) from None
-            return Gioco(player, tuple(cards))
+            return Gioco(player, tuple(_cards(deck, rest)))
         return Play(player, _card(deck, rest))
 
     def render(self, state: BestiaState) -> str:
@@ -121,6 +115,19 @@ def _card(deck, words: list[str]) -> str:
         return deck.parse(" ".join(words))
     except CardNotInDeck as exc:
         raise MalformedAction(exc.message, hint=deck.example()) from None
+
+
+def _cards(deck, words: list[str]) -> list[str]:
+    """Several cards: "3D RC", "3 di denari re di coppe", "K♠ 4♥"."""
+    out, i = [], 0
+    while i < len(words):
+        take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
+        try:
+            out.append(deck.parse(" ".join(words[i:i + take])))
+        except CardNotInDeck as exc:
+            raise MalformedAction(exc.message, hint=_hint("gioco")) from None
+        i += take
+    return out
 
 
 def _player(state: BestiaState, word: str) -> str:

@@ -112,7 +112,7 @@ class BestiaState:
                             option="stake", value=o["stake"])
         if o["buco"] and v.bidding != "classic":
             raise BadOption("the buco belongs to the 3-card game", option="buco")
-        for key in ("fee", "chips", "pot", "deals"):
+        for key in ("fee", "chips", "pot", "deals_to_play"):
             if o[key] is None or o[key] < 0:
                 raise BadOption(f"option {key} must be zero or more", option=key)
         if o["cap"] is not None and o["cap"] <= 0:
@@ -215,6 +215,7 @@ class BestiaState:
         self.buco_count = 3 if o["buco"] else 0
         self.thrown: list[str] = []
         self.thrown_count = 0
+        self.aside: list[str] = []  # hands put aside (doctor, buco, passo): out of this deal
         self.reshuffles = 0
         self.status = {p: "waiting" for p in self.players}
         self.said: dict[str, list[str]] = {p: [] for p in self.players}
@@ -424,7 +425,7 @@ class BestiaState:
                 self.thrown.extend(known)
             self.thrown_count += self.variant.hand_size
         else:
-            self.holdings.clear(p)
+            self.aside.extend(self.holdings.clear(p))
 
     def _draw(self, n: int) -> list[str] | int:
         """n cards from the stock, reshuffling the thrown-away cards under it when short (S3)."""
@@ -468,7 +469,7 @@ class BestiaState:
     def _apply_buco(self, a: Buco) -> list[Event]:
         p = a.player
         self.queue.pop(0)
-        self.holdings.clear(p)
+        self.aside.extend(self.holdings.clear(p))
         self.holdings.take(p, list(self.buco) if self.buco is not None else 3)
         self.buco, self.buco_count = ([] if self.buco is not None else None), 0
         self.status[p] = "in"
@@ -533,7 +534,7 @@ class BestiaState:
         p = a.player
         self.queue.pop(0)
         if a.accept:
-            self.holdings.clear(p)
+            self.aside.extend(self.holdings.clear(p))
             self.holdings.take(p, self._draw(self.variant.hand_size))
             self.status[p] = "in"
             self.said[p].append("doctor")
@@ -645,7 +646,7 @@ class BestiaState:
         self.history.append(record)
         events = [Event("settled", record)]
         played = self.deal_no + 1
-        if played >= o["deals"] and not (o["until_no_bestia"] and bestia):
+        if played >= o["deals_to_play"] and not (o["until_no_bestia"] and bestia):
             return events + self._finish()
         self.dealer = self.next_of(self.dealer)
         self.phase = "deal"
@@ -737,6 +738,7 @@ class BestiaState:
         out["stock"] = list(self.stock) if self.stock is not None else None
         out["thrown"] = list(self.thrown)
         out["buco"] = list(self.buco) if self.buco is not None else None
+        out["aside"] = list(self.aside)
         return out
 
     def chips_in_play(self) -> int:

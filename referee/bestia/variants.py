@@ -85,7 +85,7 @@ def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
         "chips": 50,
         "pot": 0,  # chips already in the pot at the start
         "dealer": players[0] if players else None,
-        "deals": len(players),  # the game may end after this many deals...
+        "deals_to_play": len(players),  # the game may end after this many deals...
         "until_no_bestia": True,  # ...at the first one that ends with nobody in bestia
         "cap": None,  # payment cap: nobody pays more than this for one bestia
         "buco": variant.buco,

@@ -303,23 +303,32 @@ def wink(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list
 
 # -- mouth moving ---------------------------------------------------------------------------------
 
-def mouth_activity(series: SeatSeries, window: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per frame, the std and range of the lip gap over a centred window (NaN-free frames)."""
+def mouth_activity(series: SeatSeries, window: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per frame, over a centred window: the std and range of the lip gap, and how often it
+    crosses its own mean (talking opens and closes the lips repeatedly; opening once does not)."""
     t, m = series.t, series.mouth_open
-    std, rng = np.full(series.n, np.nan), np.full(series.n, np.nan)
+    std, rng, cross = np.full(series.n, np.nan), np.full(series.n, np.nan), np.zeros(series.n)
     for i in range(series.n):
         sel = (np.abs(t - t[i]) <= window / 2) & np.isfinite(m)
         if sel.sum() >= 3:
             seg = m[sel]
             std[i], rng[i] = float(np.std(seg)), float(np.ptp(seg))
-    return std, rng
+            sign = np.sign(seg - seg.mean())
+            sign = sign[sign != 0]
+            cross[i] = int(np.sum(sign[1:] != sign[:-1]))
+    return std, rng, cross
 
 
 def mouth_moving(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list[SignalEvent]:
-    std, rng = mouth_activity(series, spec.p("window"))
-    on = (std >= spec.p("min_std")) & (rng >= spec.p("min_range"))
+    std, rng, cross = mouth_activity(series, spec.p("window"))
+    on = (std >= spec.p("min_std")) & (rng >= spec.p("min_range")) & (cross >= spec.p("min_crossings"))
+    moving = np.abs(np.gradient(series.mouth_open)) >= spec.p("min_range") / 8 if series.n > 1 else np.zeros(1, bool)
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
+        # the window smears the run by half a window: keep it to the frames whose lips move
+        inside = np.nonzero(moving[run.i0:run.i1 + 1])[0]
+        if len(inside):
+            run = Run(run.i0 + int(inside[0]), run.i0 + int(inside[-1]), run.decided)
         sl = slice(run.i0, run.i1 + 1)
         s = float(np.nanmedian(std[sl]))
         conf = (0.55 + 0.45 * min(s / (3 * spec.p("min_std")), 1.0)) * _dwell_factor(series, run, spec)

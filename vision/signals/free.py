@@ -64,23 +64,38 @@ def resample(t: np.ndarray, x: np.ndarray, rate: float = RATE) -> tuple[np.ndarr
 
 
 def subsequence_dtw(template: np.ndarray, stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every end position j of the stream: the mean step cost of the best warping of the
-    whole template onto stream[s..j], and that start s."""
+    """For every end position j of the stream: the cost of the best warping of the whole
+    template onto some stream[s..j] (summed Euclidean step costs over the template's length,
+    so lingering on the stream costs extra), and that start s."""
     m, n = len(template), len(stream)
     cost = np.linalg.norm(template[:, None, :] - stream[None, :, :], axis=2)
     acc = np.full((m, n), np.inf)
-    steps = np.zeros((m, n))
     start = np.zeros((m, n), dtype=np.int64)
-    acc[0], steps[0], start[0] = cost[0], 1, np.arange(n)
+    acc[0], start[0] = cost[0], np.arange(n)
     for i in range(1, m):
-        for j in range(n):
-            cands = [(acc[i - 1, j], steps[i - 1, j], start[i - 1, j])]
-            if j > 0:
-                cands.append((acc[i - 1, j - 1], steps[i - 1, j - 1], start[i - 1, j - 1]))
-                cands.append((acc[i, j - 1], steps[i, j - 1], start[i, j - 1]))
-            a, s, st = min(cands, key=lambda c: c[0] / c[1] if c[1] else np.inf)
-            acc[i, j], steps[i, j], start[i, j] = a + cost[i, j], s + 1, st
-    return acc[-1] / steps[-1], start[-1]
+        # diagonal and vertical steps in one vector operation, then the horizontal recurrence
+        diag = np.concatenate([[np.inf], acc[i - 1, :-1]])
+        dstart = np.concatenate([[0], start[i - 1, :-1]])
+        up = acc[i - 1]
+        take_up = up <= diag
+        best = np.where(take_up, up, diag)
+        bstart = np.where(take_up, start[i - 1], dstart)
+        row, rstart = cost[i] + best, bstart.copy()
+        for j in range(1, n):
+            left = row[j - 1] + cost[i, j]
+            if left < row[j]:
+                row[j], rstart[j] = left, rstart[j - 1]
+        acc[i], start[i] = row, rstart
+    return acc[-1] / m, start[-1]
+
+
+def trim_still(x: np.ndarray, tol: float = 0.15) -> np.ndarray:
+    """Drop the leading and trailing frames of a demonstration where nothing moves yet."""
+    moving = np.nonzero((np.linalg.norm(x - x[0], axis=1) > tol) | (np.linalg.norm(x - x[-1], axis=1) > tol))[0]
+    if len(moving) < 3:
+        return x
+    a, b = max(0, moving[0] - 1), min(len(x), moving[-1] + 2)
+    return x[a:b]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +115,7 @@ class FreeSignal:
         templates = []
         for k, demo in enumerate(demonstrations):
             _, x = resample(demo.t, frame_features(demo))
+            x = trim_still(x) if len(x) >= 3 else x
             if len(x) < 3:
                 raise FreeSignalError(f"demonstration {k + 1} has fewer than 3 usable frames (no face seen?)")
             templates.append(x)
@@ -125,6 +141,9 @@ class FreeSignal:
             if best[j] > self.threshold:
                 break
             s = int(best_start[j])
+            # lingering still at the end costs almost nothing: end at the earliest equal cost
+            while j - 1 > s and best[j - 1] <= best[j] + 0.02 * self.threshold:
+                j -= 1
             if used[s:j + 1].any():
                 continue
             used[s:j + 1] = True

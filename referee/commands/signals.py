@@ -1,0 +1,101 @@
+"""`referee signals PATH`: body signals seen in an image, a video or a camera."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.command("signals")
+@click.argument("source")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (events, and landmarks with --landmarks).")
+@click.option("--landmarks", is_flag=True, help="Also print the per-frame landmarks.")
+@click.option("--overlay", type=click.Path(dir_okay=False), help="Write OUT.mp4 with landmarks, seats and events drawn.")
+@click.option("--calibration", "calibration_path", type=click.Path(dir_okay=False),
+              help="A table calibration JSON (seats, table lines); proposed from the first seconds when absent.")
+@click.option("--save-calibration", type=click.Path(dir_okay=False), help="Write the calibration used (to edit it).")
+@click.option("--names", help="Comma-separated player names for proposed seats (left to right).")
+@click.option("--mirrored", is_flag=True, help="The source is a mirrored (selfie) view.")
+@click.option("--fps", type=float, default=10.0, show_default=True, help="Frames per second to analyse.")
+@click.option("--free", "free_path", type=click.Path(dir_okay=False), help="A learnt Free Signal JSON to look for.")
+@click.option("--max-frames", type=int, help="Stop after this many frames (cameras).")
+def command(source: str, as_json: bool, landmarks: bool, overlay: str | None, calibration_path: str | None,
+            save_calibration: str | None, names: str | None, mirrored: bool, fps: float, free_path: str | None,
+            max_frames: int | None) -> None:
+    """Recognise the Beccato! body signals (touches, raised hands, elbows, taps, winks, moving
+    mouths) in SOURCE: an image, a video file or a camera index."""
+    from referee.core import RefereeError
+    from vision.landmarks.calibration import TableCalibration
+    from vision.signals.engine import detect_signals, landmarks_from_media
+    from vision.signals.free import FreeSignal
+
+    try:
+        calibration = TableCalibration.load(calibration_path) if calibration_path else None
+        if calibration is not None and mirrored and not calibration.mirrored:
+            import dataclasses
+            calibration = dataclasses.replace(calibration, mirrored=True)
+        free = FreeSignal.load(free_path) if free_path else None
+        if max_frames is None and source.isdigit():
+            max_frames = 300
+        frames, calibration = landmarks_from_media(
+            source, calibration, fps=fps, names=names.split(",") if names else None, mirrored=mirrored,
+            max_frames=max_frames)
+        events = detect_signals(frames, calibration, free=free)
+        if save_calibration:
+            calibration.save(save_calibration)
+        if overlay:
+            _write_overlay(source, frames, calibration, events, overlay, max_frames)
+    except RefereeError as exc:
+        raise click.ClickException(f"{exc.name}: {exc.message}") from None
+
+    if as_json:
+        out = {"source": source, "calibration": calibration.to_dict(), "problems": calibration.status(),
+               "events": [e.to_dict() for e in events]}
+        if landmarks:
+            out["landmarks"] = [f.to_dict() for f in frames]
+        json.dump(out, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    for problem in calibration.status():
+        click.echo(f"note: {problem}", err=True)
+    if landmarks:
+        for f in frames:
+            parts = []
+            for p in f.persons:
+                parts.append(f"{p.seat}: face={'yes' if p.face is not None else 'no'} "
+                             f"pose={'yes' if p.pose is not None else 'no'} hands={','.join(sorted(p.hands)) or '-'}")
+            click.echo(f"{f.t:7.2f}s  " + "; ".join(parts))
+    if not events:
+        click.echo("no signal seen")
+    for e in events:
+        flag = " (unsure)" if e.unsure else ""
+        click.echo(f"{e.start:7.2f}-{e.end:6.2f}s  {e.player:>10}  {e.signal:<24} {e.confidence:.2f}{flag}")
+
+
+def _write_overlay(source, frames, calibration, events, path, max_frames) -> None:
+    import cv2
+    import numpy as np
+
+    from vision.landmarks.draw import draw_frame
+    from vision.video import open_frames
+
+    if not frames:
+        return
+    times = np.array([f.t for f in frames])
+    writer = None
+    with open_frames(source, max_frames=max_frames) as src:
+        fps = src.fps or 10.0
+        for fr in src:
+            i = int(np.argmin(np.abs(times - fr.time)))
+            img = draw_frame(fr.image, frames[i], calibration, events)
+            if writer is None:
+                h, w = img.shape[:2]
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+            writer.write(img)
+            if src.kind == "image":
+                for _ in range(int(fps) - 1):
+                    writer.write(img)
+    if writer is not None:
+        writer.release()

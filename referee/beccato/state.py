@@ -19,6 +19,7 @@ reveal and draw against what is still possible.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from collections import Counter
 from typing import Any
@@ -85,6 +86,7 @@ class BeccatoState:
         check = self._VERIFY.get(type(action))
         if check is None:
             raise V.MalformedAction(f"not a Beccato! action: {action!r}")
+        _check_field_types(action)
         check(self, action)
 
     def can(self, action: Action) -> bool:
@@ -287,8 +289,6 @@ class BeccatoState:
             raise V.NotAskedToReveal(
                 f"{player} is not asked to show their hand", players=list(self.call["to_reveal"])
             )
-        if not isinstance(action.cards, (tuple, list)):
-            raise V.MalformedAction("a reveal lists the cards")
         cards = Counter(self._card(c) for c in action.cards)
         size = sum(cards.values())
         if size not in (3, 4):
@@ -700,6 +700,22 @@ class BeccatoState:
 
     def copy(self) -> "BeccatoState":
         return copy.deepcopy(self)
+
+
+_FIELD_TYPES = {
+    "str": lambda v: isinstance(v, str),
+    "str | None": lambda v: v is None or isinstance(v, str),
+    "tuple[str, ...]": lambda v: isinstance(v, (tuple, list)) and all(isinstance(c, str) for c in v),
+}
+
+
+def _check_field_types(action: Action) -> None:
+    """Actions decoded from JSON may carry any value; name the field that is not what it should be."""
+    for field in dataclasses.fields(action):  # type: ignore[arg-type]
+        if not _FIELD_TYPES[field.type](getattr(action, field.name)):
+            raise V.MalformedAction(
+                f"{action.kind}: {field.name} should be {field.type}, not {getattr(action, field.name)!r}"
+            )
 
 
 def _source(text: str) -> str:

@@ -201,3 +201,56 @@ def test_default_splits_alternate_wherever_possible():
             assert len(state.henhouses) == (5 if n == 5 else n - 1)
             assert sum(state.table.composition.values()) == 3 * len(state.henhouses) + 4
     assert set(GUILDS) >= {t for t in ENGINE.new_game({"players": list("abcdefghi")}).table.teams}
+
+
+# -- anything a log or a web request might carry -------------------------------------------------
+def _states():
+    from .helpers import fill_henhouses, new_table, play
+
+    def partial_play():
+        state = new_table(options={"egg_pyramid": True, "signal_change": True})
+        fill_henhouses(state, ["moon-1", "moon-2", "moon-3", "moon-4", "moon-5"])
+        play(state, ["caught Simona Nicola", "reveal Nicola orloff padovana brahma", "egg star-1"])
+        return state
+
+    def partial_reveal():
+        state = partial_play()
+        play(state, ["place Reds star-1 b1", "coccode Nicola"])
+        return state
+
+    def full_choose():
+        state = new_table(seed=5, options={"calling_chickens": True})
+        while state.phase == "draw":
+            play(state, [f"egg {state.deck[0]}"])
+        return state
+
+    return [partial_play, partial_reveal, full_choose]
+
+
+WORDS = ["Nicola", "Simona", "Claudia", "Reds", "Blues", "orloff", "serama", "sussex", "deck", "chick",
+         "star-1", "moon-1", "b1", "m1", "top", "hum", "free", "?", ""]
+VALUES = st.one_of(
+    st.none(), st.integers(-3, 3), st.booleans(), st.sampled_from(WORDS), st.text(max_size=6),
+    st.lists(st.sampled_from(WORDS[5:8] + ["padovana", "brahma"]), max_size=5),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(factory=st.sampled_from(_states()), kind=st.sampled_from(sorted(ENGINE.codec.classes)),
+       data=st.data())
+def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, kind, data):
+    import dataclasses as dc
+
+    state = factory()
+    cls = ENGINE.codec.classes[kind]
+    fields = {f.name: data.draw(VALUES, label=f.name) for f in dc.fields(cls)}
+    try:
+        action = ENGINE.codec.from_dict({"kind": kind, **fields})
+    except V.MalformedAction:
+        return
+    before = state.snapshot()
+    try:
+        state.apply(action)
+    except V.Violation:
+        assert state.snapshot() == before

@@ -101,8 +101,9 @@ class AudioListener:
     def calibrate(self, clip: AudioClip) -> F.NoiseFloor:
         return F.NoiseFloor.calibrate(clip, self.calibrate_seconds)
 
-    def classify(self, clip: AudioClip, floor: F.NoiseFloor | None = None) -> list[WindowClass]:
-        w = F.windows(clip, floor or self.calibrate(clip), self.window, self.hop)
+    def classify(self, clip: AudioClip, floor: F.NoiseFloor | None = None,
+                 track: F.FrameTrack | None = None) -> list[WindowClass]:
+        w = F.windows(clip, floor or self.calibrate(clip), self.window, self.hop, track)
         post = self.classifier.posteriors(w.features)
         path = viterbi(post, self.stay)
         names = self.classifier.classes
@@ -112,16 +113,18 @@ class AudioListener:
 
     def analyse(self, clip: AudioClip, floor: F.NoiseFloor | None = None) -> AudioAnalysis:
         floor = floor or self.calibrate(clip)
-        wins = self.classify(clip, floor)
+        track = F.frame_track(clip)
+        wins = self.classify(clip, floor, track)
         events: list[SignalEvent] = []
         all_words: list[Word] = []
         for label, i, j in _runs([w.label for w in wins]):
             if label == "silence":
                 continue
-            start, end = wins[i].start, wins[j - 1].end
+            start, end = _refine(clip, track, floor, wins[i].start, wins[j - 1].end)
             if label == "speech":
                 # pad so that words cut by a window edge are decoded whole
-                evs, words = self._speech_events(clip.slice(start - 0.25, end + 0.25), wins[i:j], floor)
+                evs, words = self._speech_events(clip.slice(start - 0.25, end + 0.25), start, end,
+                                                 wins[i:j], floor)
                 events += evs
                 all_words += words
                 continue
@@ -135,9 +138,8 @@ class AudioListener:
         return AudioAnalysis(wins, sorted(events, key=lambda e: (e.start, e.signal)),
                              floor.db, all_words)
 
-    def _speech_events(self, clip: AudioClip, wins: list[WindowClass],
+    def _speech_events(self, clip: AudioClip, start: float, end: float, wins: list[WindowClass],
                        floor: F.NoiseFloor) -> tuple[list[SignalEvent], list[Word]]:
-        start, end = wins[0].start, wins[-1].end
         conf = round(float(np.mean([w.probs["speech"] for w in wins])), 3)
         base = {"source": "audio", "windows": len(wins), "noise_floor_db": round(floor.db, 1),
                 "features": _mean_features(wins)}
@@ -164,6 +166,22 @@ class AudioListener:
                                "prob": round(h.prob, 3)} for h in v.hits]},
                 unsure=v.unsure))
         return out, words
+
+
+def _refine(clip: AudioClip, track: F.FrameTrack, floor: F.NoiseFloor, start: float,
+            end: float, margin_db: float = 9.0) -> tuple[float, float]:
+    """Tighten a run of windows to its first and last frames clearly above the noise floor
+    (loudness smoothed over 50 ms, so a noise spike does not count)."""
+    hop_s = F.FRAME_HOP / F.SAMPLE_RATE
+    i0 = max(0, int((start - clip.start) / hop_s))
+    i1 = min(track.n, int(np.ceil((end - clip.start) / hop_s)))
+    power = np.convolve(10 ** (track.db[i0:i1] / 10), np.ones(5) / 5, mode="same")
+    active = np.flatnonzero(10 * np.log10(power + 1e-12) - floor.db > margin_db)
+    if active.size == 0:
+        return start, end
+    a = clip.start + (i0 + active[0]) * hop_s
+    b = clip.start + (i0 + active[-1]) * hop_s + F.FRAME_LEN / F.SAMPLE_RATE
+    return max(start, a), min(end, b)
 
 
 def _mean_features(wins: list[WindowClass]) -> dict[str, float]:

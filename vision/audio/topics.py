@@ -31,7 +31,7 @@ STEMS: dict[str, dict[str, tuple[str, ...]]] = {
                "maratona", "scudetto", "coppa*"),
     },
     "talk_tv": {
-        "en": ("tv", "television*", "televis*", "episode*", "series", "season", "seasons", "shows",
+        "en": ("tv", "television*", "televis*", "episode*", "series", "shows",
                "the show", "cooking show", "sitcom*", "channel*", "netflix", "movie*", "film", "films", "actor*",
                "actress*", "documentar*", "cartoon*", "news", "program", "programs", "programme*",
                "soap opera", "reality show", "binge*", "streaming", "broadcast*", "presenter*",

@@ -254,3 +254,25 @@ def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, 
         state.apply(action)
     except V.Violation:
         assert state.snapshot() == before
+
+
+@pytest.mark.parametrize("factory", _states(), ids=lambda f: f.__name__)
+def test_every_mistyped_field_is_malformed_in_every_phase(factory):
+    import dataclasses as dc
+
+    state = factory()
+    before = state.snapshot()
+    good = {"player": "Nicola", "caller": "Nicola", "target": "Simona", "team": "Reds", "egg": "star-1",
+            "card": "orloff", "breed": "orloff", "cards": ["orloff"] * 3, "source": "deck", "place": "b2",
+            "signal": "hum"}
+    for kind, cls in ENGINE.codec.classes.items():
+        for field in dc.fields(cls):
+            for bad in ([], ["x"], 3, {"a": 1}, [1, 2, 3]):
+                if field.name == "cards" and bad in ([], ["x"]):
+                    continue  # a list of strings: the state names what is wrong with it
+                fields = {f.name: good[f.name] for f in dc.fields(cls)}
+                fields[field.name] = bad
+                action = ENGINE.codec.from_dict({"kind": kind, **fields})
+                with pytest.raises(V.MalformedAction):
+                    state.apply(action)
+                assert state.snapshot() == before

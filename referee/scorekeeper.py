@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import os
+import threading
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -103,10 +105,22 @@ def _engine(game: str | Engine) -> Engine:
     return get_engine(game) if isinstance(game, str) else game
 
 
+def _locked(method):
+    """Run a method under the table's lock (a web server may call from several threads)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Scorekeeper:
     """One table: an engine, its current state, and the open session log."""
 
     def __init__(self, engine: Engine, log: SessionLog, state: GameState) -> None:
+        self._lock = threading.RLock()
         self.engine = engine
         self.log = log
         self.state = state
@@ -173,12 +187,14 @@ class Scorekeeper:
 
     # -- reading ----------------------------------------------------------------------------
 
+    @_locked
     def table(self) -> str:
         return self.engine.render(self.state)
 
     def help(self) -> str:
         return self.engine.command_help().rstrip() + "\n" + GENERIC_HELP
 
+    @_locked
     def history(self) -> str:
         by_seq = {e.seq: e for e in self.log.entries}
         lines = []
@@ -199,6 +215,7 @@ class Scorekeeper:
 
     # -- typed lines ------------------------------------------------------------------------
 
+    @_locked
     def submit(
         self, line: str, *, time: float, source: str = "keyboard", confidence: float | None = 1.0
     ) -> Outcome:
@@ -241,6 +258,7 @@ class Scorekeeper:
 
     # -- actions and corrections -----------------------------------------------------------
 
+    @_locked
     def act(
         self,
         action: Action | Mapping[str, Any],
@@ -275,6 +293,7 @@ class Scorekeeper:
         return Outcome(line or text or "", True, "action", entry=entry, events=events,
                        message=describe_events(events))
 
+    @_locked
     def undo(
         self,
         target: int | None = None,
@@ -291,6 +310,7 @@ class Scorekeeper:
             target = next(reversed(self._actions))
         return self._correct({"op": "undo", "target": target}, time, source, confidence, line)
 
+    @_locked
     def amend(
         self,
         target: int,
@@ -341,10 +361,12 @@ class Scorekeeper:
 
     # -- what never changes the state -------------------------------------------------------
 
+    @_locked
     def note(self, text: str, *, time: float, source: str = "keyboard") -> Outcome:
         entry = self.log.append("note", {"text": text}, time=time, source=source, confidence=None)
         return Outcome(text, True, "note", entry=entry, message=f"note #{entry.seq} saved")
 
+    @_locked
     def observe(
         self,
         observation: Mapping[str, Any],

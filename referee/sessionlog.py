@@ -28,6 +28,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -347,7 +348,9 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, isolation_level=None)
     else:
-        conn = sqlite3.connect(str(path), isolation_level=None)
+        # One writer object may be shared by a web server's threads: `SessionLog` serialises
+        # its appends with a lock, so the connection may cross threads.
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=5000")
@@ -571,6 +574,7 @@ class SessionLog:
     def __init__(self, path: Path, conn: sqlite3.Connection, contents: LogContents) -> None:
         self.path = path
         self._conn = conn
+        self._lock = threading.Lock()
         self.header = contents.header
         self.entries: list[Entry] = contents.entries
         self._last_checksum = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
@@ -658,33 +662,34 @@ class SessionLog:
         events: Sequence[Event | Mapping[str, Any]] = (),
     ) -> Entry:
         """Append one entry in its own durable transaction and return it (with its seq)."""
-        entry = Entry(
-            seq=self.next_seq,
-            time=time,
-            source=source,
-            confidence=confidence,
-            kind=kind,
-            payload=payload,
-            events=[e.to_dict() if isinstance(e, Event) else e for e in events],
-        ).normalised()
-        validate_entry(entry)
-        entry = dataclasses.replace(entry, checksum=entry.chained(self._last_checksum))
-        try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(
-                f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", _row(entry)
-            )
-            self._conn.execute("COMMIT")
-        except sqlite3.IntegrityError:
-            self._conn.execute("ROLLBACK")
-            raise LogConflict(f"entry {entry.seq} was written by another process") from None
-        except BaseException:
-            if self._conn.in_transaction:
+        with self._lock:
+            entry = Entry(
+                seq=self.next_seq,
+                time=time,
+                source=source,
+                confidence=confidence,
+                kind=kind,
+                payload=payload,
+                events=[e.to_dict() if isinstance(e, Event) else e for e in events],
+            ).normalised()
+            validate_entry(entry)
+            entry = dataclasses.replace(entry, checksum=entry.chained(self._last_checksum))
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(
+                    f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", _row(entry)
+                )
+                self._conn.execute("COMMIT")
+            except sqlite3.IntegrityError:
                 self._conn.execute("ROLLBACK")
-            raise
-        self.entries.append(entry)
-        self._last_checksum = entry.checksum
-        return entry
+                raise LogConflict(f"entry {entry.seq} was written by another process") from None
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self.entries.append(entry)
+            self._last_checksum = entry.checksum
+            return entry
 
     def contents(self) -> LogContents:
         return LogContents(header=self.header, entries=list(self.entries), path=str(self.path))

@@ -159,7 +159,7 @@ LINE = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(LINE, max_size=25))
 def test_any_session_replays_to_the_live_state(tmp_path_factory, lines):
     folder = tmp_path_factory.mktemp("prop")

@@ -174,10 +174,11 @@ def test_damaged_jsonl_is_named_at_the_first_bad_entry(tmp_path, damage, index):
 
 @pytest.mark.parametrize("fraction", [0.9, 0.6, 0.35])
 def test_a_truncated_sqlite_log_is_named_and_the_entries_before_are_readable(tmp_path, fraction):
-    log = SessionLog.create(tmp_path / "g.db", toy_header())
-    for i in range(400):
-        log.append("note", {"text": f"note {i} " + "x" * 100}, time=float(i))
-    log.close()
+    from referee.sessionlog import Entry
+
+    notes = [Entry(seq=i + 1, time=float(i), source="script", confidence=None, kind="note",
+                   payload={"text": f"note {i} " + "x" * 100}) for i in range(400)]
+    SessionLog.create(tmp_path / "g.db", toy_header(), notes).close()  # one transaction
     original = read_log(tmp_path / "g.db").entries
     data = (tmp_path / "g.db").read_bytes()
     (tmp_path / "cut.db").write_bytes(data[: int(len(data) * fraction)])
@@ -271,3 +272,44 @@ def test_a_writer_killed_mid_write_loses_no_committed_entry(tmp_path):
     log = SessionLog.open(path)  # and it can be continued
     assert log.append("note", {"text": "after the crash"}, time=1.0).seq == len(contents.entries) + 1
     log.close()
+
+
+def test_two_writers_on_one_log_are_told_apart(tmp_path):
+    first = make_log(tmp_path / "g.db")
+    second = SessionLog.open(tmp_path / "g.db")
+    first.append("note", {"text": "from the first"}, time=1.0)
+    from referee.sessionlog import LogConflict
+
+    with pytest.raises(LogConflict):
+        second.append("note", {"text": "from the second"}, time=2.0)
+    first.close()
+    second.close()
+    assert [e.payload["text"] for e in read_log(tmp_path / "g.db").entries] == ["from the first"]
+
+
+def test_threads_sharing_one_log_get_distinct_chained_entries(tmp_path):
+    import threading
+
+    from referee.scorekeeper import Scorekeeper
+
+    from .toy_engine import ENGINE as TOY
+
+    keeper = Scorekeeper.start(TOY, {"players": ["Ann", "Bob"]}, tmp_path / "g.db", time=0.0)
+    barrier = threading.Barrier(4)
+
+    def worker(n):
+        barrier.wait()
+        for i in range(15):
+            if i % 2:
+                keeper.observe({"type": "signal", "player": "Ann", "worker": n, "i": i}, time=float(i))
+            else:
+                keeper.submit(f"note worker {n} line {i}", time=float(i))
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    keeper.close()
+    entries = read_log(tmp_path / "g.db").entries  # checksums verified in order
+    assert [e.seq for e in entries] == list(range(1, 61))

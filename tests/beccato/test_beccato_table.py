@@ -361,3 +361,9 @@ def test_take_egg_accepts_the_deck_top_by_other_names():
     state = table()
     play(state, ["caught Simona Cecilia", "reveal Cecilia padovana padovana padovana"])
     assert state.can(TakeEgg("Blues", "top"))
+
+
+def test_five_players_passing_right_skip_the_imaginary_seat_as_dealer():
+    t = Table.from_setup({"players": ["a", "b", "c", "d", "e"], "options": {"pass_direction": "right"}})
+    assert t.next_seat("a") == "?" and t.next_seat("?") == "e"
+    assert [t.dealer_of_round(n) for n in range(1, 7)] == ["a", "e", "d", "c", "b", "a"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.beccato import RevealDoesNotMatchHand
+from referee.beccato import ENGINE, RevealDoesNotMatchHand
 from referee.beccato.scoring import GUILD_CARD, Card, pyramid_score
 
 from .helpers import fill_henhouses, new_table, of_kind, play
@@ -64,7 +64,7 @@ def test_the_three_narratives_at_a_real_table():
     events = play(state, ["Chicchirichì Simona", "reveal Simona serama serama serama serama", "egg star-2"])
     assert of_kind(events, "call_resolved")[0]["correct"] is True
     assert eggs(state, "Blues") == ["moon-2", "star-2"]
-    # 2 own-Guild eggs... Reds: moon-1, star-1 (1 each); Blues: moon-2 (1) + star-2 (own, 2)
+    # Reds: moon-1, star-1 (1 each); Blues (Guild star): moon-2 (1) + star-2 (own Guild, 2)
     assert state.scores()["Reds"]["points"] == 2
     assert state.scores()["Blues"]["points"] == 3
 
@@ -80,7 +80,7 @@ ROUND_ONE = {  # dealer Nicola holds four cards; Claudia three Orloff
 
 
 def test_coccode_with_full_knowledge_checks_the_reveal():
-    state = new_table(deals=[ROUND_ONE], eggs=None, seed=5)
+    state = new_table(deals=[ROUND_ONE], seed=5)
     for _ in range(5):
         play(state, [f"egg {state.deck[0]}"])
     orloff_egg = state.henhouses["orloff"]
@@ -113,7 +113,7 @@ def test_chicchirichi_after_receiving_the_fourth_serama():
 
 
 def test_wrong_chicchirichi_gives_every_opposing_team_an_egg():
-    state = ENGINE_THREE_TEAMS()
+    state = three_team_table()
     fill_henhouses(state, ["moon-1", "moon-2", "moon-3", "moon-4", "moon-5"])
     play(state, ["chicchirichi A1", "reveal A1 serama serama serama orloff"])
     assert state.waiting_for() == {"step": "draw", "to": "team", "team": "B"}
@@ -123,9 +123,7 @@ def test_wrong_chicchirichi_gives_every_opposing_team_an_egg():
     assert state.collections["A"] == []
 
 
-def ENGINE_THREE_TEAMS():
-    from referee.beccato import ENGINE
-
+def three_team_table():
     return ENGINE.new_game({
         "players": ["A1", "B1", "C1", "A2", "B2", "C2"],
         "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},

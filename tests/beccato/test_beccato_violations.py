@@ -205,11 +205,6 @@ def test_bad_setups_are_named(setup, expected):
 
 
 def test_every_setup_error_is_reached():
-    import inspect
-
-    source = inspect.getsource(test_bad_setups_are_named.__wrapped__) if hasattr(
-        test_bad_setups_are_named, "__wrapped__") else ""
-    del source  # the parametrize table above lists the classes
     params = [m.args for m in test_bad_setups_are_named.pytestmark if m.name == "parametrize"][0][1]
     reached = {expected for _setup, expected in params}
     named = {getattr(V, n) for n in V.__all__ if issubclass(getattr(V, n), V.SetupError)}

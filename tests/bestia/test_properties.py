@@ -1,0 +1,159 @@
+"""Random full games of every Bestia variant with random house rules (Hypothesis): every card
+and every chip accounted for at every step, settlements add up, the game ends when the rules
+say, the legal-action generator agrees with the validator, a refused action changes nothing,
+a replay gives an equal snapshot, and a referee who sees only the played cards settles every
+chip exactly as one who knows the deal."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.bestia import ENGINE, Gioco, Play, TurnTrump
+from referee.core import Violation
+
+VARIANT_PLAYERS = {"classic": (3, 7), "buco": (3, 7), "italian": (3, 6), "roman": (4, 6),
+                   "tippen": (3, 6)}
+
+
+@st.composite
+def tables(draw):
+    variant = draw(st.sampled_from(sorted(VARIANT_PLAYERS)))
+    low, high = VARIANT_PLAYERS[variant]
+    n = draw(st.integers(low, high))
+    options = {"variant": variant, "deals_to_play": draw(st.integers(1, 4)),
+               "cap": draw(st.sampled_from([None, 12, 30])),
+               "pot": draw(st.sampled_from([0, 3, 6]))}
+    for flag in ("forced_round", "lead_trump_ace", "lead_trump", "highest_trump",
+                 "obbligo_asso", "obbligo_asso_highest", "until_no_bestia"):
+        options[flag] = draw(st.booleans())
+    if variant in ("italian", "roman"):
+        options["one_round"] = draw(st.booleans())
+        options["fee"] = draw(st.sampled_from([0, 1, 2]))
+        options["stake"] = draw(st.sampled_from([2, 5, 10]))
+    if variant == "classic":
+        options["doctor"] = draw(st.booleans())
+    return {"players": [f"P{i}" for i in range(n)], "options": options,
+            "seed": draw(st.integers(0, 10_000))}
+
+
+def choose(state, rng):
+    legal = state.legal_actions()
+    assert legal, (state.phase, state.queue)
+    if state.phase == "speak":
+        # cautious players (half of them pass) and small exchanges, so games end
+        passes = [a for a in legal if a.kind == "pass"]
+        if passes and rng.random() < 0.5:
+            return passes[0]
+        gioco = [a for a in legal if a.kind == "gioco"]
+        if gioco and rng.random() < 0.6:
+            return min(gioco, key=lambda a: len(a.discards))
+    return rng.choice(legal)
+
+
+def deck_accounted(state):
+    snap = state.snapshot()
+    cards = snap["cards"]
+    every = ([c for h in cards["hands"].values() for c in h] + cards["gone"] + snap["stock"]
+             + snap["thrown"] + snap["aside"] + (snap["buco"] or []))
+    assert len(every) == len(set(every)), "a card in two places"
+    assert sorted(every) == sorted(state.variant.deck.cards), "a card missing"
+    assert snap["stock_count"] == len(snap["stock"])
+
+
+def check_settlement(state, data):
+    o = state.options
+    ins = data["in"]
+    assert sum(data["won"].values()) <= data["pot"]
+    if len(ins) > 1:
+        assert sum(data["tricks"].values()) == state.variant.tricks
+        assert set(data["bestia"]) == {p for p in ins if data["tricks"][p] == 0}
+        share = data["pot"] // state.variant.tricks
+        assert data["won"] == {p: share * t for p, t in data["tricks"].items() if t}
+        for p in data["bestia"]:
+            due = data["pot"] * 3 // 2 if p == data["busser"] else data["pot"]
+            if o["cap"] is not None:
+                due = min(due, o["cap"])
+            assert data["paid"][p] >= due
+    elif len(ins) == 1:
+        assert data["won"] == {ins[0]: data["pot"]} and data["paid"] == {}
+    remainder = data["pot"] - sum(data["won"].values())
+    assert data["next_pot"] == remainder + sum(data["paid"].values())
+
+
+def run(setup, rng, probe=True):
+    state = ENGINE.new_game(setup)
+    log = []
+    steps = 0
+    while not state.is_over:
+        steps += 1
+        assert steps < 20000
+        action = choose(state, rng)
+        if probe and state.phase == "play" and rng.random() < 0.3:
+            legal = state.legal_actions()
+            player = state.turn
+            for card in state.holdings.hand(player):
+                attempt = Play(player, card)
+                if attempt in legal:
+                    assert state.can(attempt)
+                    continue
+                before = state.snapshot()
+                try:
+                    state.apply(attempt)
+                except Violation:
+                    pass
+                else:
+                    raise AssertionError(f"{attempt} accepted but not listed as legal")
+                assert state.snapshot() == before
+        deals_before = len(state.history)
+        events = state.apply(action)
+        log.append(action)
+        assert state.chips_in_play() == state.total
+        if not state.is_over:
+            deck_accounted(state)
+        for e in events:
+            if e.kind == "settled":
+                check_settlement(state, e.data)
+        if len(state.history) > deals_before:
+            last = state.history[-1]
+            enough = last["deal"] >= state.options["deals_to_play"]
+            should_end = enough and not (state.options["until_no_bestia"] and last["bestia"])
+            assert state.is_over == should_end
+    return state, log
+
+
+def _replay(setup, log):
+    state = ENGINE.new_game(setup)
+    for action in log:
+        state.apply(ENGINE.codec.from_dict(action.to_dict()))
+    return state
+
+
+@settings(max_examples=40, deadline=None)
+@given(setup=tables(), choice=st.integers(0, 2**32))
+def test_random_full_games(setup, choice):
+    state, log = run(setup, random.Random(choice))
+    assert _replay(setup, log).snapshot() == state.snapshot()
+    assert sum(state.result["gained"].values()) + state.pot == state.options["pot"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(setup=tables(), choice=st.integers(0, 2**32))
+def test_partial_knowledge_settles_like_full_knowledge(setup, choice):
+    """The table plays with a known deal; a second referee sees only the turned trump card,
+    the declarations (exchanges as counts) and the cards played."""
+    rng = random.Random(choice)
+    full, log = run(setup, rng, probe=False)
+    blind_setup = {k: v for k, v in setup.items() if k != "seed"}
+    blind = ENGINE.new_game(blind_setup)
+    table = ENGINE.new_game(setup)
+    for action in log:
+        if blind.phase == "trump":
+            blind.apply(TurnTrump(table.trump_card))
+        seen = Gioco(action.player, (), len(action.discards)) if isinstance(action, Gioco) else action
+        blind.apply(seen)
+        table.apply(action)
+    assert blind.is_over
+    assert blind.stacks == full.stacks and blind.pot == full.pot
+    assert blind.offences == [] and all(h["offences"] == [] for h in blind.history)
+    assert [h["won"] for h in blind.history] == [h["won"] for h in full.history]

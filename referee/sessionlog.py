@@ -206,7 +206,11 @@ class Entry:
     def normalised(self) -> "Entry":
         """The same entry with payload and events as plain JSON values (lists, dicts)."""
         return dataclasses.replace(
-            self, payload=jsonable(self.payload), events=[jsonable(e) for e in self.events]
+            self,
+            time=float(self.time) if _is_time(self.time) else self.time,  # stored as REAL
+            confidence=float(self.confidence) if _is_time(self.confidence) else self.confidence,
+            payload=jsonable(self.payload),
+            events=[jsonable(e) for e in self.events],
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -129,8 +129,9 @@ def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> 
     if not outcome.accepted:
         click.echo(f"{where}rejected: {outcome.error}")
         hint = outcome.error.details.get("hint") if outcome.error else None
-        if hint:
-            click.echo(f"  hint: {hint}")
+        if isinstance(hint, str) and hint.strip():
+            # a one-line usage helps; a whole command list would bury the error
+            click.echo(f"  {hint.strip()}" if "\n" not in hint.strip() else "  (type 'help' for the commands)")
         return
     if outcome.command in ("action", "correction"):
         assert outcome.entry is not None

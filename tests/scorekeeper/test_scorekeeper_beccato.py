@@ -174,3 +174,23 @@ def test_random_full_knowledge_games_replay_exactly(tmp_path_factory, seed, opti
     write_jsonl(contents, buffer)
     (folder / "g.jsonl").write_text(buffer.getvalue())
     assert replay(read_log(folder / "g.jsonl")).state.snapshot() == keeper.state.snapshot()
+
+
+@pytest.mark.parametrize("script", sorted((REPO / "datasets" / "games").glob("*.*")), ids=lambda p: p.name)
+def test_every_example_script_plays_to_the_end_and_checks_legal(tmp_path, monkeypatch, script):
+    monkeypatch.chdir(tmp_path)
+    game = script.suffix.lstrip(".")
+    runner = CliRunner()
+    played = runner.invoke(cli, ["play", game, "--script", str(script), "--log", "g.db", "--quiet"])
+    assert played.exit_code == EXIT_OK, played.output
+    assert "rejected" not in played.output
+    report = json.loads(runner.invoke(cli, ["check", "g.db", "--json"]).output)
+    assert report["legal"] and report["is_over"]
+
+
+def test_the_variants_example_scores_the_pyramids(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = REPO / "datasets" / "games" / "variants.beccato"
+    CliRunner().invoke(cli, ["play", "beccato", "--script", str(script), "--log", "g.db", "--quiet"])
+    state = replay(read_log("g.db")).state
+    assert {team: score["points"] for team, score in state.result["scores"].items()} == {"Reds": 15, "Blues": 4}

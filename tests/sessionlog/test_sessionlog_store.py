@@ -313,3 +313,11 @@ def test_threads_sharing_one_log_get_distinct_chained_entries(tmp_path):
     keeper.close()
     entries = read_log(tmp_path / "g.db").entries  # checksums verified in order
     assert [e.seq for e in entries] == list(range(1, 61))
+
+
+def test_whole_number_times_and_confidences_read_back_with_valid_checksums(tmp_path):
+    log = make_log(tmp_path / "g.db")
+    entry = log.append("note", {"text": "at second 5"}, time=5, confidence=1)
+    log.close()
+    (read,) = read_log(tmp_path / "g.db").entries
+    assert read == entry and read.time == 5.0 and isinstance(read.time, float)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import random
 from collections import Counter
 from typing import Any
 
@@ -185,6 +186,14 @@ class BeccatoState:
             return [(A.DrawFromPile(None), 1.0)]
         total = sum(pile.values())
         return [(A.DrawFromPile(c), n / total) for c, n in sorted(pile.items())]
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """One chance action drawn with `rng` (the caller's randomness, never a global one)."""
+        outcomes = self.chance_outcomes()
+        if not outcomes:
+            raise V.OutOfOrder("no chance action is expected now", waiting_for=self.waiting_for())
+        actions, weights = zip(*outcomes)
+        return rng.choices(actions, weights=weights)[0]
 
     def scores(self) -> dict[str, dict[str, Any]]:
         return {team: jsonable(score) for team, score in self._team_scores().items()}

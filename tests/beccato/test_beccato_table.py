@@ -367,3 +367,19 @@ def test_five_players_passing_right_skip_the_imaginary_seat_as_dealer():
     t = Table.from_setup({"players": ["a", "b", "c", "d", "e"], "options": {"pass_direction": "right"}})
     assert t.next_seat("a") == "?" and t.next_seat("?") == "e"
     assert [t.dealer_of_round(n) for n in range(1, 7)] == ["a", "e", "d", "c", "b", "a"]
+
+
+def test_sample_chance_uses_only_the_given_randomness():
+    import random
+
+    state = ENGINE.new_game({"players": ["Anna", "Bruno", "Carla", "Dario", "Elena"], "seed": 4})
+    assert state.sample_chance(random.Random(1)).egg == state.deck[0]  # full knowledge: the top
+    while state.phase == "draw":
+        state.apply(state.sample_chance(random.Random(1)))
+    with pytest.raises(V.OutOfOrder):
+        state.sample_chance(random.Random(1))
+    for seat in ["Anna", "Bruno", "Carla", "Dario", "Elena"]:
+        play(state, [f"pass {seat} {state.hands[seat][0]}"])
+    drawn = [state.sample_chance(random.Random(k)).card for k in range(40)]
+    assert set(drawn) == set(state.hands["?"])
+    assert drawn == [state.sample_chance(random.Random(k)).card for k in range(40)]

@@ -195,14 +195,20 @@ class Scorekeeper:
         return self.engine.command_help().rstrip() + "\n" + GENERIC_HELP
 
     @_locked
+    def view(self, viewer: str | None = None) -> dict[str, Any]:
+        """What one player (or the public, None) may see: the engine's `state.view`."""
+        return self.state.view(viewer)
+
+    @_locked
     def history(self) -> str:
-        by_seq = {e.seq: e for e in self.log.entries}
-        lines = []
-        for seq, action in self._actions.items():
-            text = by_seq[seq].payload.get("text")
-            amended = action != by_seq[seq].payload["action"]
-            label = text if text and not amended else describe_events([action])
-            lines.append(f"#{seq} {label}" + ("  (amended)" if amended else ""))
+        labels: dict[int, str] = {}
+        for entry in self.log.entries:
+            if entry.kind == "action":
+                labels[entry.seq] = entry.payload.get("text") or describe_events([entry.payload["action"]])
+            elif entry.kind == "correction" and entry.payload["op"] == "amend":
+                text = entry.payload.get("text") or describe_events([entry.payload["action"]])
+                labels[entry.payload["target"]] = f"{text}  (amended by #{entry.seq})"
+        lines = [f"#{seq} {labels[seq]}" for seq in self._actions]
         return "\n".join(lines) if lines else "(no actions in effect)"
 
     @property

@@ -182,3 +182,11 @@ def test_any_session_replays_to_the_live_state(tmp_path_factory, lines):
     resumed = Scorekeeper.resume(folder / "g.db", engine=TOY)
     assert resumed.state.snapshot() == keeper.state.snapshot()
     resumed.close()
+
+
+def test_history_lists_the_actions_in_effect_with_amends(tmp_path):
+    keeper = _keeper(tmp_path)
+    _play(keeper, "Ann 2", "Bob 3", "Cid 1", "undo", "amend 1 Ann 1")
+    assert keeper.history().splitlines() == ["#1 Ann 1  (amended by #5)", "#2 Bob 3"]
+    assert keeper.view("Ann")["total"] == 4
+    assert keeper.submit("history", time=1.0).message == keeper.history()

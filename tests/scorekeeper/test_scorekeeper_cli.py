@@ -269,3 +269,16 @@ def test_every_engine_plays_through_the_scorekeeper_and_replays_exactly(tmp_path
     assert result.state.snapshot() == keeper.state.snapshot()
     assert engine.render(result.state) == keeper.table()
     keeper.close()
+
+
+def test_check_names_a_hand_written_correction_of_a_note(run, tmp_path):
+    run("play", "toy", *PLAYERS, "--log", "g.db", input="Ann 2\nnote thinking\nBob 1\n")
+    run("export", "g.db", "g.jsonl")
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    bad = {"seq": 4, "time": 9.0, "source": "keyboard", "confidence": 1.0, "kind": "correction",
+           "payload": {"op": "undo", "target": 2}, "events": []}
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines + [json.dumps(bad)]) + "\n")
+    result = run("check", "bad.jsonl")
+    assert result.exit_code == EXIT_VIOLATION
+    assert "entry 4: NoSuchEntry: entry 2 is not an action of this game" in result.output
+    assert "total 3/12" in result.output  # the state before the bad correction

@@ -74,8 +74,9 @@ class BestiaEngine:
     def render(self, state: BestiaState) -> str:
         s = state
         deck = s.variant.deck
+        style = "symbol" if deck.style == "french" else "it"
         lines = [f"{s.variant.title}, deal {s.deal_no + 1}, dealer {s.dealer}; pot {s.pot}"
-                 + (f"; trumps {deck.name_of(s.trump_card, 'symbol')} "
+                 + (f"; trumps {deck.name_of(s.trump_card, style)} "
                     f"({deck.suit_name(s.trump)})" if s.trump_card else "")]
         lines.append("chips: " + ", ".join(f"{p} {n}" for p, n in s.stacks.items()))
         if s.is_over:
@@ -93,12 +94,12 @@ class BestiaEngine:
             lines.append(f"{s.queue[0]} {what}" + (f" (round {s.round_no})"
                                                    if s.round_no > 1 else ""))
         elif s.phase == "play":
-            table = ", ".join(f"{p} {deck.name_of(c, 'symbol')}" for p, c in s.trick) or "(empty)"
+            table = ", ".join(f"{p} {deck.name_of(c, style)}" for p, c in s.trick) or "(empty)"
             lines.append(f"trick {s.trick_no + 1}/{s.variant.tricks}: {table}; {s.turn} to play")
             lines.append("tricks: " + ", ".join(f"{p} {s.tricks_won[p]}" for p in s.in_players()))
             if s.holdings.full:
                 lines.append(f"{s.turn} holds: " + " ".join(
-                    deck.name_of(c, "symbol") for c in s.holdings.hand(s.turn)))
+                    deck.name_of(c, style) for c in s.holdings.hand(s.turn)))
         if s.history:
             h = s.history[-1]
             lines.append(f"last deal: pot {h['pot']}, won {h['won']}, bestia {h['bestia']}, "

@@ -19,6 +19,7 @@ from referee.beccato.actions import (
     Pass,
     PlaceEgg,
     Reveal,
+    ShowCards,
     TakeEgg,
 )
 from referee.beccato.cards import BREEDS, EGGS, GUILDS, SERAMA
@@ -30,7 +31,7 @@ from referee.beccato import violations
 
 __all__ = [
     "ENGINE", "BeccatoEngine", "BeccatoState", "Table", "OPTIONS", "ACTIONS", "CODEC", "CALLS",
-    "CHANCE_ACTIONS", "Pass", "DrawFromPile", "Coccode", "Caught", "Chicchirichi", "Reveal",
+    "CHANCE_ACTIONS", "Pass", "DrawFromPile", "Coccode", "Caught", "Chicchirichi", "Reveal", "ShowCards",
     "DrawEgg", "TakeEgg", "PlaceEgg", "ChangeSignal", "BREEDS", "EGGS", "GUILDS", "SERAMA",
     *violations.__all__,
 ]

@@ -67,6 +67,16 @@ class Reveal(Action):
 
 
 @dataclasses.dataclass(frozen=True)
+class ShowCards(Action):
+    """Cards seen in `player`'s hand during play (shown to the camera, or glimpsed): some of the
+    hand, not necessarily all of it. The referee only learns from it."""
+
+    kind = "show_cards"
+    player: str
+    cards: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class DrawEgg(Action):
     """Chance: the egg turned up from the top of the egg deck for the draw the referee awaits
     (an egg onto a henhouse, or a face-down egg to a team)."""
@@ -112,6 +122,7 @@ ACTIONS: tuple[type[Action], ...] = (
     Caught,
     Chicchirichi,
     Reveal,
+    ShowCards,
     DrawEgg,
     TakeEgg,
     PlaceEgg,

@@ -323,6 +323,32 @@ class BeccatoState:
         if size == 4 and any(len(c) == 4 for s, c in self.hands.items() if s != player):
             raise V.RevealWrongSize("another hand of four was already seen this round")
 
+    def _verify_show_cards(self, action: A.ShowCards) -> None:
+        self._expect("play", "cards seen in a hand")
+        player = self._player(action.player)
+        cards = Counter(self._card(c) for c in action.cards)
+        if not 1 <= sum(cards.values()) <= 4:
+            raise V.RevealWrongSize(f"a hand shows 1 to 4 cards, not {sum(cards.values())}")
+        for name, n in cards.items():
+            if n > copies(name):
+                raise V.TooManyOfBreed(f"{n} {name}: the deck has only {copies(name)}")
+        known = Counter(self.hands[player])
+        if self.table.full:
+            if cards - known:
+                raise V.CardNotInHand(f"{player} does not hold {sorted((cards - known).elements())}",
+                                      hand=sorted(known.elements()))
+            return
+        merged = known | cards
+        if sum(merged.values()) > 4:
+            raise V.RevealWrongSize(f"{player} would hold {sorted(merged.elements())}: more than 4 cards",
+                                    known=sorted(known.elements()))
+        elsewhere = self._seen_elsewhere(player)
+        for name, n in merged.items():
+            if n + elsewhere[name] > copies(name):
+                raise V.CardAlreadySeen(
+                    f"{name}: {elsewhere[name]} already seen elsewhere this round, {copies(name)} in the deck"
+                )
+
     def _verify_draw_egg(self, action: A.DrawEgg) -> None:
         self._expect("draw", "an egg from the deck")
         egg = egg_name(str(action.egg))
@@ -380,6 +406,7 @@ class BeccatoState:
         A.Caught: _verify_caught,
         A.Chicchirichi: _verify_chicchirichi,
         A.Reveal: _verify_reveal,
+        A.ShowCards: _verify_show_cards,
         A.DrawEgg: _verify_draw_egg,
         A.TakeEgg: _verify_take_egg,
         A.PlaceEgg: _verify_place_egg,
@@ -439,6 +466,12 @@ class BeccatoState:
             self.todo.pop(0)
             self._resolve_call()
 
+    def _apply_show_cards(self, action: A.ShowCards) -> None:
+        cards = sorted(card_name(c) for c in action.cards)
+        if not self.table.full:
+            self.hands[action.player] = sorted((Counter(self.hands[action.player]) | Counter(cards)).elements())
+        self._emit("cards_seen", player=action.player, cards=cards)
+
     def _apply_draw_egg(self, action: A.DrawEgg) -> None:
         egg = egg_name(action.egg)
         step = self.todo.pop(0)
@@ -471,6 +504,7 @@ class BeccatoState:
         A.Caught: _apply_caught,
         A.Chicchirichi: _apply_chicchirichi,
         A.Reveal: _apply_reveal,
+        A.ShowCards: _apply_show_cards,
         A.DrawEgg: _apply_draw_egg,
         A.TakeEgg: _apply_take_egg,
         A.PlaceEgg: _apply_place_egg,

@@ -16,6 +16,7 @@ coccode PLAYER [BREED]          Coccodé (also coccodé, coccodè); BREED under 
 caught PLAYER TARGET            Caught! (also beccato): PLAYER points at TARGET
 chicchirichi PLAYER             Chicchirichì: PLAYER claims four Serama
 reveal PLAYER CARD CARD CARD [CARD]   PLAYER shows their hand (e.g. reveal Claudia orloff orloff orloff serama)
+seen PLAYER CARD [CARD...]      cards seen in PLAYER's hand during play (the referee learns them)
 pass PLAYER [CARD]              PLAYER passes a card on (name it when seen; required in a simulated game)
 pile [CARD]                     five players: the card drawn from the imaginary seat
 egg EGG                         the egg turned up from the deck (e.g. egg star-3; also: egg deck star-3)
@@ -33,7 +34,7 @@ VERBS = {
     "catch": "caught",
     "chicchirichi": "chicchirichi",
     "reveal": "reveal",
-    "show": "reveal",
+    "seen": "seen",
     "pass": "pass",
     "pile": "pile",
     "egg": "egg",
@@ -101,6 +102,11 @@ def _reveal(state, verb, args):
     return A.Reveal(_player(state, args[0]), tuple(args[1:]))
 
 
+def _seen(state, verb, args):
+    _usage("seen", args, 2, 5)
+    return A.ShowCards(_player(state, args[0]), tuple(args[1:]))
+
+
 def _pass(state, verb, args):
     _usage("pass", args, 1, 2)
     return A.Pass(_player(state, args[0]), args[1] if len(args) > 1 else None)
@@ -141,6 +147,7 @@ _PARSERS: dict[str, Callable[[BeccatoState, str, list[str]], Action]] = {
     "caught": _caught,
     "chicchirichi": _chicchirichi,
     "reveal": _reveal,
+    "seen": _seen,
     "pass": _pass,
     "pile": _pile,
     "egg": _egg,

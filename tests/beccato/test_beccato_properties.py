@@ -118,6 +118,7 @@ def probes(state, rng: random.Random) -> list[A.Action]:
         A.Caught(rng.choice(players), rng.choice(players)),
         A.Chicchirichi(rng.choice(players)),
         A.Reveal(rng.choice(players), tuple(rng.choice(cards) for _ in range(rng.choice([2, 3, 4])))),
+        A.ShowCards(rng.choice(players), tuple(rng.choice(cards) for _ in range(rng.choice([1, 2, 5])))),
         A.DrawEgg(rng.choice(EGGS)),
         A.TakeEgg(rng.choice(teams), rng.choice(["deck", "chick", "orloff", "sussex"])),
         A.PlaceEgg(rng.choice(teams), rng.choice(EGGS), rng.choice(["b1", "m1", "top", "x"])),

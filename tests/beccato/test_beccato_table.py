@@ -297,6 +297,7 @@ def test_setup_records_options_and_rulings():
     ("Chicchirichì Simona", "chicchirichi", {"caller": "Simona"}),
     ("chicchirichi Simona", "chicchirichi", {"caller": "Simona"}),
     ("reveal Claudia orloff orloff orloff", "reveal", {"cards": ("orloff", "orloff", "orloff")}),
+    ("seen Claudia orloff Padovane", "show_cards", {"player": "Claudia", "cards": ("orloff", "Padovane")}),
     ("pass Nicola", "pass", {"card": None}),
     ("pass Nicola serama", "pass", {"card": "serama"}),
     ("pile", "draw_from_pile", {"card": None}),
@@ -322,6 +323,7 @@ def test_parse_command(line, kind, fields):
     ("dance Nicola", "coccode"),
     ("caught Simona", "usage: caught"),
     ("reveal", "usage: reveal"),
+    ("seen Claudia a b c d e", "usage: seen"),
     ("place Reds star-1 roof", "b1"),
     ("coccode 'Nicola", "quote"),
 ])
@@ -343,7 +345,8 @@ def test_render_and_help():
     play(state, ["egg star-1"])
     assert "Blues to place star-1" in ENGINE.render(state)
     help_text = ENGINE.command_help()
-    for verb in ("coccode", "caught", "chicchirichi", "reveal", "pass", "pile", "egg", "take", "place", "signal"):
+    for verb in ("coccode", "caught", "chicchirichi", "reveal", "seen", "pass", "pile", "egg", "take", "place",
+                 "signal"):
         assert verb in help_text
 
 
@@ -383,3 +386,49 @@ def test_sample_chance_uses_only_the_given_randomness():
     drawn = [state.sample_chance(random.Random(k)).card for k in range(40)]
     assert set(drawn) == set(state.hands["?"])
     assert drawn == [state.sample_chance(random.Random(k)).card for k in range(40)]
+
+
+# -- cards seen during play -------------------------------------------------------------------
+def test_cards_seen_in_a_hand_are_remembered_until_the_reveal():
+    state = table()
+    events = play(state, ["seen Claudia orloff"])
+    assert of_kind(events, "cards_seen") == [{"player": "Claudia", "cards": ["orloff"]}]
+    play(state, ["seen Claudia orloff"])  # the same card seen again: nothing new
+    assert state.hands["Claudia"] == ["orloff"]
+    play(state, ["coccode Nicola"])
+    with pytest.raises(V.RevealDoesNotMatchHand):
+        play(state, ["reveal Claudia padovana padovana padovana"])
+    play(state, ["reveal Claudia orloff padovana padovana"])
+
+
+@pytest.mark.parametrize("lines, bad, expected", [
+    (["seen Claudia orloff orloff"], "seen Cecilia orloff orloff", V.CardAlreadySeen),
+    (["seen Claudia orloff orloff padovana"], "seen Claudia brahma cocincina", V.RevealWrongSize),
+    ([], "seen Claudia orloff orloff orloff orloff", V.TooManyOfBreed),
+    ([], "seen Claudia sussex", V.CardNotInDeck),
+    ([], "seen Zorro orloff", V.PlayerNotInGame),
+    (["coccode Nicola"], "seen Claudia orloff", V.OutOfOrder),
+])
+def test_cards_seen_are_checked_like_reveals(lines, bad, expected):
+    state = table()
+    play(state, lines)
+    before = state.snapshot()
+    with pytest.raises(expected):
+        play(state, [bad])
+    assert state.snapshot() == before
+
+
+def test_cards_seen_with_full_knowledge_must_be_in_the_hand():
+    from referee.beccato import ShowCards
+
+    state = new_table(seed=3)
+    while state.phase == "draw":
+        play(state, [f"egg {state.deck[0]}"])
+    hand = list(state.hands["Simona"])
+    absent = next(c for c in sorted(state.table.composition) if c not in hand)
+    with pytest.raises(V.CardNotInHand):
+        state.apply(ShowCards("Simona", (absent,)))
+    with pytest.raises(V.RevealWrongSize):
+        state.apply(ShowCards("Simona", ()))
+    state.apply(ShowCards("Simona", tuple(hand[:2])))
+    assert state.hands["Simona"] == hand

@@ -12,8 +12,8 @@ themselves; `waiting_for()` says what the referee expects next.
 With full knowledge (a seed, or an explicit deal) the state knows every hand and the egg deck's
 order: passes name their card, reveals must match, and `legal_actions()` lists every legal
 action. With partial knowledge it keeps, for each seat, the cards it is sure the seat holds
-(learnt from cards passed face up and from reveals) and the eggs not yet seen, and checks every
-reveal and draw against what is still possible.
+(learnt from cards passed face up, cards seen in a hand, and reveals) and the eggs not yet
+seen, and checks every reveal and draw against what is still possible.
 """
 
 from __future__ import annotations

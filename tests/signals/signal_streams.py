@@ -341,8 +341,8 @@ def builders() -> list:
     from functools import partial
     out = []
 
-    def add(name, fn, *args, **kw):
-        out.append((name, partial(fn, *args, **kw)))
+    def add(case_id, fn, *args, **kw):
+        out.append((case_id, partial(fn, *args, **kw)))
     for kind in BODIES:
         for side in ("left", "right"):
             add(f"touch-nose-{side}-{kind}", _touch_case, kind, side, "nose")

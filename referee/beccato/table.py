@@ -202,8 +202,8 @@ class Table:
                 )
         n_henhouses = len(ring) - 1
         breeds = _breeds(setup.get("breeds"), n_henhouses)
-        dealer = setup.get("dealer", players[0])
-        if dealer not in players:
+        dealer = setup.get("dealer") or players[0]
+        if not isinstance(dealer, str) or dealer not in players:
             raise SetupError(f"the dealer {dealer!r} is not a player", players=list(players))
         full = any(setup.get(k) is not None for k in ("seed", "deals", "eggs"))
         seed = setup.get("seed") or 0
@@ -225,6 +225,10 @@ class Table:
         )
         deals = _deals(setup.get("deals") or [], table)
         return dataclasses.replace(table, deals=deals)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
 
 
 def _players(value: Any) -> tuple[str, ...]:
@@ -269,7 +273,7 @@ def _teams(value: Any, players: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
         sizes = team_sizes(len(players))
         index = alternating(sizes)
         return {GUILDS[t]: tuple(p for p, i in zip(players, index) if i == t) for t in range(len(sizes))}
-    if not isinstance(value, Mapping) or not all(isinstance(m, (list, tuple)) for m in value.values()):
+    if not isinstance(value, Mapping) or not all(_strings(m) for m in value.values()):
         raise BadTeams("teams maps each Guild's name to its players")
     teams = {str(t): tuple(m) for t, m in value.items()}
     if not 2 <= len(teams) <= 4:
@@ -292,6 +296,8 @@ def _guilds(value: Any, teams: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for team in teams:
         symbol = value.get(team)
+        if symbol is not None and not isinstance(symbol, str):
+            raise BadTeams(f"a Guild symbol is one of {list(GUILDS)}", team=team)
         if symbol is None and fold(team) in GUILDS:
             symbol = fold(team)
         if symbol is not None:
@@ -307,7 +313,7 @@ def _guilds(value: Any, teams: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
 def _breeds(value: Any, count: int) -> tuple[str, ...]:
     if value is None:
         return BREEDS[:count]
-    if not isinstance(value, (list, tuple)):
+    if not _strings(value):
         raise BadDeal("breeds is a list of henhouse breeds")
     breeds = tuple(card_name(b) for b in value)
     if len(breeds) != count or len(set(breeds)) != count or not set(breeds) <= set(BREEDS):
@@ -321,6 +327,8 @@ def _signals(value: Any, teams: Mapping[str, Any], options: Mapping[str, Any], f
     signals: dict[str, str | None] = {}
     for team in teams:
         signal = value.get(team)
+        if signal is not None and not isinstance(signal, str):
+            raise BadSignal(f"{team}'s signal is a Signal card id or 'free', not {signal!r}")
         if options["free_signal"] and signal is None:
             signal = FREE_SIGNAL
         if signal is not None and not _signal_allowed(signal, options):
@@ -358,8 +366,9 @@ def _deals(value: Any, table: Table) -> tuple[dict[str, tuple[str, ...]], ...]:
     deals = []
     for number, hands in enumerate(value, start=1):
         dealer = table.dealer_of_round(number)
-        if not isinstance(hands, Mapping) or set(hands) != set(table.ring):
-            raise BadDeal(f"round {number}: a hand for every seat", seats=list(table.ring))
+        if not isinstance(hands, Mapping) or set(hands) != set(table.ring) or not all(
+                _strings(h) for h in hands.values()):
+            raise BadDeal(f"round {number}: a list of cards for every seat", seats=list(table.ring))
         clean = {seat: tuple(card_name(c) for c in hands[seat]) for seat in table.ring}
         for seat, cards in clean.items():
             if len(cards) != table.hand_size(seat, dealer):

@@ -215,3 +215,40 @@ def test_reveal_of_wrong_type_is_malformed():
     state = partial("coccode Nicola")
     with pytest.raises(V.MalformedAction):
         state.apply(Reveal("Claudia", "orloff orloff orloff"))
+
+
+def _json_values():
+    from hypothesis import strategies as st
+
+    names = st.sampled_from(["a", "b", "c", "d", "e", "f", "dollar", "star", "orloff", "serama", "hum", "?", ""])
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-2, 12), names)
+    return st.recursive(leaves, lambda inner: st.one_of(
+        st.lists(inner, max_size=6), st.dictionaries(names, inner, max_size=4)), max_leaves=12)
+
+
+def _setups():
+    from hypothesis import strategies as st
+
+    values = _json_values()
+    players = st.one_of(st.just(["a", "b", "c", "d"]), st.just(["a", "b", "c", "d", "e"]), values)
+    keys = ["teams", "guilds", "options", "signals", "dealer", "breeds", "seed", "deals", "eggs"]
+    return st.builds(
+        lambda p, extra: {"players": p, **extra},
+        players,
+        st.dictionaries(st.sampled_from(keys), values, max_size=3),
+    )
+
+
+def test_any_json_setup_is_a_game_or_a_named_setup_error():
+    from hypothesis import given, settings
+
+    @settings(max_examples=200, deadline=None)
+    @given(setup=_setups())
+    def check(setup):
+        try:
+            state = ENGINE.new_game(setup)
+        except V.SetupError:
+            return
+        assert state.round == 1
+
+    check()

@@ -228,12 +228,25 @@ class Entry:
         return None
 
 
+def _chained_text(previous: str, entry: Entry, payload_text: str, events_text: str) -> str:
+    """`entry.chained(previous)` computed from the stored payload and events texts; equal to it
+    whenever those texts are canonical_json (as the writer stores them)."""
+    confidence = "null" if entry.confidence is None else repr(float(entry.confidence))
+    body = (
+        f'{{"seq":{entry.seq},"time":{float(entry.time)!r},"source":{canonical_json(entry.source)},'
+        f'"confidence":{confidence},"kind":{canonical_json(entry.kind)},'
+        f'"payload":{payload_text},"events":{events_text}}}'
+    )
+    return hashlib.sha256((previous + body).encode()).hexdigest()
+
+
 def _is_time(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def validate_entry(entry: Entry, *, check_json: bool = True) -> None:
-    """Raise BadEntry naming what is wrong with `entry` (shape only, not the game rules)."""
+    """Raise BadEntry naming what is wrong with `entry` (shape only, not the game rules).
+    Payload and events are plain JSON values here (`Entry.normalised`, or read from JSON)."""
     if not isinstance(entry.seq, int) or isinstance(entry.seq, bool) or entry.seq < 1:
         raise BadEntry(f"seq must be a positive integer, not {entry.seq!r}")
     if not _is_time(entry.time):
@@ -247,12 +260,12 @@ def validate_entry(entry: Entry, *, check_json: bool = True) -> None:
     if entry.kind not in KINDS:
         raise BadEntry(f"unknown entry kind {entry.kind!r}", known=list(KINDS))
     payload = entry.payload
-    if not isinstance(payload, Mapping):
+    if not isinstance(payload, dict):
         raise BadEntry("payload must be an object")
-    if not isinstance(entry.events, (list, tuple)) or not all(isinstance(e, Mapping) for e in entry.events):
+    if not isinstance(entry.events, (list, tuple)) or not all(isinstance(e, dict) for e in entry.events):
         raise BadEntry("events must be a list of objects")
     if entry.kind == "action":
-        if not isinstance(payload.get("action"), Mapping):
+        if not isinstance(payload.get("action"), dict):
             raise BadEntry("an action entry needs payload.action, an object")
     elif entry.kind == "correction":
         op, target = payload.get("op"), payload.get("target")
@@ -260,7 +273,7 @@ def validate_entry(entry: Entry, *, check_json: bool = True) -> None:
             raise BadEntry(f"correction op must be one of {list(CORRECTION_OPS)}, not {op!r}")
         if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target < entry.seq:
             raise BadEntry(f"correction target must be an earlier entry number, not {target!r}")
-        if op == "amend" and not isinstance(payload.get("action"), Mapping):
+        if op == "amend" and not isinstance(payload.get("action"), dict):
             raise BadEntry("an amend needs payload.action, an object")
     elif entry.kind == "note":
         if not isinstance(payload.get("text"), str):
@@ -470,13 +483,15 @@ def _read_sqlite_file(path: Path) -> LogContents:
                     },
                     index,
                 )
+                # The stored texts are canonical JSON: hash them as they are (no re-encoding).
+                quick = _chained_text(previous, entry, fetched[5], fetched[6])
             except json.JSONDecodeError as exc:
                 raise LogCorrupt(
                     f"a stored field is not JSON ({exc.msg})", index=index, header=header, entries=entries
                 ) from None
             except (ValueError, TypeError) as exc:
                 raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
-            expected = entry.chained(previous)
+            expected = quick if entry.checksum == quick else entry.chained(previous)
             if entry.checksum != expected:
                 raise LogCorrupt(
                     "the checksum does not match the contents (changed or damaged)",

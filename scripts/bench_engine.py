@@ -74,7 +74,7 @@ def best(times: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=10_000, help="at least this many actions in all")
-    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions (best is reported)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed repetitions (best is reported)")
     parser.add_argument("--seed", type=int, default=1, help="first game's seed")
     parser.add_argument("--call-rate", type=float, default=0.02, help="chance of a call when one is legal")
     parser.add_argument("--appends", type=int, default=200, help="entries for the durable-append timing")

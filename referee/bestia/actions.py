@@ -23,7 +23,8 @@ class TurnTrump(Action):
 @dataclasses.dataclass(frozen=True)
 class Knock(Action):
     """Knock (classic: play with these cards), Busso (5-card Italian: play as dealt, the
-    declarations stop), knock (Roman), tap (Tippen)."""
+    declarations stop), knock (Roman), tap (Tippen), play (Julepe), "I play" and then join
+    (Mauscheln)."""
 
     kind = "knock"
     player: str
@@ -39,8 +40,9 @@ class Pass(Action):
 
 @dataclasses.dataclass(frozen=True)
 class Gioco(Action):
-    """5-card: play, exchanging `discards` for as many cards from the stock (0 to 5). Without
-    a known deal the discards may be unnamed: give `count` instead."""
+    """Exchange `discards` for as many cards from the stock: the 5-card games' "gioco" (0 to 5)
+    and the exchange round of Julepe and Mauscheln. Without a known deal the discards may be
+    unnamed: give `count` instead."""
 
     kind = "gioco"
     player: str
@@ -74,6 +76,16 @@ class Doctor(Action):
 
 
 @dataclasses.dataclass(frozen=True)
+class Rob(Action):
+    """Julepe: the dealer, playing, takes the trump card into the hand and discards one card
+    (`discard` None when the referee cannot see which)."""
+
+    kind = "rob"
+    player: str
+    discard: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Play(Action):
     """`player` plays `card` to the trick."""
 
@@ -82,4 +94,4 @@ class Play(Action):
     card: str
 
 
-CODEC = ActionCodec([TurnTrump, Knock, Pass, Gioco, Terzo, Buco, Doctor, Play])
+CODEC = ActionCodec([TurnTrump, Knock, Pass, Gioco, Terzo, Buco, Doctor, Rob, Play])

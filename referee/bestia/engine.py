@@ -6,14 +6,17 @@ from typing import Any, Mapping
 
 from referee.core import MalformedAction
 from referee.tricks import CardNotInDeck
-from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Terzo, TurnTrump
+from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
 from referee.bestia.game import BestiaState
 
 HELP = """\
 trump CARD                 (deal not known) the card turned up for trumps
-knock PLAYER               knock (3-card), busso (5-card: no exchange, declarations stop)
+knock PLAYER               knock (3-card), busso (5-card: no exchange, declarations stop),
+                           play (Julepe), "I play" then join (Mauscheln)
 pass PLAYER                pass / passo / fold
-gioco PLAYER [CARDS|N]     5-card: play, exchanging the cards named (or N unseen cards)
+gioco PLAYER [CARDS|N]     5-card: play, exchanging the cards named (or N unseen cards);
+                           Julepe, Mauscheln: the exchange round ("change" is the same)
+rob PLAYER [CARD]          Julepe: the dealer takes the trump card and discards CARD
 terzo PLAYER               5-card Italian, first turn: "terzo se devo"
 buco PLAYER                col buco: play with the spare hand
 doctor PLAYER              3-card: a player who passed takes three new cards
@@ -24,7 +27,9 @@ _VERBS = {
     "trump": "trump", "briscola": "trump", "turn": "trump",
     "knock": "knock", "busso": "knock", "bussa": "knock", "tap": "knock", "tippe": "knock",
     "pass": "pass", "passo": "pass", "fold": "pass", "vado": "pass",
-    "gioco": "gioco", "exchange": "gioco", "cambio": "gioco",
+    "gioco": "gioco", "exchange": "gioco", "cambio": "gioco", "change": "gioco",
+    "rob": "rob", "roba": "rob", "robo": "rob",
+    "join": "knock", "play!": "knock", "mauschel": "knock",
     "terzo": "terzo",
     "buco": "buco",
     "doctor": "doctor", "dottore": "doctor", "new": "doctor",
@@ -65,6 +70,8 @@ class BestiaEngine:
             return Doctor(player, True)
         if verb == "decline":
             return Doctor(player, False)
+        if verb == "rob":
+            return Rob(player, _card(deck, rest) if rest else None)
         if verb == "gioco":
             if len(rest) == 1 and rest[0].isdigit():
                 return Gioco(player, (), int(rest[0]))
@@ -89,8 +96,11 @@ class BestiaEngine:
                      if any(s.said.values()) else "nobody has spoken")
         if s.phase == "trump":
             lines.append("waiting for the trump card: trump CARD")
-        elif s.phase in ("speak", "doctor"):
-            what = "speaks" if s.phase == "speak" else "is offered new cards"
+        elif s.phase in ("speak", "doctor", "exchange"):
+            what = {"speak": "joins or passes" if s.joining else "speaks",
+                    "doctor": "is offered new cards",
+                    "exchange": "takes the trump card (rob)" if s.rob_pending
+                    and s.queue[0] == s.dealer else "may change cards"}[s.phase]
             lines.append(f"{s.queue[0]} {what}" + (f" (round {s.round_no})"
                                                    if s.round_no > 1 else ""))
         elif s.phase == "play":

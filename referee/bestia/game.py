@@ -31,13 +31,14 @@ from referee.tricks import (
     suit_of,
     trick_winner,
 )
-from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Terzo, TurnTrump
+from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
 from referee.bestia.variants import (
     ALIASES,
     HOUSE_OFFENCES,
     NOT_SUPPORTED,
     VARIANTS,
     Variant,
+    deck_for,
     defaults,
     rules_for,
 )
@@ -82,8 +83,8 @@ def variant_named(name: str) -> Variant:
     if key in NOT_SUPPORTED:
         raise BadOption(f"the {key} variant is described in the rules but not refereed yet",
                         option="variant", value=name, supported=sorted(VARIANTS))
-    raise BadOption(f"no Bestia variant {name!r}", option="variant", value=name,
-                    supported=sorted(VARIANTS))
+    raise BadOption(f"no Bestia variant {name!r}; choose one of {', '.join(sorted(VARIANTS))}",
+                    option="variant", value=name, supported=sorted(VARIANTS))
 
 
 class BestiaState:
@@ -107,7 +108,7 @@ class BestiaState:
             raise BadOption(f"the dealer {o['dealer']!r} is not a player", option="dealer")
         if o["stake"] is None or o["stake"] <= 0:
             raise BadOption("the stake must be a positive number of chips", option="stake")
-        if not v.everyone_pays and o["stake"] % v.tricks:
+        if not v.everyone_pays and v.scoring != "julepe" and o["stake"] % v.tricks:
             raise BadOption(f"the stake must divide by {v.tricks}, e.g. {v.tricks}",
                             option="stake", value=o["stake"])
         if o["buco"] and v.bidding != "classic":
@@ -117,6 +118,17 @@ class BestiaState:
                 raise BadOption(f"option {key} must be zero or more", option=key)
         if o["cap"] is not None and o["cap"] <= 0:
             raise BadOption("the payment cap must be positive", option="cap")
+        if isinstance(o["without_twos"], str):
+            low = o["without_twos"].strip().lower()
+            if low not in ("true", "false", "yes", "no", "auto"):
+                raise BadOption("without_twos is true, false or auto", option="without_twos")
+            o["without_twos"] = None if low == "auto" else low in ("true", "yes")
+        if o["without_twos"] is not None and v.name != "julepe":
+            raise BadOption("without_twos belongs to Julepe", option="without_twos")
+        self.deck, self.order = deck_for(v, len(players), o)
+        if 1 + v.hand_size * len(players) > len(self.deck):
+            raise BadPlayerCount(f"{len(players)} hands of {v.hand_size} do not fit in "
+                                 f"{len(self.deck)} cards", players=players)
         self.rules = rules_for(v, o)
         self.seed = setup.get("seed")
         self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
@@ -140,7 +152,7 @@ class BestiaState:
         if not isinstance(deal, Mapping) or "hands" not in deal or "trump" not in deal:
             raise BadDeal(f"{where}: give 'trump' and 'hands' (and optionally 'stock', 'buco')")
         try:
-            parse = v.deck.parse
+            parse = self.deck.parse
             hands = {p: [parse(c) for c in cs] for p, cs in dict(deal["hands"]).items()}
             trump = parse(deal["trump"])
             buco = [parse(c) for c in deal.get("buco") or []]
@@ -156,7 +168,7 @@ class BestiaState:
         used = [c for cs in hands.values() for c in cs] + [trump] + buco + stock
         if len(set(used)) != len(used):
             raise BadDeal(f"{where}: a card is dealt twice")
-        stock += [c for c in v.deck.cards if c not in used]
+        stock += [c for c in self.deck.cards if c not in used]
         return {"hands": hands, "trump": trump, "buco": buco, "stock": stock}
 
     def next_of(self, player: str, among: list[str] | None = None) -> str:
@@ -199,14 +211,14 @@ class BestiaState:
         n = v.hand_size
         self.trump: str | None = None
         if dealt is None:
-            self.holdings = Holdings(self.players, v.deck, None, {p: n for p in self.players})
+            self.holdings = Holdings(self.players, self.deck, None, {p: n for p in self.players})
             self.trump_card: str | None = None
             self.stock: list[str] | None = None
             used = 1 + n * len(self.players) + (3 if o["buco"] else 0)
-            self.stock_count = len(v.deck) - used
+            self.stock_count = len(self.deck) - used
             self.buco: list[str] | None = None
         else:
-            self.holdings = Holdings(self.players, v.deck, dealt["hands"])
+            self.holdings = Holdings(self.players, self.deck, dealt["hands"])
             self.trump_card = dealt["trump"]
             self.stock = list(dealt["stock"])
             self.stock_count = len(self.stock)
@@ -219,7 +231,9 @@ class BestiaState:
         self.reshuffles = 0
         self.status = {p: "waiting" for p in self.players}
         self.said: dict[str, list[str]] = {p: [] for p in self.players}
-        self.busser: str | None = None
+        self.busser: str | None = None  # the busser (5-card) or the Mauschler: leads first
+        self.joining = False  # Mauscheln: the others are deciding whether to join
+        self.rob_pending = False  # Julepe: the dealer has yet to take the trump card
         self.queue: list[str] = []
         self.round_no = 1
         self.round_exchanged = False
@@ -246,10 +260,17 @@ class BestiaState:
                     "buco": list(d["buco"]), "stock": list(d["stock"])}
         if self.seed is None:
             return None
-        cards = seeded_shuffle(v.deck.cards, "bestia", v.name, self.seed, self.deal_no)
+        cards = seeded_shuffle(self.deck.cards, "bestia", v.name, self.seed, self.deal_no)
         order = self.from_right()
         hands: dict[str, list[str]] = {p: [] for p in order}
-        if v.bidding == "italian":  # five cards one at a time, then the trump card
+        if v.bidding == "mauscheln":  # two each, the trump card, two each
+            hands = {p: cards[2 * i:2 * i + 2] for i, p in enumerate(order)}
+            pos = 2 * len(order)
+            trump, pos = cards[pos], pos + 1
+            for i, p in enumerate(order):
+                hands[p] = hands[p] + cards[pos + 2 * i:pos + 2 * i + 2]
+            pos += 2 * len(order)
+        elif v.bidding in ("italian", "julepe"):  # one at a time, then the trump card
             for k in range(v.hand_size):
                 for i, p in enumerate(order):
                     hands[p].append(cards[k * len(order) + i])
@@ -268,7 +289,7 @@ class BestiaState:
     def _trump_turned(self) -> list[Event]:
         self.trump = suit_of(self.trump_card)
         events = [Event("trump_turned", {"card": self.trump_card, "trump": self.trump,
-                                         "name": self.variant.deck.name_of(self.trump_card)})]
+                                         "name": self.deck.name_of(self.trump_card)})]
         if self.forced:
             for p in self.players:
                 self.status[p] = "in"
@@ -312,8 +333,8 @@ class BestiaState:
     def _verify_trump(self, a: TurnTrump) -> None:
         if self.phase != "trump":
             raise OutOfOrder("the trump card is already known", trump_card=self.trump_card)
-        if a.card not in self.variant.deck:
-            raise CardNotInDeck(f"{a.card!r} is not a card of the {self.variant.deck.name} deck",
+        if a.card not in self.deck:
+            raise CardNotInDeck(f"{a.card!r} is not a card of the {self.deck.name} deck",
                                 card=a.card)
 
     def _apply_trump(self, a: TurnTrump) -> list[Event]:
@@ -341,21 +362,34 @@ class BestiaState:
     def _verify_pass(self, a: Pass) -> None:
         self._speaker_check(a.player, "pass")
 
+    def _exchanger_check(self, player: str) -> None:
+        if player != self.queue[0]:
+            raise OutOfTurn(f"{self.queue[0]} changes cards now, not {player}",
+                            turn=self.queue[0], player=player)
+
     def _verify_gioco(self, a: Gioco) -> None:
-        self._speaker_check(a.player, "gioco")
-        if self.variant.bidding != "italian":
-            raise NotInThisVariant(f"no exchange (gioco) in {self.variant.title}")
-        if self._terzo_blocked(a.player):
-            raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo and passes")
+        limit = self.holdings.counts.get(a.player, 0)
+        if self.phase == "exchange":
+            self._exchanger_check(a.player)
+            if self.rob_pending and a.player == self.dealer:
+                raise OutOfOrder("the dealer first takes the trump card and discards one (rob)")
+            limit = min(limit, self.variant.exchange_max)
+        else:
+            self._speaker_check(a.player, "gioco")
+            if self.variant.bidding != "italian":
+                raise NotInThisVariant(f"no exchange while declaring in {self.variant.title}")
+            if self._terzo_blocked(a.player):
+                raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo "
+                                    "and passes")
         n = self._exchange_count(a)
-        if n > self.holdings.counts[a.player]:
-            raise BadExchange(f"{a.player} holds only {self.holdings.counts[a.player]} cards")
+        if n > limit:
+            raise BadExchange(f"{a.player} may change at most {limit} cards", wanted=n)
         if self.holdings.full and a.discards == () and n > 0:
             raise BadExchange("name the cards discarded: the hand is known", count=n)
         if len(set(a.discards)) != len(a.discards):
             raise BadExchange("a card discarded twice", discards=list(a.discards))
         for card in a.discards:
-            if card not in self.variant.deck:
+            if card not in self.deck:
                 raise CardNotInDeck(f"{card!r} is not a card of this deck", card=card)
             if self.holdings.full and card not in self.holdings.hands[a.player]:
                 raise BadExchange(f"{a.player} does not hold {card}", card=card)
@@ -393,6 +427,15 @@ class BestiaState:
         p = a.player
         self.status[p] = "in"
         self.queue.pop(0)
+        if self.variant.bidding == "mauscheln":
+            if self.joining:
+                self.said[p].append("join")
+                return [Event("spoke", {"player": p, "said": "join"})] + self._after_speech()
+            self.busser, self.joining = p, True
+            self.said[p].append("I play")
+            i, n = self.players.index(p), len(self.players)
+            self.queue = [self.players[(i + k) % n] for k in range(1, n)]
+            return [Event("spoke", {"player": p, "said": "I play", "mauschler": True})]
         if self.variant.bidding != "italian":
             self.said[p].append("knock")
             return [Event("spoke", {"player": p, "said": "knock"})] + self._after_speech()
@@ -411,7 +454,8 @@ class BestiaState:
         p = a.player
         self.queue.pop(0)
         self.said[p].append("pass")
-        if self.variant.bidding == "classic" and self.options["doctor"]:
+        if ((self.variant.bidding == "classic" and self.options["doctor"])
+                or (self.variant.bidding == "mauscheln" and not self.joining)):
             self.status[p] = "passed"
         else:
             self._out(p)
@@ -454,6 +498,10 @@ class BestiaState:
             self.thrown_count += n
             self.holdings.take(p, new)
             self.round_exchanged = True
+        if self.phase == "exchange":
+            self.said[p].append(f"change {n}")
+            events = [Event("exchanged", {"player": p, "exchanged": n})]
+            return events + (self._start_play() if not self.queue else [])
         self.status[p] = "in"
         self.said[p].append(f"gioco {n}")
         return [Event("spoke", {"player": p, "said": "gioco", "exchanged": n})] + \
@@ -479,7 +527,14 @@ class BestiaState:
     def _after_speech(self) -> list[Event]:
         if self.queue:
             return []
-        if self.variant.bidding != "italian":
+        bidding = self.variant.bidding
+        if bidding == "mauscheln" and not self.joining:  # nobody said "I play"
+            for p in self.players:
+                self._out(p)
+            return self._start_play()
+        if bidding in ("mauscheln", "julepe"):
+            return self._start_exchange()
+        if bidding != "italian":
             passed = [p for p in self.from_right() if self.status[p] == "passed"]
             if passed:
                 self.phase = "doctor"
@@ -518,6 +573,51 @@ class BestiaState:
                 self._pay_in(p, amount)
             events.append(Event("fee", {"paid": paid, "pot": self.pot}))
         return events + self._start_play()
+
+    # -- the exchange round (Julepe, Mauscheln) -----------------------------------------
+    def _start_exchange(self) -> list[Event]:
+        ins = self.in_players()
+        if len(ins) < 2:
+            return self._start_play()
+        self.phase = "exchange"
+        self.queue = ins
+        self.rob_pending = self.variant.name == "julepe" and self.dealer in ins
+        return [Event("exchange", {"players": ins, "up_to": self.variant.exchange_max})]
+
+    def _verify_rob(self, a: Rob) -> None:
+        if self.variant.name != "julepe":
+            raise NotInThisVariant(f"only the Julepe dealer takes the trump card")
+        if self.phase != "exchange":
+            raise OutOfOrder("the dealer takes the trump card at their turn to change cards")
+        self._exchanger_check(a.player)
+        if a.player != self.dealer or not self.rob_pending:
+            raise OutOfOrder("only the dealer, once, takes the trump card", dealer=self.dealer)
+        if a.discard is None:
+            if self.holdings.full:
+                raise BadExchange("name the card discarded: the hand is known")
+            return
+        if a.discard not in self.deck:
+            raise CardNotInDeck(f"{a.discard!r} is not a card of this deck", card=a.discard)
+        if a.discard != self.trump_card:
+            if self.holdings.full and a.discard not in self.holdings.hands[a.player]:
+                raise BadExchange(f"{a.player} does not hold {a.discard}", card=a.discard)
+            if a.discard in self.holdings.gone:
+                raise BadExchange(f"{a.discard} is not in any hand", card=a.discard)
+
+    def _apply_rob(self, a: Rob) -> list[Event]:
+        p = a.player
+        self.holdings.gone.remove(self.trump_card)
+        if self.holdings.full:
+            self.holdings.take(p, [self.trump_card])
+        else:
+            self.holdings.take(p, 1)
+            self.holdings.show(p, [self.trump_card])
+        dropped = self.holdings.drop(p, [a.discard] if a.discard else 1)
+        self.thrown.extend(dropped if self.holdings.full else [])
+        self.thrown_count += 1
+        self.rob_pending = False
+        self.said[p].append("rob")
+        return [Event("robbed", {"player": p, "trump_card": self.trump_card})]
 
     # -- the doctor (classic) ----------------------------------------------------------
     def _verify_doctor(self, a: Doctor) -> None:
@@ -559,8 +659,8 @@ class BestiaState:
         return [Event("play_starts", {"players": ins, "leader": self.leader, "pot": self.pot})]
 
     def context(self) -> TrickContext:
-        return TrickContext(tuple(self.trick), self.trump, self.variant.order, self.trick_no,
-                            frozenset(self.holdings.gone), self.variant.deck.suits)
+        return TrickContext(tuple(self.trick), self.trump, self.order, self.trick_no,
+                            frozenset(self.holdings.gone), self.deck.suits)
 
     def _verify_play(self, a: Play) -> None:
         if self.phase != "play":
@@ -587,7 +687,7 @@ class BestiaState:
         if len(self.trick) < len(ins):
             self.turn = self.next_of(a.player, ins)
             return events
-        win = trick_winner(self.trick, self.trump, self.variant.order)
+        win = trick_winner(self.trick, self.trump, self.order)
         winner = self.trick[win][0]
         self.tricks_won[winner] += 1
         events.append(Event("trick_won", {"trick": self.trick_no + 1, "winner": winner,
@@ -613,6 +713,9 @@ class BestiaState:
         if len(ins) == 1:  # the only player in takes the pot without play
             self.tricks_won[ins[0]] = v.tricks
             won[ins[0]] = pot
+        elif len(ins) > 1 and v.scoring == "julepe":  # who makes two tricks shares the pot
+            makers = [p for p in ins if self.tricks_won[p] >= 2]
+            won = {p: pot // len(makers) for p in makers}
         elif len(ins) > 1:
             share = pot // v.tricks
             won = {p: share * self.tricks_won[p] for p in ins if self.tricks_won[p]}
@@ -622,9 +725,9 @@ class BestiaState:
         bestia = []
         if len(ins) > 1:
             for p in ins:
-                if self.tricks_won[p] == 0:
+                due = self._penalty(p, pot)
+                if due:
                     bestia.append(p)
-                    due = pot * 3 // 2 if p == self.busser else pot
                     penalties[p] = penalties.get(p, 0) + self._capped(due)
             for off in self.offences:
                 if off["penalised"]:
@@ -652,6 +755,19 @@ class BestiaState:
         self.phase = "deal"
         return events + self._start_deal()
 
+    def _penalty(self, player: str, pot: int) -> int:
+        """What a player in pays for too few tricks (0: nothing)."""
+        tricks, scoring = self.tricks_won[player], self.variant.scoring
+        if scoring == "julepe":  # "make the julepe": two tricks
+            return pot if tricks < 2 else 0
+        if scoring == "mauscheln":
+            if player == self.busser:  # the Mauschler promised two tricks
+                return 2 * pot if tricks == 0 else pot if tricks == 1 else 0
+            return pot if tricks == 0 else 0
+        if tricks:
+            return 0
+        return pot * 3 // 2 if player == self.busser else pot
+
     def _finish(self) -> list[Event]:
         self.phase = "over"
         self.turn = None
@@ -668,7 +784,7 @@ class BestiaState:
             return []
         out: list = []
         if self.phase == "trump":
-            return [TurnTrump(c) for c in self.variant.deck.cards]
+            return [TurnTrump(c) for c in self.deck.cards]
         if self.phase == "speak":
             p = self.queue[0]
             out = [Knock(p), Pass(p), Terzo(p), Buco(p)]
@@ -682,12 +798,26 @@ class BestiaState:
         elif self.phase == "doctor":
             p = self.queue[0]
             out = [Doctor(p, True), Doctor(p, False)]
+        elif self.phase == "exchange":
+            p = self.queue[0]
+            if self.rob_pending and p == self.dealer:
+                if self.holdings.full:
+                    out = [Rob(p, c) for c in self.holdings.hands[p] + [self.trump_card]]
+                else:
+                    out = [Rob(p, None)]
+            elif self.holdings.full:
+                hand = self.holdings.hands[p]
+                out = [Gioco(p, combo) for k in range(min(len(hand), self.variant.exchange_max) + 1)
+                       for combo in itertools.combinations(hand, k)]
+            else:
+                out = [Gioco(p, (), k) for k in range(min(self.holdings.counts[p],
+                                                          self.variant.exchange_max) + 1)]
         elif self.phase == "play":
             p = self.turn
             if self.holdings.full:
                 cards = self.holdings.legal(p, self.rules, self.context())
             else:
-                cards = [c for c in self.variant.deck.cards if c not in self.holdings.gone
+                cards = [c for c in self.deck.cards if c not in self.holdings.gone
                          and self.holdings.holder_of(c) in (None, p)]
             out = [Play(p, c) for c in cards]
         return [a for a in out if self.can(a)]
@@ -697,6 +827,7 @@ class BestiaState:
         return {
             "game": "bestia",
             "variant": self.variant.name,
+            "deck": self.deck.name,
             "players": list(self.players),
             "options": dict(self.options),
             "phase": self.phase,
@@ -709,6 +840,8 @@ class BestiaState:
             "status": dict(self.status),
             "said": {p: list(s) for p, s in self.said.items()},
             "busser": self.busser,
+            "joining": self.joining,
+            "rob_pending": self.rob_pending,
             "queue": list(self.queue),
             "round": self.round_no,
             "forced": self.forced,

@@ -14,7 +14,9 @@ from referee.tricks import (
     BESTIA_ORDER_IT,
     FRENCH_32,
     FRENCH_40,
+    FRENCH_52,
     GERMAN_ORDER_32,
+    GERMAN_ORDER_52,
     ITALIAN_40,
     Deck,
     FollowSuit,
@@ -40,7 +42,8 @@ class Variant:
     hand_size: int
     min_players: int
     max_players: int
-    bidding: str  # "classic" (knock/pass, doctor), "italian" (passo/gioco/busso/terzo), "tippen"
+    bidding: str  # "classic" (knock/pass, doctor), "italian" (passo/gioco/busso/terzo),
+    #               "tippen", "julepe" (play/pass, then exchanges), "mauscheln" (I play / join)
     everyone_pays: bool  # the invito from every player (5-card) or the dealer's stake (3-card)
     terzo: bool = False
     fee: bool = False
@@ -50,6 +53,8 @@ class Variant:
     buco: bool = False
     doctor: bool = False
     default_stake: int = 3
+    scoring: str = "bestia"  # "bestia", "julepe" (2 tricks make it), "mauscheln"
+    exchange_max: int = 0  # cards each player in may change once after declaring (0: no such round)
 
     @property
     def tricks(self) -> int:
@@ -66,14 +71,35 @@ ROMAN = Variant("roman", "Five-card Bestia (Rome)", FRENCH_40, BESTIA_ORDER_FR, 
                 "italian", everyone_pays=True, strict_trump=True, strozzo=True, default_stake=5)
 TIPPEN = Variant("tippen", "Tippen (Dreiblatt)", FRENCH_32, GERMAN_ORDER_32, 3, 3, 8, "tippen",
                  everyone_pays=False)
+JULEPE = Variant("julepe", "Julepe", ITALIAN_40, BESTIA_ORDER_IT, 5, 3, 7, "julepe",
+                 everyone_pays=False, default_stake=6, scoring="julepe", exchange_max=5)
+MAUSCHELN = Variant("mauscheln", "Mauscheln (Mousel)", FRENCH_32, GERMAN_ORDER_32, 4, 3, 12,
+                    "mauscheln", everyone_pays=False, strict_trump=True, strozzo=True,
+                    default_stake=4, scoring="mauscheln", exchange_max=4)
 
-VARIANTS = {v.name: v for v in (CLASSIC, BUCO, ITALIAN, ROMAN, TIPPEN)}
+VARIANTS = {v.name: v for v in (CLASSIC, BUCO, ITALIAN, ROMAN, TIPPEN, JULEPE, MAUSCHELN)}
 ALIASES = {"3-card": "classic", "three-card": "classic", "classica": "classic",
            "col-buco": "buco", "col_buco": "buco", "5-card": "italian", "five-card": "italian",
            "italiana": "italian", "busso": "italian", "romana": "roman", "rome": "roman",
-           "dreiblatt": "tippen"}
-# Named but not played by this referee (their rules differ in kind: see docs/bestia.md).
-NOT_SUPPORTED = ("julepe", "mauscheln", "mousel")
+           "dreiblatt": "tippen", "mousel": "mauscheln"}
+# Named in the rules but not played by this referee.
+NOT_SUPPORTED: tuple[str, ...] = ()
+
+ITALIAN_36 = Deck("italian-36", "italian", ("A", "3", "4", "5", "6", "7", "F", "C", "R"),
+                  ("C", "D", "S", "B"))
+
+
+def deck_for(variant: Variant, players: int, options: dict[str, Any]) -> tuple[Deck, RankOrder]:
+    """The pack and rank order: Julepe drops the 2s when fewer than six play (option
+    `without_twos`); Mauscheln takes all 52 cards for more than six players."""
+    if variant.name == "julepe":
+        drop = options["without_twos"]
+        if drop is None:
+            drop = players < 6
+        return (ITALIAN_36 if drop else ITALIAN_40), variant.order
+    if variant.name == "mauscheln" and players > 6:
+        return FRENCH_52, GERMAN_ORDER_52
+    return variant.deck, variant.order
 
 
 def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
@@ -98,6 +124,7 @@ def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
         "obbligo_asso_highest": False,  # ...and any leader the highest trump still out
         "one_round": False,  # 5-card: one turn each to declare (bussata a un solo giro)
         "offence_costs_pot": False,  # a revoke revealed later costs the offender the pot
+        "without_twos": None,  # Julepe: play without the 2s (default: when fewer than six play)
     }
 
 

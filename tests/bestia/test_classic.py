@@ -325,7 +325,8 @@ def test_the_game_ends_after_the_agreed_deals_with_nobody_in_bestia():
     [
         ({"players": ["A", "B"]}, BadPlayerCount),
         ({"players": ["A", "B", "C"], "options": {"stake": 4}}, BadOption),
-        ({"players": ["A", "B", "C"], "options": {"variant": "julepe"}}, BadOption),
+        ({"players": ["A", "B", "C"], "options": {"without_twos": True}}, BadOption),
+        ({"players": [f"P{i}" for i in range(8)], "options": {"variant": "julepe"}}, BadPlayerCount),
         ({"players": ["A", "B", "C"], "options": {"variant": "poker"}}, BadOption),
         ({"players": ["A", "B", "C"], "options": {"colour": 1}}, UnknownOption),
         ({"players": ["A", "B", "C"], "options": {"cap": 0}}, BadOption),

@@ -52,9 +52,9 @@ def test_variant_option_and_a_refused_card(tmp_path):
     assert run("check", log).exit_code == EXIT_OK
 
 
-def test_unsupported_variant_is_a_usage_error(tmp_path):
+def test_unknown_variant_is_a_usage_error(tmp_path):
     script = tmp_path / "empty.txt"
     script.write_text("")
-    result = run("play", "bestia", "--variant", "julepe", "--players", "A,B,C",
+    result = run("play", "bestia", "--variant", "scopa", "--players", "A,B,C",
                  "--log", tmp_path / "g.db", "--script", script)
-    assert result.exit_code == 2 and "julepe" in result.output
+    assert result.exit_code == 2 and "scopa" in result.output and "julepe" in result.output

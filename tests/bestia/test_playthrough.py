@@ -15,6 +15,10 @@ FILES = {
                             "options": {"variant": "classic", "stake": 3, "cap": 30}},
     "italian-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
                             "options": {"variant": "italian", "stake": 5, "fee": 1}},
+    "julepe-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
+                           "options": {"variant": "julepe", "cap": 40}},
+    "mauscheln-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
+                              "options": {"variant": "mauscheln", "cap": 40}},
 }
 
 

@@ -13,7 +13,7 @@ from referee.bestia import ENGINE, Gioco, Play, TurnTrump
 from referee.core import Violation
 
 VARIANT_PLAYERS = {"classic": (3, 7), "buco": (3, 7), "italian": (3, 6), "roman": (4, 6),
-                   "tippen": (3, 6)}
+                   "tippen": (3, 6), "julepe": (3, 7), "mauscheln": (3, 9)}
 
 
 @st.composite
@@ -33,6 +33,8 @@ def tables(draw):
         options["stake"] = draw(st.sampled_from([2, 5, 10]))
     if variant == "classic":
         options["doctor"] = draw(st.booleans())
+    if variant == "julepe":
+        options["without_twos"] = draw(st.sampled_from([None, True, False]))
     return {"players": [f"P{i}" for i in range(n)], "options": options,
             "seed": draw(st.integers(0, 10_000))}
 
@@ -57,7 +59,7 @@ def deck_accounted(state):
     every = ([c for h in cards["hands"].values() for c in h] + cards["gone"] + snap["stock"]
              + snap["thrown"] + snap["aside"] + (snap["buco"] or []))
     assert len(every) == len(set(every)), "a card in two places"
-    assert sorted(every) == sorted(state.variant.deck.cards), "a card missing"
+    assert sorted(every) == sorted(state.deck.cards), "a card missing"
     assert snap["stock_count"] == len(snap["stock"])
 
 
@@ -67,14 +69,26 @@ def check_settlement(state, data):
     assert sum(data["won"].values()) <= data["pot"]
     if len(ins) > 1:
         assert sum(data["tricks"].values()) == state.variant.tricks
-        assert set(data["bestia"]) == {p for p in ins if data["tricks"][p] == 0}
-        share = data["pot"] // state.variant.tricks
-        assert data["won"] == {p: share * t for p, t in data["tricks"].items() if t}
-        for p in data["bestia"]:
-            due = data["pot"] * 3 // 2 if p == data["busser"] else data["pot"]
+        pot, tricks, busser = data["pot"], data["tricks"], data["busser"]
+        scoring = state.variant.scoring
+        if scoring == "julepe":  # two tricks make the julepe; the makers share the pot
+            makers = [p for p in ins if tricks[p] >= 2]
+            assert data["won"] == {p: pot // len(makers) for p in makers}
+            due = {p: pot for p in ins if tricks[p] < 2}
+        else:
+            share = pot // state.variant.tricks
+            assert data["won"] == {p: share * t for p, t in tricks.items() if t}
+            if scoring == "mauscheln":
+                due = {p: pot for p in ins if tricks[p] == 0 and p != busser}
+                if busser in ins and tricks[busser] < 2:
+                    due[busser] = pot * (2 - tricks[busser])
+            else:
+                due = {p: (pot * 3 // 2 if p == busser else pot) for p in ins if tricks[p] == 0}
+        assert set(data["bestia"]) == {p for p, d in due.items() if d}
+        for p, d in due.items():
             if o["cap"] is not None:
-                due = min(due, o["cap"])
-            assert data["paid"][p] >= due
+                d = min(d, o["cap"])
+            assert data["paid"].get(p, 0) >= d
     elif len(ins) == 1:
         assert data["won"] == {ins[0]: data["pot"]} and data["paid"] == {}
     remainder = data["pot"] - sum(data["won"].values())

@@ -358,7 +358,7 @@ class Scorekeeper:
         events: list[dict[str, Any]] = [{"kind": "undone" if payload["op"] == "undo" else "amended", "entry": target}]
         for seq, answered in replayed.items():
             if seq >= target:
-                events.extend(e.to_dict() for e in answered)
+                events.extend(answered)
         entry = self.log.append(
             "correction", payload, time=time, source=source, confidence=confidence, events=events
         )

@@ -771,7 +771,7 @@ class Replay:
     applied: int  # actions applied
     violation: Violation | None = None
     violation_entry: int | None = None  # the entry index (seq) the violation is charged to
-    events: dict[int, list[Event]] = dataclasses.field(default_factory=dict)
+    events: dict[int, list[dict[str, Any]]] = dataclasses.field(default_factory=dict)  # seq -> event dicts
 
     @property
     def legal(self) -> bool:
@@ -784,10 +784,10 @@ def replay_actions(
     actions: Mapping[int, Mapping[str, Any]],
     *,
     keep_events: bool = False,
-) -> tuple[GameState, int, Violation | None, int | None, dict[int, list[Event]]]:
+) -> tuple[GameState, int, Violation | None, int | None, dict[int, list[dict[str, Any]]]]:
     """Apply {seq: action dict} to a new game. Stops at the first violation (returned, not raised)."""
     state = engine.new_game(copy.deepcopy(dict(setup)))
-    events: dict[int, list[Event]] = {}
+    events: dict[int, list[dict[str, Any]]] = {}
     applied = 0
     for seq, data in actions.items():
         try:
@@ -796,7 +796,8 @@ def replay_actions(
         except Violation as violation:
             return state, applied, violation, seq, events
         if keep_events:
-            events[seq] = answered
+            # as dicts at once: an engine's event data may share lists with its state
+            events[seq] = [event.to_dict() for event in answered]
         applied += 1
     return state, applied, None, None, events
 
@@ -827,3 +828,27 @@ def replay(
         engine, contents.header.setup, actions, keep_events=keep_events
     )
     return Replay(contents.header, engine, state, len(contents.entries), applied, violation, at, events)
+
+
+class EventsDiffer(Violation):
+    """Replaying an entry announces other events than those recorded when it was played (for
+    example, a newer engine reads the rules differently)."""
+
+
+def first_event_difference(contents: LogContents, result: Replay) -> EventsDiffer | None:
+    """Compare the recorded events of each action entry with the replayed ones (`result` from
+    `replay(..., keep_events=True)`). Only entries whose past no later correction changed are
+    compared: for them the recorded events must be exactly what the engine answers now."""
+    corrections = [(e.seq, e.payload["target"]) for e in contents.entries if e.kind == "correction"]
+    for entry in contents.entries:
+        if entry.kind != "action" or entry.seq not in result.events:
+            continue
+        if any(seq > entry.seq and target <= entry.seq for seq, target in corrections):
+            continue  # a later correction rewrote this entry's past
+        replayed = result.events[entry.seq]
+        if replayed != list(entry.events):
+            return EventsDiffer(
+                f"entry {entry.seq} was answered with other events than the engine gives now",
+                entry=entry.seq, recorded=list(entry.events), replayed=replayed,
+            )
+    return None

@@ -18,6 +18,7 @@ from referee.sessionlog import (
     LogCorrupt,
     LogUnreadable,
     Replay,
+    first_event_difference,
     read_log,
     replay,
 )
@@ -37,11 +38,18 @@ def _summary(result: Replay) -> dict[str, Any]:
 @click.command("check")
 @click.argument("log", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--json", "as_json", is_flag=True, help="Print the result and the final state as JSON.")
-def command(log: str, as_json: bool) -> None:
+@click.option(
+    "--events",
+    "compare_events",
+    is_flag=True,
+    help="Also require every entry's recorded events to be what the engine answers now.",
+)
+def command(log: str, as_json: bool, compare_events: bool) -> None:
     """Replay LOG and print the final state, or the first violation with its entry index.
 
     \b
-    Exit codes: 0 legal; 1 an entry breaks the rules (its index and name are printed);
+    Exit codes: 0 legal; 1 an entry breaks the rules, or with --events answers other events
+    than recorded (its index and name are printed);
     3 unreadable (missing, not a session log, unknown format version or game);
     4 damaged (the entries before the damage are replayed and reported).
     """
@@ -56,7 +64,7 @@ def command(log: str, as_json: bool) -> None:
         corrupt = error
         contents = LogContents(header=error.header, entries=error.entries, path=log)
     try:
-        result = replay(contents)
+        result = replay(contents, keep_events=compare_events)
     except UnknownGame as error:
         _fail(error, as_json, EXIT_UNREADABLE)
     except RefereeError as error:  # e.g. a setup the engine refuses
@@ -66,6 +74,10 @@ def command(log: str, as_json: bool) -> None:
             click.echo(f"entry 0 (setup): {error}")
         sys.exit(EXIT_VIOLATION)
 
+    if compare_events and result.legal:
+        difference = first_event_difference(contents, result)
+        if difference is not None:
+            result.violation, result.violation_entry = difference, difference.details["entry"]
     if result.header.engine_version != result.engine.version:
         click.echo(
             f"warning: the log was written by {result.header.game} engine {result.header.engine_version}, "

@@ -22,6 +22,7 @@ from referee.sessionlog import (
     EXIT_USAGE,
     EXIT_VIOLATION,
     CorrectionBreaksLaterEntry,
+    first_event_difference,
     read_log,
     replay,
     write_jsonl,
@@ -167,9 +168,10 @@ def test_random_full_knowledge_games_replay_exactly(tmp_path_factory, seed, opti
         steps += 1
     keeper.close()
     contents = read_log(folder / "g.db")
-    result = replay(contents)
+    result = replay(contents, keep_events=True)
     assert result.legal
     assert result.state.snapshot() == keeper.state.snapshot()
+    assert first_event_difference(contents, result) is None
     buffer = io.StringIO()
     write_jsonl(contents, buffer)
     (folder / "g.jsonl").write_text(buffer.getvalue())
@@ -184,8 +186,8 @@ def test_every_example_script_plays_to_the_end_and_checks_legal(tmp_path, monkey
     played = runner.invoke(cli, ["play", game, "--script", str(script), "--log", "g.db", "--quiet"])
     assert played.exit_code == EXIT_OK, played.output
     assert "rejected" not in played.output
-    report = json.loads(runner.invoke(cli, ["check", "g.db", "--json"]).output)
-    assert report["legal"] and report["is_over"]
+    report = json.loads(runner.invoke(cli, ["check", "g.db", "--json", "--events"]).output)
+    assert report["legal"] and report["is_over"]  # and every announcement replays identically
 
 
 def test_the_variants_example_scores_the_pyramids(tmp_path, monkeypatch):

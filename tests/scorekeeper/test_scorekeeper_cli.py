@@ -282,3 +282,19 @@ def test_check_names_a_hand_written_correction_of_a_note(run, tmp_path):
     assert result.exit_code == EXIT_VIOLATION
     assert "entry 4: NoSuchEntry: entry 2 is not an action of this game" in result.output
     assert "total 3/12" in result.output  # the state before the bad correction
+
+
+def test_check_events_compares_what_was_announced_with_what_the_engine_says_now(run, tmp_path):
+    run("play", "toy", *PLAYERS, "--log", "g.db", input="Ann 2\nBob 3\nCid 1\namend 1 Ann 1\nAnn 2\n")
+    assert run("check", "g.db", "--events").exit_code == EXIT_OK  # amended pasts are not compared
+    run("export", "g.db", "g.jsonl")
+    lines = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    lines[5]["events"][0]["total"] = 99  # entry 5, after the amend: recorded 7, the engine says 7
+    del lines[5]["checksum"]
+    (tmp_path / "edited.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert run("check", "edited.jsonl").exit_code == EXIT_OK
+    result = run("check", "edited.jsonl", "--events")
+    assert result.exit_code == EXIT_VIOLATION
+    assert "entry 5: EventsDiffer" in result.output
+    report = json.loads(run("check", "edited.jsonl", "--events", "--json").output)
+    assert report["details"]["recorded"][0]["total"] == 99 and report["details"]["replayed"][0]["total"] == 7

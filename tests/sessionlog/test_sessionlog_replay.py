@@ -15,6 +15,7 @@ from referee.sessionlog import (
     EntryAlreadyUndone,
     NoSuchEntry,
     NothingToUndo,
+    first_event_difference,
     read_log,
     replay,
     write_jsonl,
@@ -172,9 +173,10 @@ def test_any_session_replays_to_the_live_state(tmp_path_factory, lines):
     keeper.close()
     contents = read_log(folder / "g.db")
     assert len(contents.entries) == accepted
-    result = replay(contents, TOY)
+    result = replay(contents, TOY, keep_events=True)
     assert result.legal
     assert result.state.snapshot() == keeper.state.snapshot()
+    assert first_event_difference(contents, result) is None
     buffer = io.StringIO()
     write_jsonl(contents, buffer)
     (folder / "g.jsonl").write_text(buffer.getvalue())

@@ -126,6 +126,14 @@ class BestiaState:
         if o["without_twos"] is not None and v.name != "julepe":
             raise BadOption("without_twos belongs to Julepe", option="without_twos")
         self.deck, self.order = deck_for(v, len(players), o)
+        self.exchange_max = v.exchange_max
+        if o["exchange_up_to"] is not None:
+            if v.name not in ("tippen", "julepe", "mauscheln"):
+                raise BadOption("an exchange round belongs to Tippen, Julepe and Mauscheln",
+                                option="exchange_up_to")
+            if not 0 <= o["exchange_up_to"] <= v.hand_size:
+                raise BadOption(f"exchange_up_to is 0 to {v.hand_size}", option="exchange_up_to")
+            self.exchange_max = o["exchange_up_to"]
         if 1 + v.hand_size * len(players) > len(self.deck):
             raise BadPlayerCount(f"{len(players)} hands of {v.hand_size} do not fit in "
                                  f"{len(self.deck)} cards", players=players)
@@ -297,6 +305,8 @@ class BestiaState:
             events.append(Event("compulsory", {"deal": self.deal_no + 1,
                                                "reason": "forced round" if self.options[
                                                    "forced_round"] else "only the stake in the pot"}))
+            if self.exchange_max and self.variant.bidding != "italian":
+                return events + self._start_exchange()
             return events + self._start_play()
         self.phase = "speak"
         self.queue = self.from_right()
@@ -373,7 +383,7 @@ class BestiaState:
             self._exchanger_check(a.player)
             if self.rob_pending and a.player == self.dealer:
                 raise OutOfOrder("the dealer first takes the trump card and discards one (rob)")
-            limit = min(limit, self.variant.exchange_max)
+            limit = min(limit, self.exchange_max)
         else:
             self._speaker_check(a.player, "gioco")
             if self.variant.bidding != "italian":
@@ -532,7 +542,7 @@ class BestiaState:
             for p in self.players:
                 self._out(p)
             return self._start_play()
-        if bidding in ("mauscheln", "julepe"):
+        if bidding in ("mauscheln", "julepe") or (bidding == "tippen" and self.exchange_max):
             return self._start_exchange()
         if bidding != "italian":
             passed = [p for p in self.from_right() if self.status[p] == "passed"]
@@ -582,7 +592,7 @@ class BestiaState:
         self.phase = "exchange"
         self.queue = ins
         self.rob_pending = self.variant.name == "julepe" and self.dealer in ins
-        return [Event("exchange", {"players": ins, "up_to": self.variant.exchange_max})]
+        return [Event("exchange", {"players": ins, "up_to": self.exchange_max})]
 
     def _verify_rob(self, a: Rob) -> None:
         if self.variant.name != "julepe":
@@ -807,11 +817,11 @@ class BestiaState:
                     out = [Rob(p, None)]
             elif self.holdings.full:
                 hand = self.holdings.hands[p]
-                out = [Gioco(p, combo) for k in range(min(len(hand), self.variant.exchange_max) + 1)
+                out = [Gioco(p, combo) for k in range(min(len(hand), self.exchange_max) + 1)
                        for combo in itertools.combinations(hand, k)]
             else:
                 out = [Gioco(p, (), k) for k in range(min(self.holdings.counts[p],
-                                                          self.variant.exchange_max) + 1)]
+                                                          self.exchange_max) + 1)]
         elif self.phase == "play":
             p = self.turn
             if self.holdings.full:

@@ -125,6 +125,7 @@ def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
         "one_round": False,  # 5-card: one turn each to declare (bussata a un solo giro)
         "offence_costs_pot": False,  # a revoke revealed later costs the offender the pot
         "without_twos": None,  # Julepe: play without the 2s (default: when fewer than six play)
+        "exchange_up_to": None,  # Tippen (later rule books): change up to 3 cards; Julepe 5, Mauscheln 4
     }
 
 

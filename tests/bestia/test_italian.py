@@ -227,6 +227,19 @@ def test_roman_and_tippen():
         tippen2.apply(Gioco("Ben"))
 
 
+def test_tippen_with_the_later_exchange_of_up_to_three():
+    s = game(["Anna", "Ben", "Carla"], "tippen", seed=1, pot=5, exchange_up_to=3)
+    for p in ["Ben", "Carla"]:
+        s.apply(Knock(p))
+    s.apply(Pass("Anna"))
+    assert s.phase == "exchange" and s.queue == ["Ben", "Carla"]
+    hand = list(s.holdings.hands["Ben"])
+    s.apply(Gioco("Ben", tuple(hand)))
+    assert len(s.holdings.hands["Ben"]) == 3 and not set(hand) & set(s.holdings.hands["Ben"])
+    s.apply(Gioco("Carla"))
+    assert s.phase == "play"
+
+
 def test_obbligo_d_asso():
     s = italian(deals=[STRONG_ANNA], obbligo_asso=True)
     s.apply(Knock("Anna"))

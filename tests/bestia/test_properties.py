@@ -33,6 +33,8 @@ def tables(draw):
         options["stake"] = draw(st.sampled_from([2, 5, 10]))
     if variant == "classic":
         options["doctor"] = draw(st.booleans())
+    if variant == "tippen":
+        options["exchange_up_to"] = draw(st.sampled_from([None, 3]))
     if variant == "julepe":
         options["without_twos"] = draw(st.sampled_from([None, True, False]))
     return {"players": [f"P{i}" for i in range(n)], "options": options,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 import time as clock
-from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 import click

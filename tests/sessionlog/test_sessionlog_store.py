@@ -8,6 +8,7 @@ import math
 import signal
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 
@@ -248,7 +249,7 @@ def test_a_writer_killed_mid_write_loses_no_committed_entry(tmp_path):
     keeps writing, then every entry it reported must be in the log, intact and chained."""
     path = tmp_path / "killed.db"
     process = subprocess.Popen(
-        [__import__("sys").executable, str(HERE / "log_writer.py"), str(path)],
+        [sys.executable, str(HERE / "log_writer.py"), str(path)],
         stdout=subprocess.PIPE, text=True, env=subprocess_env(),
     )
     reported: dict[int, str] = {}

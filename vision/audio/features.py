@@ -77,7 +77,7 @@ def _frames(x: np.ndarray) -> np.ndarray:
 
 def frame_db(x: np.ndarray) -> np.ndarray:
     f = _frames(np.asarray(x, np.float32))
-    return 10 * np.log10(np.mean(f.astype(np.float64) ** 2, axis=1) + 1e-10)
+    return 10 * np.log10(np.mean(f.astype(np.float64) ** 2, axis=1) + 1e-12)
 
 
 @dataclasses.dataclass
@@ -152,7 +152,7 @@ def frame_track(clip: AudioClip) -> FrameTrack:
     x = clip.samples
     frames = _frames(x)
     n = len(frames)
-    db = 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-10)
+    db = 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
     spec = np.abs(np.fft.rfft(frames * np.hanning(FRAME_LEN)[None, :], n=NFFT)) ** 2
     freqs = np.fft.rfftfreq(NFFT, 1 / SAMPLE_RATE)
     low = spec[:, (freqs >= 80) & (freqs < 1000)].sum(1) + 1e-12

@@ -55,8 +55,10 @@ class SphinxRecognizer:
                 f"no recognition model folder at {folder!r}: download a CMU Sphinx model for "
                 f"{lang!r} (e.g. cmusphinx-it) and pass its folder", folder=folder, lang=lang)
         mdefs = sorted(glob.glob(os.path.join(folder, "**", "mdef"), recursive=True))
-        lms = sorted(p for ext in ("*.lm", "*.lm.bin", "*.dmp", "*.DMP", "*.lm.DMP")
-                     for p in glob.glob(os.path.join(folder, "**", ext), recursive=True))
+        # a phonetic language model (CMU Sphinx ships one beside the word model) comes last
+        lms = sorted((p for ext in ("*.lm", "*.lm.bin", "*.dmp", "*.DMP", "*.lm.DMP")
+                     for p in glob.glob(os.path.join(folder, "**", ext), recursive=True)),
+                     key=lambda p: ("phone" in os.path.basename(p), p))
         dicts = sorted(p for ext in ("*.dic", "*.dict")
                        for p in glob.glob(os.path.join(folder, "**", ext), recursive=True))
         missing = [name for name, found in (("acoustic model (a folder with 'mdef')", mdefs),

@@ -91,7 +91,9 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
             raise NoAudioTrack(f"{path} has no audio track (it holds: {', '.join(kinds)})",
                                path=path, streams=kinds)
         stream = container.streams.audio[0]
-        resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+        # keep the channels through resampling and average them here: FFmpeg's own downmix
+        # adds them at -3 dB each, which makes a mono recording in stereo 3 dB louder
+        resampler = av.AudioResampler(format="fltp", rate=SAMPLE_RATE)
         chunks: list[np.ndarray] = []
         first_pts_time: float | None = None
         try:
@@ -99,9 +101,9 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
                 if first_pts_time is None and frame.pts is not None and frame.time_base:
                     first_pts_time = float(frame.pts * frame.time_base)
                 for out in resampler.resample(frame):
-                    chunks.append(out.to_ndarray().reshape(-1))
+                    chunks.append(out.to_ndarray().mean(axis=0))
             for out in resampler.resample(None):
-                chunks.append(out.to_ndarray().reshape(-1))
+                chunks.append(out.to_ndarray().mean(axis=0))
         except (av.error.InvalidDataError, av.error.FFmpegError) as exc:
             if not chunks:
                 raise CorruptAudio(f"{path}: the audio track cannot be decoded: {exc}",

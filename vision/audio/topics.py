@@ -56,12 +56,13 @@ STEMS: dict[str, dict[str, tuple[str, ...]]] = {
 GAME_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("card*", "chicken*", "egg", "eggs", "rooster*", "hen", "hens", "coccod*", "cocco*",
            "cock*", "chicchiri*", "beccat*", "caught", "catch", "deck*", "shuffl*", "deal*",
-           "turn*", "trick*", "trump*", "suit*", "hand", "hands", "game", "games", "play*",
+           "turn*", "trick*", "trump*", "suit*", "hand", "hands", "game", "games", "play", "plays", "played",
+           "playing", "player", "players",
            "win*", "won", "round*", "point*", "score*", "ace*", "king*", "queen*", "jack*",
            "knave*", "signal*", "partner*", "team", "teams", "draw*", "discard*", "pass", "bid*", "bet*", "pot"),
-    "it": ("cart*", "gallin*", "poll*", "uov*", "uova", "gallo", "coccod*", "chicchiri*",
+    "it": ("carta", "carte", "gallin*", "poll*", "uov*", "uova", "gallo", "coccod*", "chicchiri*",
            "beccat*", "beccacc*", "marafon*", "bestia", "mazz*", "turn*", "gioc*", "partit*",
-           "briscol*", "asso", "fant*", "cavall*", "punt*", "vinc*", "vins*", "mano", "mescol*",
+           "briscol*", "asso", "fant*", "cavall*", "punto", "punti", "punteggio", "vinc*", "vins*", "mano", "mescol*",
            "tocca", "segnal*", "compagn*", "squadra", "pesc*", "scart*", "giro", "mani"),
 }
 
@@ -70,9 +71,9 @@ def _matches(word: str, stem: str) -> bool:
     return word.startswith(stem[:-1]) if stem.endswith("*") else word == stem
 
 
-def is_game_word(word: str) -> bool:
+def is_game_word(word: str, langs: Iterable[str] = ("en", "it")) -> bool:
     w = word.lower()
-    return any(_matches(w, s) for lang in GAME_WORDS.values() for s in lang)
+    return any(_matches(w, s) for lang in langs for s in GAME_WORDS[lang])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +106,7 @@ def hits(words: Sequence[Word], langs: Iterable[str] = ("en", "it")) -> list[Top
                 for j in range(len(parts)):
                     used[i + j] = True
     for i, w in enumerate(words):
-        if used[i] or is_game_word(texts[i]):
+        if used[i] or is_game_word(texts[i], langs):
             continue
         for topic, stem in singles:
             if _matches(texts[i], stem):

@@ -1,0 +1,80 @@
+"""Real-time factor of the audio path (processing seconds per second of audio; < 1 keeps up).
+
+    .venv/bin/python scripts/bench_audio.py [--repeat 3] [--minutes 1]
+
+Runs on at most 2 cores (sched_setaffinity). Measures, on the same audio in the same run:
+  decode     reading the WAV with PyAV and resampling (baseline 1)
+  classifier features (Praat pitch, spectra, Silero VAD) + classifier + HMM (baseline 2)
+  recognizer PocketSphinx decoding all of the audio, hums and silences too (baseline 3: what
+             the path would cost without the classifier choosing what to decode)
+  whole      load + classify + recognize the speech + topics + events (what `referee audio` does)
+and prints each real-time factor and the whole path as a ratio of each baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "audio", "session.wav")
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--minutes", type=float, default=1.0, help="length of the test audio")
+    args = ap.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))[:2]
+        os.sched_setaffinity(0, cpus)
+    from vision.audio import sources
+    from vision.audio.pipeline import AudioListener
+    from vision.audio.recognize import english
+
+    base = sources.load(FIXTURE)
+    reps = int(np.ceil(args.minutes * 60 / base.duration))
+    clip = sources.AudioClip(np.tile(base.samples, reps))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.wav")
+        sources.save_wav(clip, path)
+        listener = AudioListener()
+        quick = AudioListener(recognize=False)
+        rec = english()
+        listener.analyse(sources.load(path))  # warm up: models loaded once per process
+        secs = clip.duration
+        results = {
+            "decode": best_of(lambda: sources.load(path), args.repeat),
+            "classifier": best_of(lambda: quick.classify(clip), args.repeat),
+            "recognizer": best_of(lambda: rec.words(clip), args.repeat),
+            "whole": best_of(lambda: listener.analyse(sources.load(path)), args.repeat),
+        }
+    print(f"audio: {secs:.1f} s ({reps} x {os.path.basename(FIXTURE)}), cores: "
+          f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
+          f"best and median of {args.repeat}")
+    print(f"{'stage':11s} {'seconds':>8s} {'RTF':>7s} {'RTF med':>8s}")
+    for name, (best, med) in results.items():
+        print(f"{name:11s} {best:8.2f} {best / secs:7.3f} {med / secs:8.3f}")
+    whole = results["whole"][0]
+    for name in ("decode", "classifier", "recognizer"):
+        print(f"whole / {name:10s} = {whole / results[name][0]:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+#!/usr/bin/env python
+"""Body-signal benchmarks, all measured in one run on this machine.
+
+Speed: frames per second of the landmark pipeline (`LandmarkExtractor`: FaceMesh, Hands and Pose
+per seat crop at their own rates) on a 4-seat 1280x720 table composed by tiling real clips and
+pictures from tests/fixtures/people, against the naive baseline (MediaPipe Holistic on each seat
+crop, every frame), and their ratio.
+
+Accuracy (--accuracy): per-signal precision, recall and decision delay (from the end of a
+gesture to the frame at which its event is decided) on the landmark-stream suite, and false
+events per minute on the real clips (the seated-table clip has no signal; in the gesture clip
+everything but the right-hand raise counts as false).
+
+    .venv/bin/python scripts/bench_signals.py [--frames 60] [--accuracy] [--out bench.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+PEOPLE = ROOT / "tests" / "fixtures" / "people"
+
+
+def _fit(img: np.ndarray, w: int = 640, h: int = 360) -> np.ndarray:
+    s = min(w / img.shape[1], h / img.shape[0])
+    small = cv2.resize(img, (int(img.shape[1] * s), int(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+    tile = np.zeros((h, w, 3), np.uint8)
+    y, x = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+    tile[y:y + small.shape[0], x:x + small.shape[1]] = small
+    return tile
+
+
+def table_frames(n: int) -> list[np.ndarray]:
+    """n frames of a 4-seat 1280x720 table: the gesture clip (and its mirror image, 1 s later)
+    on top, two real still pictures below."""
+    cap = cv2.VideoCapture(str(PEOPLE / "mps_gesture_recognizer_test_video.mp4"))
+    clip = []
+    while len(clip) < n + 25:
+        ok, img = cap.read()
+        if not ok:
+            break
+        clip.append(_fit(img))
+    cap.release()
+    still = [_fit(cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg"))), _fit(cv2.imread(str(PEOPLE / "mp_sergey.png")))]
+    frames = []
+    for i in range(n):
+        a = clip[i % len(clip)]
+        b = cv2.flip(clip[(i + 25) % len(clip)], 1)
+        frames.append(np.vstack([np.hstack([a, b]), np.hstack(still)]))
+    return frames
+
+
+def speed(n: int) -> dict:
+    from vision.landmarks.calibration import TableCalibration, quadrant_seats
+    from vision.landmarks.extract import HolisticPerSeat, LandmarkExtractor, Rates
+
+    frames = table_frames(n)
+    calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
+    fps_src = 25.0
+    out = {"frames": n, "frame_size": [1280, 720], "seats": 4, "source_fps": fps_src,
+           "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()}
+
+    rates = Rates()
+    with LandmarkExtractor(calib, rates) as ex:
+        ex.process(frames[0], 0.0, 0)  # warm-up: graphs start, first detections
+        t0 = time.perf_counter()
+        found = 0
+        for i, f in enumerate(frames[1:], 1):
+            lm = ex.process(f, i / fps_src, i)
+            found += sum(p.face is not None for p in lm.persons)
+        ours = time.perf_counter() - t0
+    base = HolisticPerSeat(calib)
+    try:
+        base.process(frames[0], 0.0, 0)
+        t0 = time.perf_counter()
+        base_found = 0
+        for i, f in enumerate(frames[1:], 1):
+            base_found += base.process(f, i / fps_src, i)
+        naive = time.perf_counter() - t0
+    finally:
+        base.close()
+    m = n - 1
+    out.update({
+        "pipeline": {"fps": round(m / ours, 2), "ms_per_frame": round(1000 * ours / m, 1),
+                     "rates": {"face": rates.face or fps_src, "hands": rates.hands, "pose": rates.pose},
+                     "faces_per_frame": round(found / m, 2)},
+        "baseline_holistic_per_seat": {"fps": round(m / naive, 2), "ms_per_frame": round(1000 * naive / m, 1),
+                                       "people_per_frame": round(base_found / m, 2)},
+        "speedup": round(naive / ours, 2),
+    })
+    return out
+
+
+def accuracy() -> dict:
+    sys.path.insert(0, str(ROOT / "tests" / "signals"))
+    from signal_streams import score, suite
+    from vision.signals.engine import detect_signals, landmarks_from_media
+
+    stats = score(suite())
+    per_signal = {k: {"precision": round(v["precision"], 3), "recall": round(v["recall"], 3),
+                      "tp": v["tp"], "fp": v["fp"], "fn": v["fn"],
+                      "median_delay_s": None if v["median_delay_s"] is None else round(v["median_delay_s"], 3)}
+                  for k, v in sorted(stats.items())}
+    # Free Signal: learnt from 3 demonstrations, looked for in a stream with it and one without
+    from signal_streams import Body, free_demonstrations, free_stream, seat_calibration
+    from vision.signals.engine import seat_series
+    from vision.signals.free import FreeSignal
+    calib = seat_calibration({"ana": Body.make()})
+    fs = FreeSignal.learn([seat_series(d, calib, "ana") for d in free_demonstrations(3)])
+    tp = fp = fn = 0
+    delays = []
+    for with_it in (True, False):
+        frames, cal = free_stream(with_it)
+        found = [e for e in detect_signals(frames, cal, free=fs) if e.signal == "free"]
+        hits = [e for e in found if e.start <= 4.8 and e.end >= 3.5] if with_it else []
+        tp += len(hits[:1])
+        fn += int(with_it and not hits)
+        fp += len(found) - len(hits[:1])
+        delays += [e.evidence["decided_at"] - 4.77 for e in hits[:1]]
+    per_signal["free"] = {"precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
+                          "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0, "tp": tp, "fp": fp, "fn": fn,
+                          "median_delay_s": round(float(np.median(delays)), 3) if delays else None,
+                          "threshold": round(fs.threshold, 3)}
+    real = {}
+    for name, allowed in (("mps_image_classification_test_video.mp4", set()),
+                          ("mps_gesture_recognizer_test_video.mp4", {"raise_hand_right"})):
+        frames, calib = landmarks_from_media(PEOPLE / name, fps=10)
+        events = detect_signals(frames, calib)
+        false = [e for e in events if e.signal not in allowed]
+        minutes = (frames[-1].t - frames[0].t) / 60.0
+        real[name] = {"minutes": round(minutes, 3), "false_events": len(false),
+                      "false_events_per_minute": round(len(false) / minutes, 2),
+                      "events": [(e.signal, e.start, e.end) for e in events]}
+    return {"landmark_suite": per_signal, "real_clips": real}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--accuracy", action="store_true")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    result = {"speed": speed(args.frames)}
+    if args.accuracy:
+        result["accuracy"] = accuracy()
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """Beccaccino (Marafone): the rules engine. `ENGINE` is what `referee.core.get_engine` returns."""
 
-from referee.beccaccino.actions import CODEC, CallOut, Declare, Look, Marafona, Play
+from referee.beccaccino.actions import CODEC, CallOut, Declare, Look, Marafona, Play, Show
 from referee.beccaccino.engine import ENGINE, BeccaccinoEngine
 from referee.beccaccino.game import (
     AnnouncementNotByLeader,
@@ -14,6 +14,6 @@ from referee.beccaccino.game import (
 
 __all__ = [
     "ENGINE", "BeccaccinoEngine", "BeccaccinoState", "CODEC", "CallOut", "Declare", "Look",
-    "Marafona", "Play", "AnnouncementNotByLeader", "MarafonaTooLate", "NoMarafona", "NotASuit",
+    "Marafona", "Play", "Show", "AnnouncementNotByLeader", "MarafonaTooLate", "NoMarafona", "NotASuit",
     "SecondAnnouncement", "UnknownAnnouncement",
 ]

@@ -58,4 +58,14 @@ class CallOut(Action):
     player: str
 
 
-CODEC = ActionCodec([Declare, Look, Play, Marafona, CallOut])
+@dataclasses.dataclass(frozen=True)
+class Show(Action):
+    """Observed: `cards` seen in `player`'s hand (by the camera, or shown at the table). The
+    referee learns them; one that contradicts an earlier play reveals a revoke."""
+
+    kind = "seen"
+    player: str
+    cards: tuple[str, ...]
+
+
+CODEC = ActionCodec([Declare, Look, Play, Marafona, CallOut, Show])

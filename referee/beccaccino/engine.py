@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from referee.core import MalformedAction
 from referee.tricks import CardNotInDeck
-from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play
+from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play, Show
 from referee.beccaccino.game import DECK, BeccaccinoState
 
 HELP = """\
@@ -15,7 +15,8 @@ look PLAYER                a player was seen looking at their cards before the d
 play PLAYER CARD [CALL]    a card (3D, "re di coppe", "3 of coins"); the leader may add
                            busso, volo or striscio (one per player per hand)
 marafona PLAYER            during the first trick: the 3, 2 and Ace of trump shown (+3)
-fuori PLAYER               chiamarsi fuori: the team claims the target (right wins, wrong loses)"""
+fuori PLAYER               chiamarsi fuori: the team claims the target (right wins, wrong loses)
+seen PLAYER CARD [CARD...] cards seen in a player's hand (the referee learns them)"""
 
 _VERBS = {
     "declare": "declare", "briscola": "declare", "trump": "declare", "battezzo": "declare",
@@ -23,6 +24,7 @@ _VERBS = {
     "play": "play", "gioca": "play", "p": "play",
     "marafona": "marafona", "maraffa": "marafona", "cricca": "marafona",
     "fuori": "fuori", "callout": "fuori", "call-out": "fuori",
+    "seen": "seen", "show": "seen", "visto": "seen",
 }
 _CALL_WORDS = {"busso": "busso", "knock": "busso", "volo": "volo", "fly": "volo",
                "striscio": "striscio", "slide": "striscio"}
@@ -57,6 +59,10 @@ class BeccaccinoEngine:
             return Marafona(player)
         if verb == "fuori":
             return CallOut(player)
+        if verb == "seen":
+            if not rest:
+                raise MalformedAction("seen: which cards?", hint=_hint(verb))
+            return Show(player, tuple(_cards(rest)))
         if verb == "declare":
             if not rest:
                 raise MalformedAction("declare: which suit?", hint=_hint(verb))
@@ -107,6 +113,19 @@ class BeccaccinoEngine:
             hand = s.holdings.hand(s.turn)
             lines.append(f"{s.turn} holds: " + " ".join(hand))
         return "\n".join(lines)
+
+
+def _cards(words: list[str]) -> list[str]:
+    """Several cards: "3D RC", "3 di denari re di coppe"."""
+    out, i = [], 0
+    while i < len(words):
+        take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
+        try:
+            out.append(DECK.parse(" ".join(words[i:i + take])))
+        except CardNotInDeck as exc:
+            raise MalformedAction(exc.message, hint=DECK.example()) from None
+        i += take
+    return out
 
 
 def _player(state: BeccaccinoState, word: str) -> str:

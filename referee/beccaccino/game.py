@@ -12,6 +12,7 @@ the suit they did not follow.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Mapping
 
 from referee.core import Event, GameAlreadyOver, MalformedAction, Violation
@@ -36,7 +37,7 @@ from referee.tricks import (
     suit_of,
     trick_winner,
 )
-from referee.beccaccino.actions import CALLS, CallOut, Declare, Look, Marafona, Play
+from referee.beccaccino.actions import CALLS, CallOut, Declare, Look, Marafona, Play, Show
 
 DECK = ITALIAN_40
 ORDER = BECCACCINO_ORDER
@@ -279,15 +280,17 @@ class BeccaccinoState:
                     player=a.player, first=self.calls[a.player])
         self.holdings.verify_play(a.player, a.card, RULES, self.context())
 
+    def _revealed(self, player: str, card: str, claims: list, how: str) -> list[Event]:
+        return [self._foul("revealed_" + claim.violation.__name__, player,
+                           f"{player} {how} {card} after not following {claim.suit} "
+                           f"in trick {claim.trick_no + 1}", card=card, trick=claim.trick_no + 1)
+                for claim in claims]
+
     def _apply_play(self, a: Play) -> list[Event]:
         ctx = self.context()
         hand_before = self.holdings.hand(a.player)
-        events: list[Event] = []
-        for claim in self.holdings.play(a.player, a.card, RULES, ctx):
-            events.append(self._foul(
-                "revealed_" + claim.violation.__name__, a.player,
-                f"{a.player} plays {a.card} after not following {claim.suit} "
-                f"in trick {claim.trick_no + 1}", card=a.card, trick=claim.trick_no + 1))
+        events = self._revealed(a.player, a.card, self.holdings.play(a.player, a.card, RULES, ctx),
+                                "plays")
         self.trick.append((a.player, a.card))
         data: dict[str, Any] = {"player": a.player, "card": a.card,
                                 "name": DECK.name_of(a.card), "trick": self.trick_no + 1}
@@ -362,6 +365,19 @@ class BeccaccinoState:
                        "scores": dict(self.scores), **data}
         return [Event("game_over", self.result)]
 
+    # -- cards seen in a hand ----------------------------------------------------------
+    def _verify_seen(self, a: Show) -> None:
+        if not a.cards or not all(isinstance(c, str) for c in a.cards):
+            raise MalformedAction("seen: name the cards", action=a.to_dict())
+        self.holdings.verify_shown(a.player, list(a.cards))
+
+    def _apply_seen(self, a: Show) -> list[Event]:
+        events = [Event("seen", {"player": a.player, "cards": list(a.cards)})]
+        for card in a.cards:
+            events += self._revealed(a.player, card,
+                                     self.holdings.show(a.player, [card], ORDER), "shows")
+        return events
+
     # -- Marafona ----------------------------------------------------------------------
     def _verify_marafona(self, a: Marafona) -> None:
         if self.phase != "play":
@@ -408,7 +424,7 @@ class BeccaccinoState:
         other = next(t for t in self.teams if t != team)
         total = self.running_total(team)
         target = self.options["target"]
-        data = {"caller": a.player, "team": team, "total": total, "target": target}
+        data = {"caller": a.player, "calling_team": team, "total": total, "target": target}
         if total >= target:
             return [Event("called_out", {**data, "right": True})] + self._finish(
                 team, "chiamata_fuori", f"{a.player} calls out with {total}: right", **data)
@@ -440,6 +456,18 @@ class BeccaccinoState:
                 out += [Marafona(p) for p in self.players if self.can(Marafona(p))]
         out += [CallOut(p) for p in self.players]
         return out
+
+    def waiting_for(self) -> dict[str, Any]:
+        """What the referee expects next: {"step": "declare"|"play"|"over", "player": ...}."""
+        if self.is_over:
+            return {"step": "over"}
+        if self.phase == "declare":
+            return {"step": "declare", "player": self.battezzante}
+        return {"step": "play", "player": self.turn, "trick": self.trick_no + 1}
+
+    def copy(self) -> "BeccaccinoState":
+        """An independent copy (for look-ahead)."""
+        return copy.deepcopy(self)
 
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:

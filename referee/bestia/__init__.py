@@ -1,6 +1,6 @@
 """Bestia: the rules engine and its variants. `ENGINE` is what `referee.core.get_engine` returns."""
 
-from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
+from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
 from referee.bestia.engine import ENGINE, BestiaEngine
 from referee.bestia.game import (
     BadExchange,
@@ -16,6 +16,6 @@ from referee.bestia.variants import NOT_SUPPORTED, VARIANTS, Variant
 
 __all__ = [
     "ENGINE", "BestiaEngine", "BestiaState", "CODEC", "Buco", "Doctor", "Gioco", "Knock", "Pass",
-    "Play", "Rob", "Terzo", "TurnTrump", "BadExchange", "BucoTaken", "MustPlay", "NotInThisVariant",
+    "Play", "Rob", "Show", "Terzo", "TurnTrump", "BadExchange", "BucoTaken", "MustPlay", "NotInThisVariant",
     "StockExhausted", "TerzoFirstTurnOnly", "TerzoMustPass", "NOT_SUPPORTED", "VARIANTS", "Variant",
 ]

@@ -94,4 +94,14 @@ class Play(Action):
     card: str
 
 
-CODEC = ActionCodec([TurnTrump, Knock, Pass, Gioco, Terzo, Buco, Doctor, Rob, Play])
+@dataclasses.dataclass(frozen=True)
+class Show(Action):
+    """Observed: `cards` seen in `player`'s hand. The referee learns them; one that contradicts
+    an earlier play reveals the offence (a revoke, a trump not played...)."""
+
+    kind = "seen"
+    player: str
+    cards: tuple[str, ...]
+
+
+CODEC = ActionCodec([TurnTrump, Knock, Pass, Gioco, Terzo, Buco, Doctor, Rob, Play, Show])

@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from referee.core import MalformedAction
 from referee.tricks import CardNotInDeck
-from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
+from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
 from referee.bestia.game import BestiaState
 
 HELP = """\
@@ -21,7 +21,8 @@ terzo PLAYER               5-card Italian, first turn: "terzo se devo"
 buco PLAYER                col buco: play with the spare hand
 doctor PLAYER              3-card: a player who passed takes three new cards
 decline PLAYER             3-card: ...or refuses them and is out
-play PLAYER CARD           a card to the trick (KS, K♠, "king of spades", "re di coppe")"""
+play PLAYER CARD           a card to the trick (KS, K♠, "king of spades", "re di coppe")
+seen PLAYER CARD [CARD...] cards seen in a player's hand (the referee learns them)"""
 
 _VERBS = {
     "trump": "trump", "briscola": "trump", "turn": "trump",
@@ -35,6 +36,7 @@ _VERBS = {
     "doctor": "doctor", "dottore": "doctor", "new": "doctor",
     "decline": "decline", "refuse": "decline", "out": "decline",
     "play": "play", "gioca": "play", "p": "play",
+    "seen": "seen", "show": "seen", "visto": "seen",
 }
 
 
@@ -70,6 +72,10 @@ class BestiaEngine:
             return Doctor(player, True)
         if verb == "decline":
             return Doctor(player, False)
+        if verb == "seen":
+            if not rest:
+                raise MalformedAction("seen: which cards?", hint=_hint("seen"))
+            return Show(player, tuple(_cards(deck, rest)))
         if verb == "rob":
             return Rob(player, _card(deck, rest) if rest else None)
         if verb == "gioco":

@@ -12,6 +12,7 @@ in the pot (S2).
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any, Mapping
 
@@ -31,7 +32,7 @@ from referee.tricks import (
     suit_of,
     trick_winner,
 )
-from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
+from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
 from referee.bestia.variants import (
     ALIASES,
     HOUSE_OFFENCES,
@@ -682,14 +683,8 @@ class BestiaState:
 
     def _apply_play(self, a: Play) -> list[Event]:
         ctx = self.context()
-        events: list[Event] = []
-        for claim in self.holdings.play(a.player, a.card, self.rules, ctx):
-            name = claim.violation.__name__
-            record = {"player": a.player, "offence": name, "trick": claim.trick_no + 1,
-                      "revealed_by": a.card,
-                      "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES}
-            self.offences.append(record)
-            events.append(Event("offence_revealed", record))
+        events = self._revealed(a.player, a.card,
+                                self.holdings.play(a.player, a.card, self.rules, ctx))
         self.trick.append((a.player, a.card))
         events.append(Event("played", {"player": a.player, "card": a.card,
                                        "trick": self.trick_no + 1}))
@@ -707,6 +702,32 @@ class BestiaState:
         self.leader = self.turn = winner
         if self.trick_no == self.variant.tricks:
             events += self._settle()
+        return events
+
+    def _revealed(self, player: str, card: str, claims: list) -> list[Event]:
+        events = []
+        for claim in claims:
+            name = claim.violation.__name__
+            record = {"player": player, "offence": name, "trick": claim.trick_no + 1,
+                      "revealed_by": card,
+                      "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES}
+            self.offences.append(record)
+            events.append(Event("offence_revealed", record))
+        return events
+
+    # -- cards seen in a hand ----------------------------------------------------------
+    def _verify_seen(self, a: Show) -> None:
+        if self.phase not in ("speak", "doctor", "exchange", "play", "trump"):
+            raise OutOfOrder("no hands are out now")
+        if not a.cards or not all(isinstance(c, str) for c in a.cards):
+            raise MalformedAction("seen: name the cards", action=a.to_dict())
+        self.holdings.verify_shown(a.player, list(a.cards))
+
+    def _apply_seen(self, a: Show) -> list[Event]:
+        events = [Event("seen", {"player": a.player, "cards": list(a.cards)})]
+        for card in a.cards:
+            events += self._revealed(a.player, card,
+                                     self.holdings.show(a.player, [card], self.order))
         return events
 
     # -- settling ----------------------------------------------------------------------
@@ -831,6 +852,28 @@ class BestiaState:
                          and self.holdings.holder_of(c) in (None, p)]
             out = [Play(p, c) for c in cards]
         return [a for a in out if self.can(a)]
+
+    def waiting_for(self) -> dict[str, Any]:
+        """What the referee expects next: {"step": "trump"|"speak"|"doctor"|"exchange"|"play"
+        |"over", "player": ...}."""
+        if self.is_over:
+            return {"step": "over"}
+        if self.phase == "trump":
+            return {"step": "trump"}
+        if self.phase == "play":
+            return {"step": "play", "player": self.turn, "trick": self.trick_no + 1}
+        step = "join" if self.joining else ("rob" if self.rob_pending and self.phase == "exchange"
+                                            and self.queue[0] == self.dealer else self.phase)
+        return {"step": step, "player": self.queue[0]}
+
+    @property
+    def is_chance_node(self) -> bool:
+        """The next action is chance's: the trump card turned, when the deal is not known."""
+        return self.phase == "trump"
+
+    def copy(self) -> "BestiaState":
+        """An independent copy (for look-ahead)."""
+        return copy.deepcopy(self)
 
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:

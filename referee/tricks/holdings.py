@@ -81,12 +81,30 @@ class Holdings:
         return [c for c in self.claims[player] if c.broken_by(card, order)]
 
     # -- changes -----------------------------------------------------------------------
-    def show(self, player: str, cards: Iterable[str]) -> None:
-        """Cards a player has shown (partial knowledge learns them)."""
+    def show(self, player: str, cards: Iterable[str], order: RankOrder | None = None) -> list[Claim]:
+        """Cards a player has shown (partial knowledge learns them); return the claims they
+        break (a spade seen in the hand of a player who did not follow spades)."""
+        broken: list[Claim] = []
         if not self.full:
             for card in cards:
                 if card not in self.shown[player]:
                     self.shown[player].append(card)
+                if order is not None:
+                    for claim in self.broken_claims(player, card, order):
+                        self.claims[player].remove(claim)
+                        broken.append(claim)
+        return broken
+
+    def verify_shown(self, player: str, cards: Sequence[str]) -> None:
+        """Raise unless `player` can be holding all of `cards` now."""
+        if len(set(cards)) != len(cards):
+            raise CardNotInHand("a card shown twice", cards=list(cards))
+        for card in cards:
+            self.verify_card(player, card)
+        known = set(self.shown[player]) | set(cards)
+        if not self.full and len(known) > self.counts[player]:
+            raise CardNotInHand(f"{player} holds only {self.counts[player]} cards",
+                                player=player, cards=list(cards))
 
     def play(self, player: str, card: str, rules: Rules | None = None,
              ctx: TrickContext | None = None) -> list[Claim]:

@@ -357,3 +357,35 @@ def test_actions_round_trip_through_the_codec():
     for action in [Declare("Anna", "D"), Look("Ben"), Play("Anna", "3D", "volo"), Play("Ben", "RC"),
                    Marafona("Dan"), CallOut("Carla")]:
         assert ENGINE.codec.from_dict(action.to_dict()) == action
+
+
+def test_a_card_seen_in_a_hand_reveals_an_earlier_revoke():
+    from referee.beccaccino import Show
+
+    s = new()
+    s.apply(Declare("Ben", "C"))
+    s.apply(Play("Ben", "3S"))
+    s.apply(Play("Carla", "5B"))  # no spades, says Carla
+    events = s.apply(ENGINE.parse_command(s, "seen Carla asso di spade 7D"))
+    assert [e.kind for e in events] == ["seen", "foul"]
+    assert s.fouls[0]["foul"] == "revealed_Revoke" and s.fouls[0]["trick"] == 1
+    with pytest.raises(CardNotInHand):
+        s.verify(Show("Dan", ("AS",)))  # it is in Carla's hand
+    with pytest.raises(CardNotInHand):
+        s.verify(Show("Dan", ("4D",)))  # the battezzante's
+    full = new(seed=3)
+    mine = full.holdings.hands["Anna"][0]
+    full.apply(Show("Anna", (mine,)))
+    with pytest.raises(CardNotInHand):
+        full.apply(Show("Ben", (mine,)))
+
+
+def test_waiting_for_and_copy():
+    s = new(seed=3)
+    assert s.waiting_for() == {"step": "declare", "player": s.battezzante}
+    twin = s.copy()
+    s.apply(Declare(s.battezzante, "D"))
+    assert s.waiting_for() == {"step": "play", "player": s.battezzante, "trick": 1}
+    assert twin.phase == "declare"
+    s.apply(CallOut("Anna"))
+    assert s.waiting_for() == {"step": "over"}

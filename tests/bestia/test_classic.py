@@ -373,3 +373,26 @@ def test_actions_round_trip_through_the_codec():
     for action in [Knock("A"), Pass("B"), Gioco("C", ("KS", "2D")), Gioco("C", (), 2), Terzo("D"),
                    Buco("E"), Doctor("F", False), Play("G", "KS"), TurnTrump("4H")]:
         assert ENGINE.codec.from_dict(action.to_dict()) == action
+
+
+def test_a_card_seen_in_a_hand_reveals_an_offence():
+    from referee.bestia import Show
+
+    s = game(["Anna", "Ben", "Carla"], offence_costs_pot=True)
+    assert s.is_chance_node and s.waiting_for() == {"step": "trump"}
+    s.apply(TurnTrump("2C"))
+    for p in ["Ben", "Carla", "Anna"]:
+        s.apply(Knock(p))
+    s.apply(Play("Ben", "KS"))
+    s.apply(Play("Carla", "5D"))  # no spade and no club, says Carla
+    events = s.apply(ENGINE.parse_command(s, "seen Carla 4♣"))
+    assert [e.kind for e in events] == ["seen", "offence_revealed"]
+    assert s.offences[0]["offence"] == "MustTrump" and s.offences[0]["penalised"]
+    with pytest.raises(CardNotInHand):
+        s.verify(Show("Anna", ("4C",)))
+    with pytest.raises(CardNotInHand):
+        s.verify(Show("Carla", ("AH", "3H")))  # two cards left, one of them known
+    assert s.waiting_for() == {"step": "play", "player": "Anna", "trick": 1}
+    twin = s.copy()
+    s.apply(Play("Anna", "AS"))
+    assert twin.trick == [("Ben", "KS"), ("Carla", "5D")]

@@ -6,7 +6,6 @@ from referee.bestia.game import (
     BadExchange,
     BestiaState,
     BucoTaken,
-    MustPlay,
     NotInThisVariant,
     StockExhausted,
     TerzoFirstTurnOnly,
@@ -16,6 +15,6 @@ from referee.bestia.variants import NOT_SUPPORTED, VARIANTS, Variant
 
 __all__ = [
     "ENGINE", "BestiaEngine", "BestiaState", "CODEC", "Buco", "Doctor", "Gioco", "Knock", "Pass",
-    "Play", "Rob", "Show", "Terzo", "TurnTrump", "BadExchange", "BucoTaken", "MustPlay", "NotInThisVariant",
+    "Play", "Rob", "Show", "Terzo", "TurnTrump", "BadExchange", "BucoTaken", "NotInThisVariant",
     "StockExhausted", "TerzoFirstTurnOnly", "TerzoMustPass", "NOT_SUPPORTED", "VARIANTS", "Variant",
 ]

@@ -71,11 +71,6 @@ class BucoTaken(Violation):
     """The spare hand (buco) has already been taken this deal."""
 
 
-class MustPlay(Violation):
-    """A pass when this deal is compulsory (forced round, Tippen with only the stake in the pot,
-    a player who has looked at the buco)."""
-
-
 def variant_named(name: str) -> Variant:
     key = str(name).strip().lower()
     key = ALIASES.get(key, key)

@@ -135,3 +135,13 @@ def test_whole_frame_calibration_for_a_single_view():
     assert calib.mirrored and calib.seat("ana").region == (0.0, 0.0, 1.0, 1.0)
     with pytest.raises(CalibrationError, match="no seat 'bob'"):
         calib.seat("bob")
+
+
+def test_several_cameras_each_cover_some_seats():
+    seats = (Seat("ana", (0.0, 0.0, 0.5, 1.0), camera="0"), Seat("bruno", (0.5, 0.0, 1.0, 1.0), camera="0"),
+             Seat("carla", (0.0, 0.0, 1.0, 1.0), camera="1"))
+    calib = TableCalibration(seats)
+    assert calib.cameras == ("0", "1")
+    assert [s.name for s in calib.for_camera("1").seats] == ["carla"]
+    with pytest.raises(CalibrationError, match="camera '2'"):
+        calib.for_camera("2")

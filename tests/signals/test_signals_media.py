@@ -151,8 +151,9 @@ def test_command_prints_events_landmarks_and_writes_an_overlay(tmp_path):
     cap.release()
     h, w = cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")).shape[:2]
     assert ok and abs(img.shape[0] - h) <= 1 and abs(img.shape[1] - w) <= 1  # the codec may round to even
-    res = _cli(PEOPLE / "mptasks_face.jpg", "--calibration", calib_path)
+    res = _cli(PEOPLE / "mptasks_face.jpg", "--calibration", calib_path, "--landmarks")
     assert res.exit_code == 0 and "no signal seen" in res.output
+    assert "seat1: face=yes pose=yes hands=-" in res.output
 
 
 def test_command_names_bad_input(tmp_path):

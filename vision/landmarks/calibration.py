@@ -123,6 +123,18 @@ class TableCalibration:
         seats = [s for s in self.seats if s.name != seat.name] + [seat]
         return dataclasses.replace(self, seats=tuple(seats))
 
+    @property
+    def cameras(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.camera for s in self.seats))
+
+    def for_camera(self, camera: str) -> "TableCalibration":
+        """The seats one camera covers (several cameras can each cover some seats): run one
+        `LandmarkExtractor` per camera with this, and merge the events."""
+        seats = tuple(s for s in self.seats if s.camera == str(camera))
+        if not seats:
+            raise CalibrationError(f"no seat is covered by camera {camera!r}; cameras: {', '.join(self.cameras)}")
+        return dataclasses.replace(self, seats=seats)
+
     def renamed(self, old: str, new: str) -> "TableCalibration":
         self.seat(old)
         return dataclasses.replace(self, seats=tuple(dataclasses.replace(s, name=new) if s.name == old else s

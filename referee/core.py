@@ -79,8 +79,13 @@ class Event:
     kind: str
     data: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # An event is a record of a moment: copy the data so later state changes never show
+        # through lists or dicts the engine still holds.
+        object.__setattr__(self, "data", jsonable(self.data))
+
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **jsonable(self.data)}
+        return {"kind": self.kind, **self.data}
 
 
 class Action:
@@ -97,10 +102,12 @@ class ActionCodec:
 
     def __init__(self, classes: Iterable[type[Action]]) -> None:
         self.classes: dict[str, type[Action]] = {}
+        self._fields: dict[str, frozenset[str]] = {}
         for cls in classes:
             if cls.kind in self.classes:
                 raise ValueError(f"two actions share the kind {cls.kind!r}")
             self.classes[cls.kind] = cls
+            self._fields[cls.kind] = frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
 
     def to_dict(self, action: Action) -> dict[str, Any]:
         return action.to_dict()
@@ -113,8 +120,7 @@ class ActionCodec:
             raise MalformedAction(
                 f"unknown action kind {data['kind']!r}", known=sorted(self.classes)
             )
-        fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-        extra = set(data) - set(fields) - {"kind"}
+        extra = set(data) - self._fields[cls.kind] - {"kind"}
         if extra:
             raise MalformedAction(f"{cls.kind}: unknown fields {sorted(extra)}", action=dict(data))
         try:

@@ -59,3 +59,12 @@ def test_signal_cards_have_unique_ids_and_cover_the_printed_guide():
     assert signal_card("hum").cue == "audio"
     with pytest.raises(KeyError):
         signal_card("juggle")
+
+
+def test_an_event_keeps_its_data_as_it_was_when_announced():
+    from referee.core import Event
+
+    live = {"cards": ["orloff"]}
+    event = Event("reveal", live)
+    live["cards"].append("serama")
+    assert event.to_dict() == {"kind": "reveal", "cards": ["orloff"]}

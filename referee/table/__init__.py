@@ -1,0 +1,13 @@
+"""The table session: camera observations and keyboard lines fused into a refereed game.
+
+`TableSession` (session.py) feeds typed observations (observations.py) through a stabiliser
+(stabilize.py) and explicit rules (rules.py) into the scorekeeper and the session log; table
+zones (zones.py) say where a card lies. See docs/live-table.md.
+"""
+
+from referee.table.observations import CameraStatus, CardReading, CardsSeen, KeyboardLine, ZoneContent
+from referee.table.session import Decision, TableSession
+from referee.table.zones import TableZones, Zone, rect_zone
+
+__all__ = ["CameraStatus", "CardReading", "CardsSeen", "Decision", "KeyboardLine", "TableSession",
+           "TableZones", "Zone", "ZoneContent", "rect_zone"]

@@ -1,0 +1,107 @@
+"""What the table session is fed: typed, timestamped observations on one session clock.
+
+Every value carries `t`, seconds on the session clock (0 = the start of the session; the log
+stores `clock_origin + t`). Perception stages produce `CardsSeen` (the cards read in one frame
+of one camera, already placed in zones) and `vision.events.SignalEvent`s; the keyboard produces
+`KeyboardLine`s (calls with who called and whom, corrections, one-tap confirmations); a camera
+that stops or comes back produces `CameraStatus`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from referee.core import jsonable
+
+UNKNOWN_CARD = "?"
+
+
+@dataclasses.dataclass(frozen=True)
+class CardReading:
+    """One card in one frame. `card` is the face id of `vision.cards.decks` ("chicken:orloff",
+    "egg:sun-4", "3D") or None while unknown; `confidence` 0..1 combines the detector's and the
+    identification's; `zone` is the table zone its centre lies in (None: outside every zone)."""
+
+    card: str | None
+    confidence: float
+    face_up: bool = True
+    zone: str | None = None
+    corners: tuple[tuple[float, float], ...] = ()
+    track_id: int = -1
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class CardsSeen:
+    """The cards one camera read in one processed frame."""
+
+    t: float
+    camera: str
+    cards: tuple[CardReading, ...]
+    frame: int = -1
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyboardLine:
+    """A line typed by the scorekeeper: a game command ("coccode Anna", "caught Dario Anna"),
+    a correction, a note, or a confirmation ("yes 12", "no 12")."""
+
+    t: float
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class CameraStatus:
+    """A camera lost (`ok=False`) or back (`ok=True`), with the reason."""
+
+    t: float
+    camera: str
+    ok: bool
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ZoneContent:
+    """What a zone holds once it has stayed the same for the stabiliser's dwell: the face-up
+    cards (face ids, `UNKNOWN_CARD` for one not read), their mean confidences over the dwell,
+    and how many cards lie face down."""
+
+    t: float  # when the content became stable
+    since: float  # when it was first seen
+    camera: str
+    zone: str
+    cards: tuple[str, ...]
+    confidences: tuple[float, ...]
+    face_down: int = 0
+    frames: int = 0
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"type": "cards", "camera": self.camera, "zone": self.zone, "cards": list(self.cards),
+                "confidences": [round(c, 3) for c in self.confidences], "face_down": self.face_down,
+                "since": round(self.since, 3), "frames": self.frames}
+
+    @classmethod
+    def from_payload(cls, t: float, payload: Mapping[str, Any]) -> "ZoneContent":
+        return cls(t=t, since=float(payload["since"]), camera=payload["camera"], zone=payload["zone"],
+                   cards=tuple(payload["cards"]), confidences=tuple(payload["confidences"]),
+                   face_down=int(payload.get("face_down", 0)), frames=int(payload.get("frames", 0)))
+
+
+def engine_card(face: str) -> str:
+    """The rules engines' name for a face id: a chicken or henhouse its breed, an egg its name
+    ("sun-4"), a suited card its code ("3D")."""
+    kind, _, rest = face.partition(":")
+    if not rest:
+        return face
+    if kind in ("chicken", "henhouse", "guild", "signal"):
+        return rest.split(":", 1)[0]
+    return rest
+
+
+def card_kind(face: str) -> str:
+    """'chicken', 'egg', 'henhouse', ... for a Beccato! face id; 'pip' for a suited card."""
+    kind, sep, _ = face.partition(":")
+    return kind if sep else ("unknown" if face == UNKNOWN_CARD else "pip")

@@ -1,0 +1,319 @@
+"""The table session: observations in, refereed game out, everything on one clock in one log.
+
+    session = TableSession.start("beccato", setup, "game.db", zones, clock_origin=time.time())
+    for decision in session.feed(observation):     # CardsSeen, SignalEvent, KeyboardLine, ...
+        print(decision.message)
+
+* Every observation that matters is logged (kind `observation`) before anything follows from
+  it: a zone content that became stable (`type: cards`), a signal (`type: signal`), a camera
+  lost or back (`type: camera`).
+* Observations become actions only through the rules of `referee.table.rules`. Each proposal
+  is logged with its rule, confidence, reasoning and evidence (`type: decision`), then the
+  action itself (`source: camera`, its confidence). Below `threshold` the referee asks instead
+  (`type: ask`): the scorekeeper answers `yes N` / `no N` (N: the ask's entry number, or
+  nothing for the latest), and a yes applies the action (`source: keyboard`). A contradiction
+  or an illegal play is logged as `type: flag` and never applied.
+* Signals never change the game state: they are evidence, logged per player.
+* Calls, corrections and anything the cameras cannot see come from the keyboard
+  (`KeyboardLine`), as in `referee play`: `coccode Anna`, `caught Dario Anna`, `undo`...
+* Log times are `clock_origin + t` (rounded to the millisecond), so a replay of the same
+  recording with the same origin writes the same log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+from referee.core import Engine, RefereeError, Violation
+from referee.scorekeeper import Scorekeeper
+from referee.table.observations import CameraStatus, CardsSeen, KeyboardLine, ZoneContent
+from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
+from referee.table.stabilize import ZoneStabilizer
+from referee.table.zones import TableZones
+from vision.events import SignalEvent
+
+KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
+
+
+@dataclasses.dataclass
+class Decision:
+    """What the table announces after an observation."""
+
+    kind: str  # action, ask, flag, alert, signal, camera, cards, keyboard, rejected, answer
+    t: float
+    message: str
+    entry: int | None = None
+    data: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class NoSuchAsk(RefereeError):
+    """A confirmation that answers no open question."""
+
+
+@dataclasses.dataclass
+class _Ask:
+    entry: int
+    proposal: Proposal
+
+
+class TableSession:
+    def __init__(self, scorekeeper: Scorekeeper, zones: TableZones, *, clock_origin: float,
+                 threshold: float = 0.8, stabilizer: ZoneStabilizer | None = None,
+                 knock_window: float = 3.0) -> None:
+        self.sk = scorekeeper
+        self.engine: Engine = scorekeeper.engine
+        self.zones = zones
+        self.origin = float(clock_origin)
+        self.threshold = threshold
+        self.stabilizer = stabilizer or ZoneStabilizer(zones)
+        self.knock_window = knock_window
+        self._stable: dict[str, ZoneContent] = {}
+        self._used: set[tuple[str, tuple]] = set()
+        self._asks: dict[int, _Ask] = {}
+        self._signals: list[SignalEvent] = []
+        self._seen_signals: set[tuple] = set()
+        self.cameras: dict[str, bool] = {}
+
+    @classmethod
+    def start(cls, game: str | Engine, setup: Mapping[str, Any], log_path: str | os.PathLike[str],
+              zones: TableZones, *, clock_origin: float, **kwargs: Any) -> "TableSession":
+        sk = Scorekeeper.start(game, setup, log_path, time=clock_origin)
+        return cls(sk, zones, clock_origin=clock_origin, **kwargs)
+
+    @property
+    def state(self):
+        return self.sk.state
+
+    @property
+    def log(self):
+        return self.sk.log
+
+    def close(self) -> None:
+        self.sk.close()
+
+    def clock(self, t: float) -> float:
+        return round(self.origin + float(t), 3)
+
+    def open_asks(self) -> list[int]:
+        return sorted(self._asks)
+
+    # -- the one entry point -----------------------------------------------------------------
+
+    def feed(self, obs: Any) -> list[Decision]:
+        if isinstance(obs, CardsSeen):
+            if not self.cameras.get(obs.camera, True):
+                return []  # frames of a camera reported lost are ignored until it is back
+            out: list[Decision] = []
+            for content in self.stabilizer.feed(obs):
+                out.extend(self._on_content(content))
+            return out
+        if isinstance(obs, SignalEvent):
+            return self._on_signal(obs)
+        if isinstance(obs, KeyboardLine):
+            return self._on_keyboard(obs)
+        if isinstance(obs, CameraStatus):
+            return self._on_camera(obs)
+        raise TypeError(f"a table session is fed observations, not {type(obs).__name__}")
+
+    def feed_all(self, observations: Iterable[Any]) -> list[Decision]:
+        out: list[Decision] = []
+        for obs in observations:
+            out.extend(self.feed(obs))
+        return out
+
+    # -- observations ------------------------------------------------------------------------
+
+    def _observe(self, t: float, payload: dict[str, Any], confidence: float | None = None,
+                 source: str = "camera") -> int:
+        return self.sk.observe(payload, time=self.clock(t), source=source, confidence=confidence).entry.seq
+
+    def _on_camera(self, obs: CameraStatus) -> list[Decision]:
+        was = self.cameras.get(obs.camera)
+        self.cameras[obs.camera] = obs.ok
+        if was == obs.ok:
+            return []
+        if not obs.ok:
+            self.stabilizer.reset_camera(obs.camera)
+            for z in self.zones.of_camera(obs.camera):
+                self._stable.pop(z.name, None)
+        seq = self._observe(obs.t, {"type": "camera", "camera": obs.camera, "ok": obs.ok, "reason": obs.reason})
+        msg = (f"camera {obs.camera} back" if obs.ok else
+               f"camera {obs.camera} lost ({obs.reason or 'no frames'}): the game goes on from the keyboard")
+        return [Decision("camera", obs.t, msg, seq, {"camera": obs.camera, "ok": obs.ok})]
+
+    def _on_signal(self, ev: SignalEvent) -> list[Decision]:
+        key = (ev.player, ev.signal, round(ev.start, 1))
+        if key in self._seen_signals:
+            return []
+        self._seen_signals.add(key)
+        self._signals.append(ev)
+        seq = self._observe(ev.end, {"type": "signal", **ev.to_dict()}, confidence=ev.confidence)
+        sure = " (unsure)" if ev.unsure else ""
+        return [Decision("signal", ev.end, f"signal: {ev.player} {ev.signal} {ev.start:.1f}-{ev.end:.1f} s"
+                         f" ({ev.confidence:.2f}){sure}", seq, ev.to_dict())]
+
+    def _on_content(self, content: ZoneContent) -> list[Decision]:
+        previous = self._stable.get(content.zone)
+        self._stable[content.zone] = content
+        if previous is None and not content.cards and not content.face_down:
+            return []  # an empty zone at the start says nothing
+        seq = self._observe(content.t, content.to_payload(),
+                            confidence=min(content.confidences) if content.confidences else None)
+        zone = self.zones.by_name[content.zone]
+        out: list[Decision] = [Decision("cards", content.t, f"{content.zone}: {' '.join(content.cards) or '-'}",
+                                        seq, content.to_payload())]
+        if zone.role == "seat":
+            out.extend(self._try_reveal(content, seq))
+        elif zone.role in ("eggs", "trick"):
+            before = Counter(previous.cards) if previous else Counter()
+            new: list[tuple[str, float]] = []
+            for card, conf in zip(content.cards, content.confidences):
+                if before[card] > 0:
+                    before[card] -= 1
+                else:
+                    new.append((card, conf))
+            if zone.role == "eggs":
+                out.extend(self._try_egg(content, new, seq))
+            else:
+                for card, conf in new:
+                    out.extend(self._try_play(content, card, conf, seq))
+        return out
+
+    # -- rules -------------------------------------------------------------------------------
+
+    def _waiting(self) -> dict[str, Any]:
+        fn = getattr(self.state, "waiting_for", None)
+        return fn() if callable(fn) else {}
+
+    def _try_reveal(self, content: ZoneContent, seq: int) -> list[Decision]:
+        waiting = self._waiting()
+        zone = self.zones.by_name[content.zone]
+        if waiting.get("step") != "reveal" or zone.player not in waiting.get("players", ()):
+            return []
+        key = (content.zone, content.cards)
+        if key in self._used:
+            return []
+        others = {z: c.cards for z, c in self._stable.items() if z != content.zone}
+        result = reveal_rule(self.engine, self.state, content, zone.player, others)
+        if result is None:
+            return []
+        self._used.add(key)
+        return self._decide(result, content.t, [seq])
+
+    def _try_egg(self, content: ZoneContent, new: list[tuple[str, float]], seq: int) -> list[Decision]:
+        waiting = self._waiting()
+        if waiting.get("step") != "draw" or not new:
+            return []
+        out: list[Decision] = []
+        for result in egg_rule(self.engine, self.state, content, new, waiting):
+            out.extend(self._decide(result, content.t, [seq]))
+        return out
+
+    def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int) -> list[Decision]:
+        player = getattr(self.state, "turn", None)
+        knock = None
+        leading = not getattr(self.state, "trick", ())
+        if player is not None and leading:
+            for ev in reversed(self._signals):
+                if (ev.player == player and ev.signal in KNOCK_SIGNALS and not ev.unsure
+                        and ev.confidence >= self.threshold
+                        and content.since - self.knock_window <= ev.end <= content.t):
+                    knock = {"signal": ev.signal, "start": ev.start, "end": ev.end, "confidence": ev.confidence}
+                    break
+        return self._decide(play_rule(self.engine, self.state, content, card, conf, knock), content.t, [seq])
+
+    def _decide(self, result: Proposal | Flag, t: float, evidence_entries: list[int]) -> list[Decision]:
+        if isinstance(result, Flag):
+            payload = {"type": "flag", **result.to_payload(), "entries": evidence_entries}
+            seq = self._observe(t, payload)
+            kind = "alert" if result.alert else "flag"
+            return [Decision(kind, t, f"{kind.upper()}: {result.reason}", seq, payload)]
+        payload = {**result.to_payload(self.engine.codec), "entries": evidence_entries}
+        if result.action is None or result.confidence < self.threshold:
+            seq = self._observe(t, {"type": "ask", **payload}, confidence=result.confidence)
+            if result.action is not None:
+                self._asks[seq] = _Ask(seq, result)
+                text = self.engine.codec.to_dict(result.action)
+                msg = (f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
+                       f"confirm with `yes {seq}` or `no {seq}`: {text}")
+            else:
+                msg = f"ASK #{seq}: {result.reasoning}"
+            return [Decision("ask", t, msg, seq, payload)]
+        self._observe(t, {"type": "decision", **payload}, confidence=result.confidence)
+        return self._apply(result.action, t, source="camera", confidence=result.confidence,
+                           text=f"{result.rule}: {result.reasoning}")
+
+    def _apply(self, action, t: float, *, source: str, confidence: float, text: str) -> list[Decision]:
+        try:
+            outcome = self.sk.act(action, time=self.clock(t), source=source, confidence=confidence)
+        except Violation as v:  # the state moved since the proposal (a keyboard line in between)
+            seq = self._observe(t, {"type": "flag", "rule": "apply", "reason": v.message, "violation": v.name,
+                                    "alert": False, "evidence": {"action": self.engine.codec.to_dict(action)}})
+            return [Decision("flag", t, f"FLAG: {v}", seq)]
+        out = [Decision("action", t, f"#{outcome.entry.seq} {describe(self.engine, action)}: {outcome.message}",
+                        outcome.entry.seq, {"action": self.engine.codec.to_dict(action), "events": outcome.events,
+                                            "source": source, "confidence": confidence, "why": text})]
+        return out + self._reconsider(t)
+
+    def _reconsider(self, t: float) -> list[Decision]:
+        """After the state moved, reveals already lying on the table may now be awaited."""
+        out: list[Decision] = []
+        for zone_name, content in list(self._stable.items()):
+            if self.zones.by_name[zone_name].role == "seat":
+                seq = _last_cards_entry(self.log.entries, zone_name)
+                out.extend(self._try_reveal(dataclasses.replace(content, t=t), seq))
+        return out
+
+    # -- the keyboard --------------------------------------------------------------------------
+
+    def _on_keyboard(self, obs: KeyboardLine) -> list[Decision]:
+        text = obs.text.strip()
+        word, _, rest = text.partition(" ")
+        if word.lower() in ("yes", "no", "y", "n"):
+            return self.answer(None if not rest.strip() else int(rest.strip().lstrip("#")),
+                               word.lower() in ("yes", "y"), t=obs.t)
+        outcome = self.sk.submit(text, time=self.clock(obs.t), source="keyboard")
+        if not outcome.accepted:
+            return [Decision("rejected", obs.t, f"rejected: {outcome.message}", None, {"line": text})]
+        if outcome.command in ("blank", "show", "help", "history", "quit"):
+            return [Decision("keyboard", obs.t, outcome.message or outcome.command, None, {"line": text})]
+        out = [Decision("action" if outcome.command == "action" else outcome.command, obs.t,
+                        f"#{outcome.entry.seq} {text}: {outcome.message}", outcome.entry.seq,
+                        {"line": text, "events": outcome.events, "source": "keyboard"})]
+        if outcome.command in ("action", "correction"):
+            out.extend(self._reconsider(obs.t))
+        return out
+
+    def answer(self, ask: int | None, accept: bool, *, t: float) -> list[Decision]:
+        """The one-tap confirmation of an open ask (None: the latest)."""
+        if ask is None:
+            if not self._asks:
+                return [Decision("rejected", t, "rejected: NoSuchAsk: there is no open question")]
+            ask = max(self._asks)
+        pending = self._asks.pop(ask, None)
+        if pending is None:
+            return [Decision("rejected", t, f"rejected: NoSuchAsk: #{ask} is not an open question")]
+        seq = self._observe(t, {"type": "answer", "ask": ask, "accepted": accept}, source="keyboard", confidence=1.0)
+        if not accept:
+            return [Decision("answer", t, f"#{ask} declined: nothing applied", seq)]
+        return self._apply(pending.proposal.action, t, source="keyboard", confidence=1.0,
+                           text=f"confirmed #{ask}: {pending.proposal.reasoning}")
+
+
+def describe(engine, action) -> str:
+    d = engine.codec.to_dict(action)
+    return " ".join(str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v)))
+                    for v in d.values() if v is not None)
+
+
+def _last_cards_entry(entries, zone: str) -> int:
+    for e in reversed(entries):
+        if e.kind == "observation" and e.payload.get("type") == "cards" and e.payload.get("zone") == zone:
+            return e.seq
+    return 0

@@ -569,8 +569,6 @@ class BestiaState:
                 else:
                     self._out(p)
                     self.said[p].append("terzo: out")
-            elif self.status[p] == "waiting":
-                self._out(p)
         self.queue = []
         fee = self.options["fee"] if self.variant.fee else 0
         if fee:

@@ -143,6 +143,14 @@ def test_a_busso_settles_a_pending_terzo():
     assert s.in_players() == ["Ben", "Carla", "Dan", "Eva"] and s.status["Anna"] == "out"
 
 
+def test_a_busso_lets_a_pending_terzo_play_when_fewer_than_three_are_in():
+    s = italian(seed=4, players=["Anna", "Ben", "Carla"])
+    s.apply(Terzo("Anna"))
+    s.apply(Knock("Ben"))  # Carla must play: two in, so Anna plays too
+    assert s.in_players() == ["Anna", "Ben", "Carla"] and s.said["Anna"] == ["terzo", "terzo: in"]
+    assert s.turn == "Ben"
+
+
 def test_declarations_go_round_until_nobody_changes_cards():
     s = italian(seed=5)
     s.apply(Gioco("Anna", tuple(s.holdings.hands["Anna"][:1])))

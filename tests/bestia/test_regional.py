@@ -2,8 +2,8 @@
 
 import pytest
 
-from referee.bestia import BadExchange, Gioco, Knock, NotInThisVariant, Pass, Play, Rob
-from referee.tricks import MustOvertake, OutOfOrder, OutOfTurn, Revoke
+from referee.bestia import ENGINE, BadExchange, Gioco, Knock, NotInThisVariant, Pass, Play, Rob
+from referee.tricks import CardNotInHand, MustOvertake, OutOfOrder, OutOfTurn, Revoke
 
 from tests.bestia.helpers import game, play_out, settled
 
@@ -131,3 +131,42 @@ def test_mauscheln_nobody_plays_the_pot_stays():
 def test_mauscheln_takes_all_52_cards_for_more_than_six():
     s = game([f"P{i}" for i in range(8)], "mauscheln", seed=1)
     assert len(s.deck) == 52 and all(len(h) == 4 for h in s.holdings.hands.values())
+
+
+def test_julepe_rob_is_the_dealers_once():
+    s = game(THREE, "julepe", deals=[JULEPE_DEAL], dealer="Carla")
+    with pytest.raises(OutOfOrder):
+        s.apply(Rob("Carla", "7S"))  # not before the exchange round
+    for p in THREE:
+        s.apply(Knock(p))
+    with pytest.raises(OutOfTurn):
+        s.apply(Rob("Carla", "7S"))
+    s.apply(Gioco("Anna"))
+    s.apply(Gioco("Ben"))
+    with pytest.raises(BadExchange):
+        s.apply(Rob("Carla"))  # the hand is known: name the discard
+    s.apply(Rob("Carla", "4B"))  # taking the trump card and throwing it back is allowed
+    with pytest.raises(OutOfOrder):
+        s.apply(Rob("Carla", "7S"))
+    classic = game(THREE, seed=1)
+    with pytest.raises(NotInThisVariant):
+        classic.apply(Rob("Anna", "KS"))
+
+
+def test_julepe_without_a_known_deal():
+    s = game(THREE, "julepe", dealer="Carla")
+    assert s.legal_actions()[0].kind == "trump"
+    s.apply(ENGINE.parse_command(s, "trump 4 di bastoni"))
+    for p in THREE:
+        s.apply(Knock(p))
+    assert {a.count for a in s.legal_actions()} == {0, 1, 2, 3, 4, 5}
+    s.apply(Gioco("Anna", (), 2))
+    s.apply(Gioco("Ben", (), 0))
+    assert s.legal_actions() == [Rob("Carla", None)]
+    s.apply(ENGINE.parse_command(s, "rob Carla"))
+    assert s.holdings.shown["Carla"] == ["4B"] and s.holdings.counts["Carla"] == 5
+    s.apply(Gioco("Carla", (), 0))
+    s.apply(Play("Anna", "AB"))
+    with pytest.raises(CardNotInHand):
+        s.apply(Play("Ben", "4B"))  # the dealer holds it
+    assert all(a.kind == "play" for a in s.legal_actions())

@@ -67,6 +67,7 @@ BLACK = (25, 25, 25)
 RED = (30, 30, 200)
 FRENCH_COLOURS = {"S": BLACK, "H": RED, "D": RED, "C": BLACK}
 FRENCH_FOUR = {"S": BLACK, "H": RED, "D": (190, 90, 10), "C": (30, 130, 30)}
+ROBES = {"S": (110, 50, 30), "H": (40, 40, 190), "D": (20, 130, 230), "C": (40, 120, 40)}  # court robes
 ITALIAN_COLOURS = {"C": (40, 40, 190), "D": (20, 150, 210), "S": (170, 90, 20), "B": (30, 110, 40)}
 # per breed: (card background, body, pattern colour, pattern)
 BREED_STYLE: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int], str]] = {
@@ -82,8 +83,8 @@ BREED_STYLE: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[i
 }
 GUILD_COLOURS = {"dollar": (40, 140, 40), "star": (30, 160, 220), "moon": (150, 60, 40),
                  "sun": (120, 40, 140)}
-BACK_KIND_COLOURS = {"chicken": (40, 120, 200), "henhouse": (40, 80, 140), "egg": (150, 120, 60),
-                     "guild": (90, 90, 90), "chick": (30, 180, 220), "signal": (120, 50, 120)}
+BACK_KIND_COLOURS = {"chicken": (30, 110, 220), "henhouse": (60, 40, 120), "egg": (170, 140, 40),
+                     "guild": (40, 90, 40), "chick": (40, 210, 240), "signal": (130, 40, 130)}
 
 
 def card_size_px(deck_name: str, px_per_mm: float) -> tuple[int, int]:
@@ -158,8 +159,15 @@ def _lighter(c, f=0.55):
 
 def _shape(img, suit: str, center, size: float, colour, outline=False, flip=False):
     """Draw suit `suit` ("fS" "fH" "fD" "fC" French; "iC" "iD" "iS" "iB" Italian) of height `size`."""
+    # work on the shape's own neighbourhood only
+    H, W = img.shape[:2]
+    x0, y0 = max(0, int(center[0] - size)), max(0, int(center[1] - size))
+    x1, y1 = min(W, int(center[0] + size) + 2), min(H, int(center[1] + size) + 2)
+    if x0 >= x1 or y0 >= y1:
+        return
+    full, img = img, img[y0:y1, x0:x1]
     layer = np.zeros(img.shape[:2], np.uint8)
-    cx, cy, s = center[0], center[1], size
+    cx, cy, s = center[0] - x0, center[1] - y0, size
     AA = cv2.LINE_AA
     if suit == "fH":
         r = s * 0.27
@@ -220,6 +228,7 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         edge = cv2.morphologyEx(layer, cv2.MORPH_GRADIENT, np.ones((k, k), np.uint8))
         a = edge.astype(np.float32)[..., None] / 255.0
         img[:] = (img.astype(np.float32) * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+    del full
 
 
 def _seed(*parts) -> int:
@@ -299,7 +308,7 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     r = 7.0 * ppm
     skin = (170, 200, 235)
     # shoulders / robe
-    robe = _lighter(colour, 0.35)
+    robe = _lighter(ROBES[c.suit] if c.deck != "italian" else colour, 0.35)
     cv2.ellipse(half, _pt(cx, mid), _pt((x1 - x0) / 2, (mid - head_y) * 0.8), 0, 180, 360, robe, -1, cv2.LINE_AA)
     cv2.circle(half, _pt(cx, head_y), int(r), skin, -1, cv2.LINE_AA)
     cv2.circle(half, _pt(cx, head_y), int(r), BLACK, max(1, int(0.3 * ppm)), cv2.LINE_AA)

@@ -1,0 +1,197 @@
+"""Evaluate the exported card detector (ONNX) on a synthetic split with ground truth.
+
+With onnxruntime and numpy alone (the runtime venv): recall of face-up cards (IoU >= 0.5,
+confidence >= 0.25), precision, corner error, and orientation accuracy of the Beccato! faces.
+With Ultralytics importable (the training venv), also its box and pose mAP50 / mAP50-95 of the
+same ONNX file.
+
+    .venv-train/bin/python scripts/eval_card_detector.py            # held-out test split
+    .venv/bin/python scripts/eval_card_detector.py --split val --no-ultralytics
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = ROOT / "models" / "card_detector" / "card_detector.onnx"
+DEFAULT_DATA = ROOT / "datasets" / "generated" / "cards" / "data.yaml"
+
+
+def letterbox(img: np.ndarray, size: int):
+    """Ultralytics' LetterBox (centred, grey 114): (blob 1x3xSxS float32 RGB 0..1, scale, (left, top))."""
+    h, w = img.shape[:2]
+    r = min(size / h, size / w)
+    nw, nh = int(round(w * r)), int(round(h * r))
+    dw, dh = (size - nw) / 2, (size - nh) / 2
+    top, bottom = int(round(dh - 0.1)), int(round(dh + 0.1))
+    left, right = int(round(dw - 0.1)), int(round(dw + 0.1))
+    if (nw, nh) != (w, h):
+        img = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_LINEAR)
+    img = cv2.copyMakeBorder(img, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    blob = img[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(blob), r, (left, top)
+
+
+def decode(out: np.ndarray, r: float, pad, conf: float = 0.25, iou: float = 0.65):
+    """Raw (1, 18, N) output -> list of (class, score, box xyxy, corners 4x2, visibility 4)."""
+    a = out[0].T
+    scores = a[:, 4:6]
+    cls = scores.argmax(1)
+    best = scores.max(1)
+    keep = best >= conf
+    a, cls, best = a[keep], cls[keep], best[keep]
+    if not len(a):
+        return []
+    xywh = a[:, :4]
+    boxes = np.stack([xywh[:, 0] - xywh[:, 2] / 2, xywh[:, 1] - xywh[:, 3] / 2, xywh[:, 2], xywh[:, 3]], 1)
+    idx = cv2.dnn.NMSBoxes(boxes.tolist(), best.tolist(), conf, iou)
+    idx = np.array(idx).reshape(-1)
+    dets = []
+    for i in idx:
+        x, y, w, h = boxes[i]
+        box = (np.array([x, y, x + w, y + h]) - np.array([pad[0], pad[1], pad[0], pad[1]])) / r
+        kp = a[i, 6:18].reshape(4, 3)
+        corners = (kp[:, :2] - np.array(pad)) / r
+        dets.append((int(cls[i]), float(best[i]), box, corners, kp[:, 2]))
+    return dets
+
+
+def _iou(a, b):
+    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
+    x1, y1 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x1 - x0) * max(0.0, y1 - y0)
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter + 1e-9)
+
+
+def _read_yaml_path(data: Path) -> Path:
+    for line in data.read_text().splitlines():
+        if line.startswith("path:"):
+            return Path(line.split(":", 1)[1].strip())
+    return data.parent
+
+
+def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, conf: float = 0.25,
+             with_ultralytics: bool = True, limit: int | None = None) -> dict:
+    import onnxruntime as ort
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from make_card_dataset import parse_label_line
+
+    root = _read_yaml_path(data)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    index = {}
+    jl = root / "cards" / f"{split}.jsonl"
+    if jl.exists():
+        for line in jl.read_text().splitlines():
+            rec = json.loads(line)
+            index[rec["image"]] = rec
+    images = sorted((root / "images" / split).glob("*.jpg"))[:limit]
+    n_gt = n_up = found_up = found_up_cls = found_any = n_det = tp_det = 0
+    corner_err = []
+    orient_ok = orient_n = 0
+    for p in images:
+        img = cv2.imread(str(p))
+        h, w = img.shape[:2]
+        blob, r, pad = letterbox(img, imgsz)
+        dets = decode(sess.run(None, {name: blob})[0], r, pad, conf)
+        n_det += len(dets)
+        gts = [parse_label_line(x) for x in (root / "labels" / split / (p.stem + ".txt")).read_text().splitlines() if x.strip()]
+        ids = index.get(p.name, {}).get("cards", [{}] * len(gts))
+        used = set()
+        for (cls, box, kp, vis), meta in zip(gts, ids):
+            n_gt += 1
+            corners = kp * np.array([w, h])
+            gbox = np.array([corners[:, 0].min(), corners[:, 1].min(), corners[:, 0].max(), corners[:, 1].max()])
+            best_j, best_iou = -1, 0.5
+            for j, d in enumerate(dets):
+                if j in used:
+                    continue
+                v = _iou(gbox, d[2])
+                if v >= best_iou:
+                    best_j, best_iou = j, v
+            if cls == 0:
+                n_up += 1
+            if best_j < 0:
+                continue
+            used.add(best_j)
+            found_any += 1
+            d = dets[best_j]
+            diag = float(np.hypot(gbox[2] - gbox[0], gbox[3] - gbox[1]))
+            # corner error up to the 180-degree ambiguity of symmetric faces
+            e0 = np.linalg.norm(d[3] - corners, axis=1).mean()
+            e2 = np.linalg.norm(d[3][[2, 3, 0, 1]] - corners, axis=1).mean()
+            corner_err.append(min(e0, e2) / diag)
+            if cls == 0:
+                found_up += 1
+                found_up_cls += int(d[0] == 0)
+                if meta and not meta.get("symmetric", True):
+                    orient_n += 1
+                    orient_ok += int(e0 <= e2)
+        tp_det += len(used)
+    res = {
+        "split": split, "images": len(images), "cards": n_gt, "face_up_cards": n_up, "conf": conf,
+        "iou_match": 0.5,
+        "recall_face_up": round(found_up / max(n_up, 1), 4),
+        "recall_face_up_right_class": round(found_up_cls / max(n_up, 1), 4),
+        "recall_all": round(found_any / max(n_gt, 1), 4),
+        "precision": round(tp_det / max(n_det, 1), 4),
+        "corner_error_median_of_diagonal": round(float(np.median(corner_err)), 4) if corner_err else None,
+        "corner_error_p90_of_diagonal": round(float(np.percentile(corner_err, 90)), 4) if corner_err else None,
+        "orientation_accuracy_beccato": round(orient_ok / orient_n, 4) if orient_n else None,
+        "orientation_cards": orient_n,
+    }
+    if with_ultralytics:
+        try:
+            res.update(_ultralytics_map(model, data, split, imgsz))
+        except ImportError:
+            res["ultralytics"] = "not installed: mAP not computed"
+    return res
+
+
+def _ultralytics_map(model: Path, data: Path, split: str, imgsz: int) -> dict:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from train_card_detector import offline_ultralytics
+
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    m = YOLO(str(model), task="pose")
+    v = m.val(data=str(data), split=split, imgsz=imgsz, batch=1, device="cpu", plots=False,
+              project=str(ROOT / "runs" / "card_detector"), name=f"val_{split}", exist_ok=True, verbose=False)
+    return {
+        "map50_box": round(float(v.box.map50), 4), "map50_95_box": round(float(v.box.map), 4),
+        "map50_pose": round(float(v.pose.map50), 4), "map50_95_pose": round(float(v.pose.map), 4),
+        "map50_box_per_class": {n: round(float(x), 4) for n, x in zip(("card_face_up", "card_face_down"), v.box.all_ap[:, 0])},
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--split", default="test")
+    ap.add_argument("--imgsz", type=int, default=320)
+    ap.add_argument("--conf", type=float, default=0.25)
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--no-ultralytics", action="store_true")
+    ap.add_argument("--json", type=Path, help="also write the metrics here")
+    args = ap.parse_args(argv)
+    res = evaluate(args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics, args.limit)
+    print(json.dumps(res, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

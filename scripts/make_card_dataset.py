@@ -1,0 +1,516 @@
+"""Synthetic card scenes for the card detector, with YOLO pose labels.
+
+Cards of our own rendered decks (vision/cards/render.py) on many backgrounds (procedural felt,
+wood, cloth, noise, marble; scikit-image's texture photos when it is installed), under a camera
+perspective, rotation, lighting and colour shifts, blur, noise and JPEG; scattered cards, piles,
+rows with overlapping cards, and fans of 3-4 cards held in a hand (the middle one upside down
+sometimes; fans closed so that only one or two cards show), face-up and face-down cards.
+
+Label per card (YOLO pose, normalised to the image):
+    class cx cy w h  x0 y0 v0  x1 y1 v1  x2 y2 v2  x3 y3 v3
+class 0 card_face_up, 1 card_face_down; the box is around the whole card (hidden parts too);
+corners top-left, top-right, bottom-right, bottom-left of the upright face, v=2 visible, v=1
+hidden under another card or a hand. 180-degree-symmetric faces and backs are canonicalised:
+corners 0-1 are the short edge whose midpoint is nearer the image top (see docs/card-detector.md).
+
+Held out: the design `outline` and the backgrounds in TEST_BACKGROUNDS appear only in the test
+split. Output (git-ignored): OUT/images/{train,val,test}, OUT/labels/..., OUT/data.yaml,
+OUT/meta.json, and OUT/cards/<split>.jsonl: per image, the card id, deck and design of each
+label line in order (ground truth for identification).
+
+    python scripts/make_card_dataset.py --train 2000 --val 200 --test 300
+
+Runs in the runtime venv (numpy, OpenCV, tqdm); scikit-image is used when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from vision.cards import decks as D  # noqa: E402
+from vision.cards import render as R  # noqa: E402
+
+CLASSES = ("card_face_up", "card_face_down")
+TRAIN_BACKGROUNDS = ("felt", "wood", "stripes", "noise", "gradient", "skimage_brick", "skimage_grass")
+TEST_BACKGROUNDS = ("marble", "plaid", "skimage_gravel")
+PX_PER_MM = 4.0  # resolution of the rendered faces that are warped into scenes
+MIN_VISIBLE = 0.2  # a card less visible than this is not labelled
+
+
+# --- backgrounds ---------------------------------------------------------------------------------
+def _smooth_noise(rng, h, w, scale):
+    small = rng.random((max(2, h // scale), max(2, w // scale))).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _fractal(rng, h, w, octaves=4, base=64):
+    out = np.zeros((h, w), np.float32)
+    amp, total = 1.0, 0.0
+    for o in range(octaves):
+        out += amp * _smooth_noise(rng, h, w, max(2, base >> o))
+        total += amp
+        amp *= 0.5
+    out /= total
+    return (out - out.min()) / (np.ptp(out) + 1e-6)
+
+
+def _colour(rng, lo=30, hi=220):
+    return np.array(rng.integers(lo, hi, 3), np.float32)
+
+
+_SKIMAGE: dict[str, np.ndarray] | None = None
+
+
+def _skimage_textures() -> dict[str, np.ndarray]:
+    global _SKIMAGE
+    if _SKIMAGE is None:
+        _SKIMAGE = {}
+        try:
+            from skimage import data  # optional
+
+            for name in ("brick", "grass", "gravel"):
+                img = getattr(data, name)()
+                img = np.asarray(img)
+                if img.ndim == 2:
+                    img = cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_GRAY2BGR)
+                _SKIMAGE[name] = img
+        except Exception:  # scikit-image missing or its data unreadable: procedural only
+            _SKIMAGE = {}
+    return _SKIMAGE
+
+
+def available_backgrounds(split: str) -> tuple[str, ...]:
+    names = TEST_BACKGROUNDS if split == "test" else TRAIN_BACKGROUNDS
+    tex = _skimage_textures()
+    return tuple(n for n in names if not n.startswith("skimage_") or n[8:] in tex)
+
+
+def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    if kind == "felt":
+        base = _colour(rng, 20, 160) * np.array([rng.uniform(0.5, 1.2), 1, rng.uniform(0.5, 1.2)])
+        n = rng.normal(0, rng.uniform(3, 10), (h, w, 1)).astype(np.float32)
+        img = base[None, None] + n + (_fractal(rng, h, w, 3, 128)[..., None] - 0.5) * 30
+    elif kind == "wood":
+        c1, c2 = np.array([40, 80, 140], np.float32) * rng.uniform(0.6, 1.3), np.array([70, 130, 190], np.float32) * rng.uniform(0.6, 1.3)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, math.pi)
+        u = x * math.cos(ang) + y * math.sin(ang)
+        warp = _fractal(rng, h, w, 3, 96) * rng.uniform(10, 40)
+        t = (np.sin((u + warp) / rng.uniform(3, 9)) + 1) / 2
+        t = t ** rng.uniform(0.5, 2)
+        img = c1 * t[..., None] + c2 * (1 - t[..., None])
+        img += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
+    elif kind == "stripes":
+        c1, c2 = _colour(rng), _colour(rng)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        period = rng.uniform(6, 40)
+        ang = rng.uniform(0, math.pi)
+        t = ((x * math.cos(ang) + y * math.sin(ang)) / period) % 1.0 < rng.uniform(0.3, 0.7)
+        img = np.where(t[..., None], c1, c2).astype(np.float32)
+        img = cv2.GaussianBlur(img, (0, 0), 0.8) + rng.normal(0, 5, (h, w, 1)).astype(np.float32)
+    elif kind == "noise":
+        c1, c2 = _colour(rng), _colour(rng)
+        t = _fractal(rng, h, w, 5, int(rng.integers(16, 128)))[..., None]
+        img = c1 * t + c2 * (1 - t)
+    elif kind == "gradient":
+        c1, c2 = _colour(rng), _colour(rng)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, 2 * math.pi)
+        t = (x * math.cos(ang) + y * math.sin(ang))
+        t = ((t - t.min()) / (np.ptp(t) + 1e-6))[..., None]
+        img = c1 * t + c2 * (1 - t) + rng.normal(0, 3, (h, w, 1)).astype(np.float32)
+    elif kind == "marble":
+        c1, c2 = _colour(rng, 150, 250), _colour(rng, 40, 160)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        turb = _fractal(rng, h, w, 5, 64) * rng.uniform(4, 10)
+        t = np.abs(np.sin(x / rng.uniform(20, 60) + y / rng.uniform(30, 90) + turb)) ** 0.3
+        img = c1 * t[..., None] + c2 * (1 - t[..., None])
+    elif kind == "plaid":
+        c1, c2, c3 = _colour(rng), _colour(rng), _colour(rng)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        p = rng.uniform(12, 50)
+        a = ((x / p) % 1.0 < 0.4)[..., None]
+        b = ((y / p) % 1.0 < 0.4)[..., None]
+        img = np.where(a & b, c3, np.where(a | b, (c1 + c3) / 2, c2)).astype(np.float32)
+        img = cv2.GaussianBlur(img, (0, 0), 1.0) + rng.normal(0, 6, (h, w, 1)).astype(np.float32)
+    elif kind.startswith("skimage_"):
+        tex = _skimage_textures()[kind[8:]].astype(np.float32)
+        th, tw = tex.shape[:2]
+        s = rng.uniform(0.5, 2.0)
+        tex = cv2.resize(tex, (max(8, int(tw * s)), max(8, int(th * s))))
+        reps = (h // tex.shape[0] + 2, w // tex.shape[1] + 2, 1)
+        big = np.tile(tex, reps)
+        y0, x0 = int(rng.integers(0, tex.shape[0])), int(rng.integers(0, tex.shape[1]))
+        img = big[y0:y0 + h, x0:x0 + w] * rng.uniform(0.7, 1.2, 3).astype(np.float32)
+    else:
+        raise ValueError(f"unknown background {kind!r}")
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# --- card placement ------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Placed:
+    card: D.Card
+    face_up: bool
+    design: str
+    cx: float
+    cy: float
+    angle: float  # degrees, counter-clockwise in image terms
+    height: float  # card height in pixels on the table plane
+
+
+def _affine(cw, ch, p: Placed) -> np.ndarray:
+    s = p.height / ch
+    a = math.radians(p.angle)
+    ca, sa = math.cos(a) * s, math.sin(a) * s
+    # card pixel (u, v) -> table (x, y): rotate about the card centre, scale, translate
+    m = np.array([[ca, sa, 0], [-sa, ca, 0], [0, 0, 1]], np.float64)
+    t0 = np.array([[1, 0, -cw / 2], [0, 1, -ch / 2], [0, 0, 1]], np.float64)
+    t1 = np.array([[1, 0, p.cx], [0, 1, p.cy], [0, 0, 1]], np.float64)
+    return t1 @ m @ t0
+
+
+def _perspective(rng, w, h, strength):
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    jit = rng.uniform(-strength, strength, (4, 2)) * np.float32([w, h])
+    # a camera tilt: the far edge (top) shrinks more often than not
+    shrink = rng.uniform(0, strength) * w
+    jit[0, 0] += shrink
+    jit[1, 0] -= shrink
+    return cv2.getPerspectiveTransform(src, (src + jit).astype(np.float32)).astype(np.float64)
+
+
+def _pick_card(rng, deck_name: str) -> D.Card:
+    cards = D.deck(deck_name)
+    return cards[int(rng.integers(len(cards)))]
+
+
+def _back(deck_name: str, card: D.Card | None, rng) -> D.Card:
+    bs = D.backs(deck_name)
+    if deck_name == "beccato" and card is not None:
+        kind = card.kind if card.kind in D.BECCATO_BACK_KINDS else "chicken"
+        return D.card("beccato", f"back:beccato:{kind}")
+    return bs[int(rng.integers(len(bs)))]
+
+
+def layout(rng, w, h, deck_name, designs) -> tuple[list[Placed], list[dict]]:
+    """Cards on the table plane, bottom first, and hands (occluders) to draw on top."""
+    kind = rng.choice(["scatter", "fan", "pile", "row", "mixed"], p=[0.3, 0.3, 0.12, 0.13, 0.15])
+    placed: list[Placed] = []
+    hands: list[dict] = []
+    design = designs[int(rng.integers(len(designs)))]
+    base_h = float(math.exp(rng.uniform(math.log(45), math.log(min(h * 0.75, 300)))))
+
+    def new(face_up=True, **kw):
+        c = _pick_card(rng, deck_name)
+        return Placed(c, face_up, design, **kw)
+
+    def scatter(n):
+        for _ in range(n):
+            hh = base_h * rng.uniform(0.85, 1.15)
+            placed.append(new(face_up=bool(rng.random() < 0.75), cx=rng.uniform(0.1, 0.9) * w,
+                              cy=rng.uniform(0.12, 0.88) * h, angle=rng.uniform(-180, 180), height=hh))
+
+    def fan():
+        n = int(rng.choice([3, 4]))
+        closed = rng.random() < 0.25  # only one or two cards show
+        spread = rng.uniform(1.5, 4) if closed else rng.uniform(8, 22)
+        base = rng.uniform(-35, 35) + (180 if rng.random() < 0.1 else 0)
+        px, py = rng.uniform(0.25, 0.75) * w, rng.uniform(0.5, 0.9) * h
+        hh = base_h
+        upside = int(rng.integers(n)) if rng.random() < 0.4 else -1
+        if n == 3 and rng.random() < 0.5 and upside >= 0:
+            upside = 1  # the middle one
+        for i in range(n):
+            ang = base + (i - (n - 1) / 2) * spread
+            a = math.radians(ang)
+            r = hh * 0.38
+            cx, cy = px - math.sin(a) * r, py - math.cos(a) * r
+            angle = ang + (180 if i == upside else 0)
+            placed.append(Placed(_pick_card(rng, deck_name), True, design, cx, cy, angle, hh))
+        # the holding hand covers the lower part of the fan
+        hands.append({"x": px + rng.uniform(-0.1, 0.1) * hh, "y": py + hh * rng.uniform(0.02, 0.15),
+                      "r": hh * rng.uniform(0.3, 0.45), "angle": base + rng.uniform(-20, 20)})
+
+    def pile():
+        n = int(rng.integers(3, 9))
+        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        ang = rng.uniform(-180, 180)
+        face_up = bool(rng.random() < 0.35)
+        for _ in range(n):
+            placed.append(new(face_up=face_up, cx=cx + rng.normal(0, 1.5), cy=cy + rng.normal(0, 1.5),
+                              angle=ang + rng.normal(0, 4), height=base_h))
+
+    def row():
+        n = int(rng.integers(2, 6))
+        ang = rng.uniform(-20, 20) + (90 if rng.random() < 0.2 else 0)
+        a = math.radians(ang)
+        gap = base_h * rng.uniform(0.75, 1.0)
+        x0, y0 = rng.uniform(0.15, 0.4) * w, rng.uniform(0.25, 0.75) * h
+        for i in range(n):
+            cx, cy = x0 + math.cos(a) * gap * i, y0 - math.sin(a) * gap * i
+            placed.append(new(face_up=True, cx=cx, cy=cy, angle=ang + rng.normal(0, 3), height=base_h))
+            if rng.random() < 0.6:  # an egg (or another card) laid half over it
+                placed.append(new(face_up=True, cx=cx + rng.normal(0, 0.05) * base_h,
+                                  cy=cy + base_h * rng.uniform(0.3, 0.5), angle=ang + rng.normal(0, 6),
+                                  height=base_h * rng.uniform(0.9, 1.0)))
+
+    if kind == "scatter":
+        scatter(int(rng.integers(1, 7)))
+    elif kind == "fan":
+        fan()
+        if rng.random() < 0.5:
+            scatter(int(rng.integers(1, 3)))
+    elif kind == "pile":
+        pile()
+        scatter(int(rng.integers(0, 4)))
+    elif kind == "row":
+        row()
+    else:
+        pile()
+        fan()
+        scatter(int(rng.integers(0, 3)))
+    if rng.random() < 0.15 and placed:  # a passing hand over scattered cards
+        p = placed[int(rng.integers(len(placed)))]
+        hands.append({"x": p.cx + rng.normal(0, 0.3) * p.height, "y": p.cy + rng.normal(0, 0.3) * p.height,
+                      "r": p.height * rng.uniform(0.25, 0.4), "angle": rng.uniform(-180, 180)})
+    return placed, hands
+
+
+# --- drawing -------------------------------------------------------------------------------------
+def _hand_mask(h, w, hand, P) -> np.ndarray:
+    """A palm with four fingers and a thumb, drawn on the table plane then projected."""
+    m = np.zeros((h, w), np.uint8)
+    cx, cy, r, ang = hand["x"], hand["y"], hand["r"], math.radians(hand["angle"])
+    pts = []
+    for t in np.linspace(0, 2 * math.pi, 40, endpoint=False):
+        x, y = math.cos(t) * r * 0.8, math.sin(t) * r
+        pts.append((x, y))
+    polys = [pts]
+    for k in range(4):  # fingers reaching up
+        fx = (k - 1.5) * r * 0.38
+        polys.append([(fx - r * 0.16, -r * 0.6), (fx + r * 0.16, -r * 0.6), (fx + r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2)))),
+                      (fx - r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2))))])
+    polys.append([(r * 0.6, -r * 0.1), (r * 0.8, r * 0.2), (r * 1.5, -r * 0.6), (r * 1.3, -r * 0.85)])  # thumb
+    ca, sa = math.cos(ang), math.sin(ang)
+    for poly in polys:
+        q = np.array([[cx + x * ca + y * sa, cy - x * sa + y * ca, 1.0] for x, y in poly]).T
+        q = P @ q
+        q = (q[:2] / q[2]).T
+        cv2.fillPoly(m, [np.round(q).astype(np.int32)], 255, cv2.LINE_AA)
+    return m
+
+
+def _skin(rng):
+    tone = rng.uniform(0, 1)
+    dark, light = np.array([50, 80, 120]), np.array([170, 195, 235])
+    return (dark + (light - dark) * tone).astype(np.float32)
+
+
+def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | None = None,
+                 deck_name: str | None = None):
+    """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info)."""
+    if h is None:
+        h = int(rng.choice([360, 480]))
+    bgs = available_backgrounds(split)
+    bg_kind = bgs[int(rng.integers(len(bgs)))]
+    img = background(bg_kind, rng, h, w).astype(np.float32)
+    designs = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
+    if deck_name is None:
+        deck_name = str(rng.choice(["beccato", "italian", "french52"], p=[0.45, 0.25, 0.3]))
+    P = _perspective(rng, w, h, rng.uniform(0.0, 0.18))
+    empty = rng.random() < 0.04
+    placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs)
+
+    owner = np.full((h, w), -1, np.int32)
+    kept: list[tuple] = []  # (index in owner map, corners, face_up, symmetric, card drawn, design)
+    for p in placed:
+        card = p.card if p.face_up else _back(deck_name, p.card, rng)
+        face = R.render_card(card, p.design, PX_PER_MM)
+        ch, cw = face.shape[:2]
+        H = P @ _affine(cw, ch, p)
+        corners = cv2.perspectiveTransform(np.float32([[[0, 0], [cw, 0], [cw, ch], [0, ch]]]), H)[0]
+        if (corners[:, 0].min() < 2 or corners[:, 1].min() < 2 or corners[:, 0].max() > w - 3
+                or corners[:, 1].max() > h - 3):
+            continue
+        x0, y0 = np.floor(corners.min(0)).astype(int)
+        x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
+        T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ H
+        size = (x1 - x0, y1 - y0)
+        warped = cv2.warpPerspective(face, T, size, flags=cv2.INTER_AREA if p.height < ch else cv2.INTER_LINEAR)
+        mask = cv2.warpPerspective(R.card_mask((ch, cw), PX_PER_MM), T, size, flags=cv2.INTER_LINEAR)
+        a = mask.astype(np.float32)[..., None] / 255.0
+        # a soft shadow under the card
+        sh = cv2.GaussianBlur(mask, (0, 0), max(1.0, p.height * 0.02)).astype(np.float32)[..., None] / 255.0
+        dx, dy = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        sy0, sx0 = y0 + dy, x0 + dx
+        sy1, sx1 = min(h, sy0 + size[1]), min(w, sx0 + size[0])
+        img[sy0:sy1, sx0:sx1] *= 1 - 0.35 * sh[: sy1 - sy0, : sx1 - sx0]
+        roi = img[y0:y1, x0:x1]
+        roi[:] = roi * (1 - a) + warped.astype(np.float32) * a
+        idx = len(kept)
+        owner[y0:y1, x0:x1][mask > 127] = idx
+        kept.append((idx, corners, p.face_up, card.symmetric, card, p.design))
+    for hand in hands:
+        m = _hand_mask(h, w, hand, P)
+        a = cv2.GaussianBlur(m, (3, 3), 0).astype(np.float32)[..., None] / 255.0
+        skin = _skin(rng)
+        shade = _fractal(rng, h, w, 2, 64)[..., None] * 40 - 20
+        img = img * (1 - a) + (skin + shade) * a
+        owner[m > 127] = -2
+    # distractors: coins, a phone, an annotation box drawn on the video
+    for _ in range(int(rng.integers(0, 3))):
+        if rng.random() < 0.5:
+            c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            cv2.circle(img, c, int(rng.uniform(5, 18)), tuple(float(v) for v in _colour(rng, 60, 200)), -1, cv2.LINE_AA)
+        else:
+            rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))), (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))), float(rng.uniform(0, 180)))
+            cv2.fillPoly(img, [cv2.boxPoints(rect).astype(np.int32)], tuple(float(v) for v in _colour(rng, 10, 70)), cv2.LINE_AA)
+    labels = []
+    ids = []
+    for idx, corners, face_up, symmetric, card, design in kept:
+        area = cv2.contourArea(corners.astype(np.float32))
+        visible = float((owner == idx).sum()) / max(area, 1.0)
+        if visible < MIN_VISIBLE:
+            continue
+        c = corners.copy()
+        if symmetric:
+            top = (c[0, 1] + c[1, 1]) / 2
+            bottom = (c[2, 1] + c[3, 1]) / 2
+            if bottom < top:
+                c = c[[2, 3, 0, 1]]
+        centre = c.mean(0)
+        vis = []
+        for k in range(4):
+            q = c[k] + (centre - c[k]) * 0.06  # just inside the rounded corner
+            qx, qy = int(np.clip(q[0], 0, w - 1)), int(np.clip(q[1], 0, h - 1))
+            vis.append(2 if owner[qy, qx] == idx else 1)
+        labels.append((0 if face_up else 1, c, vis))
+        ids.append({"id": card.id, "deck": card.deck, "design": design, "symmetric": card.symmetric,
+                    "visible": round(visible, 3)})
+    if rng.random() < 0.08 and labels:  # an annotation rectangle around a card, as on recorded video
+        _, c, _ = labels[int(rng.integers(len(labels)))]
+        col = (float(rng.uniform(0, 120)), float(rng.uniform(150, 255)), float(rng.uniform(0, 120)))
+        cv2.polylines(img, [c.astype(np.int32)], True, col, int(rng.integers(1, 3)), cv2.LINE_AA)
+    img = _photometric(rng, img)
+    info = {"background": bg_kind, "deck": deck_name, "design": designs[0] if split == "test" else "train",
+            "cards": ids}
+    return img, labels, info
+
+
+def _photometric(rng, img: np.ndarray) -> np.ndarray:
+    h, w = img.shape[:2]
+    # lighting: a smooth gain field, a colour cast, contrast and brightness
+    field = 1.0 + (_fractal(rng, h, w, 2, 160) - 0.5) * rng.uniform(0, 0.8)
+    img = img * field[..., None]
+    img = img * rng.uniform(0.8, 1.15, 3).astype(np.float32)
+    mean = img.mean()
+    img = (img - mean) * rng.uniform(0.7, 1.25) + mean + rng.uniform(-35, 30)
+    if rng.random() < 0.2:  # a glare spot
+        gy, gx = rng.uniform(0, h), rng.uniform(0, w)
+        y, x = np.ogrid[0:h, 0:w]
+        g = np.exp(-((x - gx) ** 2 + (y - gy) ** 2) / (2 * (rng.uniform(0.05, 0.2) * w) ** 2))
+        img = img + g[..., None].astype(np.float32) * rng.uniform(40, 120)
+    img = np.clip(img, 0, 255)
+    r = rng.random()
+    if r < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8))
+    elif r < 0.45:  # motion blur
+        k = int(rng.integers(3, 10))
+        kern = np.zeros((k, k), np.float32)
+        kern[k // 2, :] = 1.0 / k
+        M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        kern = cv2.warpAffine(kern, M, (k, k))
+        img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
+    if rng.random() < 0.6:
+        img = img + rng.normal(0, rng.uniform(2, 12), img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def yolo_line(cls: int, corners: np.ndarray, vis, w: int, h: int) -> str:
+    x0, y0 = corners.min(0)
+    x1, y1 = corners.max(0)
+    vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
+    for (x, y), v in zip(corners, vis):
+        vals += [x / w, y / h, v]
+    return f"{cls} " + " ".join(f"{v:.6f}" if not isinstance(v, int) else str(v) for v in vals)
+
+
+def parse_label_line(line: str) -> tuple[int, np.ndarray, np.ndarray, list[int]]:
+    """(class, box cx cy w h normalised, corners 4x2 normalised, visibilities)."""
+    parts = line.split()
+    cls = int(parts[0])
+    box = np.array([float(v) for v in parts[1:5]])
+    kp = np.array([float(v) for v in parts[5:17]]).reshape(4, 3)
+    return cls, box, kp[:, :2], [int(v) for v in kp[:, 2]]
+
+
+def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640, progress=True) -> dict:
+    from tqdm import tqdm
+
+    out = out.resolve()
+    stats: dict = {"seed": seed, "width": width, "splits": {}, "skimage": bool(_skimage_textures())}
+    for s_i, (split, n) in enumerate(counts.items()):
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng([seed, s_i])
+        n_cards, n_up = 0, 0
+        bgs: dict[str, int] = {}
+        (out / "cards").mkdir(parents=True, exist_ok=True)
+        index = open(out / "cards" / f"{split}.jsonl", "w")
+        for i in tqdm(range(n), desc=split, disable=not progress, mininterval=2.0):
+            img, labels, info = render_scene(rng, split, width)
+            name = f"{split}_{i:06d}"
+            quality = int(rng.integers(35, 96))
+            cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            hh, ww = img.shape[:2]
+            (out / "labels" / split / f"{name}.txt").write_text(
+                "".join(yolo_line(c, k, v, ww, hh) + "\n" for c, k, v in labels))
+            n_cards += len(labels)
+            n_up += sum(1 for c, _, _ in labels if c == 0)
+            bgs[info["background"]] = bgs.get(info["background"], 0) + 1
+            index.write(json.dumps({"image": f"{name}.jpg", **info}) + "\n")
+        index.close()
+        stats["splits"][split] = {"images": n, "cards": n_cards, "face_up": n_up, "backgrounds": bgs,
+                                  "designs": [R.HELD_OUT_DESIGN] if split == "test" else list(R.TRAIN_DESIGNS)}
+    yaml = (f"path: {out}\ntrain: images/train\nval: images/val\n"
+            + ("test: images/test\n" if "test" in counts else "")
+            + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"
+            + "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASSES)))
+    (out / "data.yaml").write_text(yaml)
+    (out / "meta.json").write_text(json.dumps(stats, indent=1))
+    return stats
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "datasets" / "generated" / "cards")
+    ap.add_argument("--train", type=int, default=2000)
+    ap.add_argument("--val", type=int, default=200)
+    ap.add_argument("--test", type=int, default=300, help="held-out design and backgrounds")
+    ap.add_argument("--width", type=int, default=640)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v > 0}
+    stats = write_dataset(args.out, counts, args.seed, args.width)
+    print(json.dumps(stats["splits"], indent=1))
+    print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -298,8 +298,7 @@ class BeccaccinoState:
             truth = _call_truth(a.call, a.card, hand_before)
             self.calls[a.player] = {"call": a.call, "trick": self.trick_no + 1, "card": a.card,
                                     "true": truth}
-            data["call"] = a.call
-            data["true"] = truth
+            data["call"] = a.call  # whether it was true stays private until the hand ends
         events.append(Event("played", data))
         if len(self.trick) < 4:
             self.turn = self.next_of(a.player)
@@ -500,6 +499,9 @@ class BeccaccinoState:
 
     def view(self, viewer: str | None = None) -> dict[str, Any]:
         out = self._public()
+        # the truth of this hand's announcements would tell the others about the caller's hand
+        out["calls"] = {p: {**c, "true": c["true"] if p == viewer else None}
+                        for p, c in self.calls.items()}
         out["cards"] = self.holdings.view(viewer)
         return out
 

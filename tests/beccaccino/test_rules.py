@@ -126,7 +126,10 @@ def test_announcements_only_by_the_leader():
     with pytest.raises(UnknownAnnouncement):
         s.verify(Play(leader, card, "carico"))
     events = s.apply(Play(leader, card, "volo"))  # true or false, it is legal
-    assert events[0].data["call"] == "volo" and events[0].data["true"] in (True, False)
+    assert events[0].data["call"] == "volo" and "true" not in events[0].data
+    assert s.calls[leader]["true"] in (True, False)
+    assert s.view(leader)["calls"][leader]["true"] == s.calls[leader]["true"]
+    assert s.view(None)["calls"][leader]["true"] is None  # private until the hand ends
     second = first_legal_play(s)
     with pytest.raises(AnnouncementNotByLeader):
         s.verify(Play(second.player, second.card, "busso"))
@@ -137,11 +140,14 @@ def test_false_announcements_are_legal_and_marked():
     # Anna leads the 3 di spade saying "volo" while holding the 5 di spade: false, but legal.
     s = new(deals=[deal_with(Anna=["4D", "3S", "5S", "RS"])])
     s.apply(Declare("Anna", "C"))
-    events = s.apply(Play("Anna", "3S", "volo"))
-    assert events[0].data["true"] is False
+    s.apply(Play("Anna", "3S", "volo"))
+    assert s.calls["Anna"]["true"] is False
     t = new(deals=[deal_with(Anna=["4D", "3S", "5S", "RS"])])
     t.apply(Declare("Anna", "C"))
-    assert t.apply(Play("Anna", "3S", "striscio"))[0].data["true"] is True
+    t.apply(Play("Anna", "3S", "striscio"))
+    assert t.calls["Anna"]["true"] is True
+    scored = next(e for e in play_hand(t) if e.kind == "hand_scored")
+    assert scored.data["calls"]["Anna"]["true"] is True  # told when the hand is over
 
 
 def test_second_announcement_is_refused():

@@ -208,7 +208,6 @@ class BestiaState:
         for p, amount in ante.items():
             self._pay_in(p, amount)
         self.half_next = []
-        self.pot_at_start = self.pot
         events.append(Event("ante", {"deal": self.deal_no + 1, "dealer": self.dealer,
                                      "paid": ante, "pot": self.pot}))
         dealt = self._deal_cards()
@@ -301,7 +300,9 @@ class BestiaState:
             events.append(Event("compulsory", {"deal": self.deal_no + 1,
                                                "reason": "forced round" if self.options[
                                                    "forced_round"] else "only the stake in the pot"}))
-            if self.exchange_max and self.variant.bidding != "italian":
+            if self.variant.bidding == "italian":
+                return events + self._end_declarations()  # the fee of every player in
+            if self.exchange_max:
                 return events + self._start_exchange()
             return events + self._start_play()
         self.phase = "speak"

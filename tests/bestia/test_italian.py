@@ -151,6 +151,14 @@ def test_a_busso_lets_a_pending_terzo_play_when_fewer_than_three_are_in():
     assert s.turn == "Ben"
 
 
+def test_a_forced_round_in_the_five_card_game_charges_the_fee():
+    s = italian(seed=6, forced_round=True, fee=1, stake=5)
+    for p in FOUR:
+        s.apply(Pass(p))  # nobody plays, nobody in bestia: the next deal is compulsory
+    assert s.deal_no == 1 and s.forced and s.phase == "play"
+    assert s.pot == 20 + 20 + 4  # the pot stayed, a new invito each, the fee of the four in
+
+
 def test_declarations_go_round_until_nobody_changes_cards():
     s = italian(seed=5)
     s.apply(Gioco("Anna", tuple(s.holdings.hands["Anna"][:1])))

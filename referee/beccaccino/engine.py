@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from referee.core import MalformedAction
 from referee.tricks import CardNotInDeck
-from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play, Show
+from referee.beccaccino.actions import CODEC, CallOut, Declare, Look, Marafona, Play, Show
 from referee.beccaccino.game import DECK, BeccaccinoState
 
 HELP = """\

@@ -591,7 +591,7 @@ class BestiaState:
 
     def _verify_rob(self, a: Rob) -> None:
         if self.variant.name != "julepe":
-            raise NotInThisVariant(f"only the Julepe dealer takes the trump card")
+            raise NotInThisVariant("only the Julepe dealer takes the trump card")
         if self.phase != "exchange":
             raise OutOfOrder("the dealer takes the trump card at their turn to change cards")
         self._exchanger_check(a.player)

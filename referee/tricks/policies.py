@@ -376,7 +376,7 @@ class LeadTrumpAfterFirst(Policy):
 
     def check(self, hand, ctx, card):
         if self._applies(ctx) and suit_of(card) != ctx.trump and _of(hand, ctx.trump):
-            raise self.fail(f"after the first trick the leader must lead a trump", card=card)
+            raise self.fail("after the first trick the leader must lead a trump", card=card)
 
     def claim(self, ctx, card):
         if self._applies(ctx) and suit_of(card) != ctx.trump:

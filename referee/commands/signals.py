@@ -9,7 +9,7 @@ import click
 
 
 @click.command("signals")
-@click.argument("source")
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (events, and landmarks with --landmarks).")
 @click.option("--landmarks", is_flag=True, help="Also print the per-frame landmarks.")
 @click.option("--overlay", type=click.Path(dir_okay=False), help="Write OUT.mp4 with landmarks, seats and events drawn.")
@@ -21,16 +21,27 @@ import click
 @click.option("--fps", type=float, default=10.0, show_default=True, help="Frames per second to analyse.")
 @click.option("--free", "free_path", type=click.Path(dir_okay=False), help="A learnt Free Signal JSON to look for.")
 @click.option("--max-frames", type=int, help="Stop after this many frames (cameras).")
-def command(source: str, as_json: bool, landmarks: bool, overlay: str | None, calibration_path: str | None,
-            save_calibration: str | None, names: str | None, mirrored: bool, fps: float, free_path: str | None,
-            max_frames: int | None) -> None:
+@click.option("--learn-free", type=click.Path(dir_okay=False),
+              help="Learn a Free Signal from 3-5 demonstration SOURCEs and write it to this JSON.")
+@click.option("--player", help="With --learn-free: the seat whose gesture is learnt (default: the first).")
+def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: str | None,
+            calibration_path: str | None, save_calibration: str | None, names: str | None, mirrored: bool,
+            fps: float, free_path: str | None, max_frames: int | None, learn_free: str | None,
+            player: str | None) -> None:
     """Recognise the Beccato! body signals (touches, raised hands, elbows, taps, winks, moving
-    mouths) in SOURCE: an image, a video file or a camera index."""
+    mouths) in SOURCE: an image, a video file or a camera index. With --learn-free, the SOURCEs
+    are 3-5 recordings of a team's own gesture."""
     from referee.core import RefereeError
     from vision.landmarks.calibration import TableCalibration
     from vision.signals.engine import detect_signals, landmarks_from_media
     from vision.signals.free import FreeSignal
 
+    if learn_free:
+        _learn(sources, learn_free, player, calibration_path, fps, mirrored)
+        return
+    if len(sources) != 1:
+        raise click.UsageError("give one SOURCE (several only with --learn-free)")
+    source = sources[0]
     try:
         calibration = TableCalibration.load(calibration_path) if calibration_path else None
         if calibration is not None and mirrored and not calibration.mirrored:
@@ -72,6 +83,28 @@ def command(source: str, as_json: bool, landmarks: bool, overlay: str | None, ca
     for e in events:
         flag = " (unsure)" if e.unsure else ""
         click.echo(f"{e.start:7.2f}-{e.end:6.2f}s  {e.player:>10}  {e.signal:<24} {e.confidence:.2f}{flag}")
+
+
+def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
+    from referee.core import RefereeError
+    from vision.landmarks.calibration import TableCalibration
+    from vision.signals.engine import landmarks_from_media, seat_series
+    from vision.signals.free import FreeSignal
+
+    try:
+        calibration = TableCalibration.load(calibration_path) if calibration_path else None
+        demos = []
+        for src in sources:
+            frames, calib = landmarks_from_media(src, calibration, fps=fps, mirrored=mirrored)
+            seat = player or calib.seats[0].name
+            demos.append(seat_series(frames, calib, seat))
+        from pathlib import Path
+        learnt = FreeSignal.learn(demos, name=Path(out).stem)
+        learnt.save(out)
+    except RefereeError as exc:
+        raise click.ClickException(f"{exc.name}: {exc.message}") from None
+    click.echo(json.dumps({"free_signal": out, "demonstrations": len(sources), "threshold": round(learnt.threshold, 4),
+                           "template_lengths": [len(t) for t in learnt.templates]}))
 
 
 def _write_overlay(source, frames, calibration, events, path, max_frames) -> None:

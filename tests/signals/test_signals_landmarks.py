@@ -117,6 +117,10 @@ def test_seat_regions_from_faces_do_not_overlap():
     assert [s.name for s in seats] == ["ana", "bruno", "carla"]
     for s, t in zip(seats, seats[1:]):
         assert s.region[2] <= t.region[0] + 1e-9
+    rows = seats_from_faces([(0.6, 0.62, 0.66, 0.72), (0.1, 0.1, 0.16, 0.2), (0.1, 0.6, 0.16, 0.7),
+                             (0.6, 0.12, 0.66, 0.22)], names=["a", "b", "c", "d"])
+    assert [(s.name, s.region[0] < 0.4, s.region[1] < 0.3) for s in rows] == [
+        ("a", True, True), ("b", False, True), ("c", True, False), ("d", False, False)]
     with pytest.raises(CalibrationError, match="only 1 names"):
         seats_from_faces([(0.1, 0.2, 0.16, 0.3), (0.4, 0.2, 0.46, 0.3)], names=["ana"])
 

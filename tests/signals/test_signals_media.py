@@ -109,6 +109,9 @@ def test_four_seat_table_composed_from_real_pictures():
     frame = np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])])
     calib = propose_calibration([frame], names=["ana", "bruno", "carla", "dario"])
     assert len(calib.seats) == 4
+    centres = [((s.region[0] + s.region[2]) / 2, (s.region[1] + s.region[3]) / 2) for s in calib.seats]
+    quadrants = [(int(cx >= 0.5), int(cy >= 0.5)) for cx, cy in centres]
+    assert quadrants == [(0, 0), (1, 0), (0, 1), (1, 1)]  # names in reading order
     with LandmarkExtractor(calib, static=True) as ex:
         lm = ex.process(frame, 0.0)
     assert all(p.face is not None for p in lm.persons)
@@ -116,7 +119,7 @@ def test_four_seat_table_composed_from_real_pictures():
     assert len(events) == 1 and events[0].signal == "raise_hand_left"
     seat = calib.seat(events[0].player)
     x0, y0, x1, y1 = seat.region
-    assert x0 >= 0.5 - 1e-6 and y1 <= 0.5 + 1e-6, seat  # the pointing-up tile is top right
+    assert events[0].player == "bruno" and x0 >= 0.5 - 1e-6 and y1 <= 0.5 + 1e-6, seat  # top right tile
 
 
 def test_mouth_moving_events_reuse_landmarks_and_name_the_seat():
@@ -167,3 +170,39 @@ def test_command_names_bad_input(tmp_path):
     bad.write_text('{"format": "table-calibration/1", "seats": [{"name": "a", "region": [2, 0, 3, 1]}]}')
     res = _cli(PEOPLE / "mptasks_face.jpg", "--calibration", bad)
     assert res.exit_code != 0 and "CalibrationError" in res.output
+
+
+def test_command_learns_a_free_signal_from_demonstrations_and_finds_it(tmp_path):
+    """Three short cuts of the real gesture clip around its right-hand raise are the team's
+    demonstrations; the whole first 3.6 s of the clip is then searched."""
+    cap = cv2.VideoCapture(str(GESTURE))
+    frames = []
+    while len(frames) < 90:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA))
+    cap.release()
+
+    def write(path, chunk):
+        w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 25.0, (640, 360))
+        for f in chunk:
+            w.write(f)
+        w.release()
+        return path
+    demos = [write(tmp_path / f"demo{k}.mp4", frames[a:a + 32]) for k, a in enumerate((28, 31, 34))]
+    clip = write(tmp_path / "game.mp4", frames)
+    team = tmp_path / "team.json"
+    single = tmp_path / "single.json"
+    whole_frame("ana").save(single)  # one player in view: skip proposing seats for each clip
+    res = _cli(*demos, "--learn-free", team, "--fps", 8, "--calibration", single)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output.strip().splitlines()[-1])["demonstrations"] == 3
+    res = _cli(clip, "--free", team, "--fps", 8, "--json", "--calibration", single)
+    assert res.exit_code == 0, res.output
+    free = [e for e in json.loads(res.output.strip().splitlines()[-1])["events"] if e["signal"] == "free"]
+    assert len(free) == 1 and free[0]["start"] <= 2.0 and free[0]["end"] >= 1.6, free
+    res = _cli(*demos[:2], "--learn-free", team)
+    assert res.exit_code != 0 and "3 to 5" in res.output
+    res = _cli(demos[0], demos[1])
+    assert res.exit_code != 0 and "one SOURCE" in res.output

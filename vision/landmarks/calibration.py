@@ -195,12 +195,28 @@ def quadrant_seats(names: Sequence[str], cols: int, rows: int) -> tuple[Seat, ..
     return tuple(seats)
 
 
+def _reading_order(boxes: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
+    """Rows top to bottom (a face joins a row when its centre lies within the row's first face
+    height), left to right within a row."""
+    rows: list[list[tuple[float, ...]]] = []
+    for b in sorted(boxes, key=lambda b: (b[1] + b[3]) / 2):
+        cy = (b[1] + b[3]) / 2
+        for row in rows:
+            r = row[0]
+            if abs(cy - (r[1] + r[3]) / 2) <= (r[3] - r[1]):
+                row.append(b)
+                break
+        else:
+            rows.append([b])
+    return [b for row in rows for b in sorted(row, key=lambda b: (b[0] + b[2]) / 2)]
+
+
 def seats_from_faces(face_boxes: Iterable[Box], names: Sequence[str] | None = None,
                      reach: float = 3.0, below: float = 6.0) -> tuple[Seat, ...]:
     """Propose a region per face box (normalised x0, y0, x1, y1): `reach` face widths either
     side, from one face height above to `below` face heights under it; neighbouring regions
     are split half way between the faces. Seats are ordered left to right, top to bottom."""
-    boxes = sorted((tuple(b) for b in face_boxes), key=lambda b: (round((b[1] + b[3]) / 2, 1), (b[0] + b[2]) / 2))
+    boxes = _reading_order([tuple(b)[:4] for b in face_boxes])
     regions = []
     for x0, y0, x1, y1 in boxes:
         w, h = x1 - x0, y1 - y0

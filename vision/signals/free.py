@@ -37,16 +37,29 @@ class FreeSignalError(RefereeError):
     """A Free Signal that cannot be learnt or loaded."""
 
 
-def frame_features(series: SeatSeries) -> np.ndarray:
+def _fill_gaps(t: np.ndarray, x: np.ndarray, max_gap: float) -> np.ndarray:
+    """Interpolate NaN rows of x lying in gaps no longer than max_gap seconds (a hand missed for
+    a frame or two by the detector is not a hand gone)."""
+    x = x.copy()
+    ok = np.isfinite(x).all(axis=1)
+    idx = np.nonzero(ok)[0]
+    for a, b in zip(idx, idx[1:]):
+        if b - a > 1 and t[b] - t[a] <= max_gap:
+            w = ((t[a + 1:b] - t[a]) / (t[b] - t[a]))[:, None]
+            x[a + 1:b] = x[a] + w * (x[b] - x[a])
+    return x
+
+
+def frame_features(series: SeatSeries, max_gap: float = 0.5) -> np.ndarray:
     """(T, 15) features per frame; rows without a face are NaN."""
-    nose = series.targets["nose"]
-    iod = series.iod[:, None]
+    nose = _fill_gaps(series.t, series.targets["nose"], max_gap)
+    iod = _fill_gaps(series.t, series.iod[:, None], max_gap)
     cols = []
     for side in SIDES:
         pts = series.hand[side]
         for k in (0, 8, 4):
-            rel = (pts[:, k] - nose) / iod
-            miss = np.isnan(pts[:, k, 0]) & np.isfinite(series.iod)
+            rel = _fill_gaps(series.t, (pts[:, k] - nose) / iod, max_gap)
+            miss = np.isnan(rel[:, 0]) & np.isfinite(iod[:, 0])
             rel[miss] = HAND_DOWN
             cols.append(rel)
     base = {s: np.nanmedian(series.ear[s]) if np.isfinite(series.ear[s]).any() else 1.0 for s in SIDES}

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.beccaccino import ENGINE, CallOut, Declare, Marafona, Play
+from referee.beccaccino import ENGINE, CallOut, Declare, Look, Marafona, Play
 from referee.core import Violation
 from referee.tricks import ITALIAN_40
 
@@ -56,6 +56,8 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
                     except Violation:
                         pass
                     assert state.snapshot() == before
+        if not partial and rng.random() < 0.2:
+            probe_any(state, rng)
         hand = state.hand_no
         if partial and action.kind == "play" and state.trick:
             lead = state.trick[0][1][-1]
@@ -70,6 +72,27 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
             hidden = deal()
     state.true_revokes = revokes
     return state, log
+
+
+def probe_any(state, rng):
+    """A random action of any kind by anyone: accepted exactly when listed as legal; a refused
+    one changes nothing."""
+    p = rng.choice(PLAYERS + ["Nobody"])
+    card = rng.choice(ITALIAN_40.cards)
+    action = rng.choice([Declare(p, rng.choice("CDSBX")), Look(p), Marafona(p),
+                         Play(p, card), Play(p, card, rng.choice(["busso", "volo", "striscio", "x"]))])
+    legal = state.legal_actions()
+    if action in legal:
+        assert state.can(action)
+        return
+    before = state.snapshot()
+    try:
+        state.apply(action)
+    except Violation:
+        pass
+    else:
+        raise AssertionError(f"{action} accepted but not listed as legal")
+    assert state.snapshot() == before
 
 
 def _partial_choice(state, hidden, rng):

@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.bestia import ENGINE, Gioco, Play, TurnTrump
+from referee.bestia import ENGINE, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
 from referee.core import Violation
 
 VARIANT_PLAYERS = {"classic": (3, 7), "buco": (3, 7), "italian": (3, 6), "roman": (4, 6),
@@ -121,6 +121,8 @@ def run(setup, rng, probe=True):
                 else:
                     raise AssertionError(f"{attempt} accepted but not listed as legal")
                 assert state.snapshot() == before
+        if probe and rng.random() < 0.2:
+            probe_any(state, rng)
         deals_before = len(state.history)
         events = state.apply(action)
         log.append(action)
@@ -136,6 +138,33 @@ def run(setup, rng, probe=True):
             should_end = enough and not (state.options["until_no_bestia"] and last["bestia"])
             assert state.is_over == should_end
     return state, log
+
+
+def probe_any(state, rng):
+    """A random action of any kind by anyone: accepted exactly when it is listed as legal,
+    and a refused one changes nothing."""
+    p = rng.choice(state.players + ["Nobody"])
+    card = rng.choice(state.deck.cards)
+    hand = state.holdings.hand(p) if p in state.players else None
+    discards = tuple(rng.sample(hand, min(len(hand), rng.randint(0, 2)))) if hand else ()
+    action = rng.choice([Knock(p), Pass(p), Terzo(p), Buco(p), Doctor(p, rng.random() < 0.5),
+                         Gioco(p, discards), Rob(p, card), Play(p, card), TurnTrump(card)])
+    legal = state.legal_actions()
+    if isinstance(action, Gioco):  # the order of the discards does not matter
+        same = [a for a in legal if isinstance(a, Gioco) and a.player == p
+                and sorted(a.discards) == sorted(action.discards)]
+        action = same[0] if same else action
+    if action in legal:
+        assert state.can(action)
+        return
+    before = state.snapshot()
+    try:
+        state.apply(action)
+    except Violation:
+        pass
+    else:
+        raise AssertionError(f"{action} accepted but not listed as legal")
+    assert state.snapshot() == before
 
 
 def _replay(setup, log):

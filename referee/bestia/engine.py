@@ -100,6 +100,9 @@ class BestiaEngine:
             return "\n".join(lines)
         lines.append("said: " + ", ".join(f"{p} {'/'.join(w)}" for p, w in s.said.items() if w)
                      if any(s.said.values()) else "nobody has spoken")
+        if s.busser:
+            role = "Mauschler" if s.variant.bidding == "mauscheln" else "busser"
+            lines.append(f"{role}: {s.busser}")
         if s.phase == "trump":
             lines.append("waiting for the trump card: trump CARD")
         elif s.phase in ("speak", "doctor", "exchange"):

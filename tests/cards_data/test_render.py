@@ -1,0 +1,98 @@
+"""The renderer: a distinct face for every card, readable upside down for Beccato!, and the
+print-and-play PDF at real card size."""
+
+import re
+
+import numpy as np
+import pytest
+
+from vision.cards import decks as D
+from vision.cards import render as R
+
+PPM = 1.0  # small renders keep the test fast
+
+
+def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Fraction of pixels that differ strongly (> 60 levels in some channel), a against each b."""
+    return (np.abs(a[:, None].astype(np.int16) - b[None].astype(np.int16)).max(-1) > 60).mean((-1, -2))
+
+
+@pytest.mark.parametrize("design", sorted(R.DESIGNS))
+@pytest.mark.parametrize("deck_name", ["beccato", "italian", "french52"])
+def test_every_face_is_distinct(deck_name, design):
+    cards = D.faces(deck_name) + D.backs(deck_name)
+    imgs = np.stack([R.render_card(c, design, PPM) for c in cards])
+    d = np.concatenate([_differ(imgs[i:i + 8], imgs) for i in range(0, len(imgs), 8)])
+    np.fill_diagonal(d, 1.0)
+    i, j = np.unravel_index(d.argmin(), d.shape)
+    # at least 0.5% of the card (a pip is about 1.5%) differs between any two faces
+    assert d.min() > 0.005, (cards[i].id, cards[j].id, d.min())
+
+
+def test_copies_share_a_face():
+    a = R.render_card(D.card("beccato", "chicken:orloff:1"), "classic", PPM)
+    b = R.render_card(D.card("beccato", "chicken:orloff:3"), "classic", PPM)
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("design", sorted(R.DESIGNS))
+def test_beccato_faces_have_a_top(design):
+    for c in D.faces("beccato"):
+        img = R.render_card(c, design, PPM)
+        turned = _differ(img[None], img[::-1, ::-1][None])[0, 0]
+        assert turned > 0.05, (c.id, turned)
+
+
+def test_designs_differ_for_the_same_card():
+    for deck_name in ("beccato", "italian", "french52"):
+        for c in D.faces(deck_name)[:5] + D.backs(deck_name)[:1]:
+            imgs = [R.render_card(c, d, PPM) for d in R.DESIGNS]
+            for k in range(len(imgs)):
+                for m in range(k + 1, len(imgs)):
+                    assert _differ(imgs[k][None], imgs[m][None])[0, 0] > 0.005, c.id
+    assert R.HELD_OUT_DESIGN not in R.TRAIN_DESIGNS
+
+
+def test_size_and_mask():
+    c = D.card("italian", "3D")
+    img = R.render_card(c, "classic", 4.0)
+    assert img.shape == (392, 232, 3) and img.dtype == np.uint8
+    mask = R.card_mask(img.shape[:2], 4.0)
+    assert mask[0, 0] == 0 and mask[196, 116] == 255 and mask[0, 116] == 255
+    with pytest.raises(KeyError, match="no design"):
+        R.render_card(c, "nope")
+
+
+def test_print_pdf_has_real_card_size(tmp_path):
+    import print_deck
+
+    dpi = 50.0
+    pages = print_deck.layout_pages("beccato", "classic", "a4", dpi, backs=True)
+    cols, rows = print_deck.grid("beccato", "a4")
+    assert (cols, rows) == (3, 3)
+    assert len(pages) == 2 * -(-110 // 9)
+    ppm = dpi / 25.4
+    for page, boxes in pages:
+        assert page.shape[:2] == (round(297 * ppm), round(210 * ppm))
+        for _, x, y, w, h in boxes:
+            assert abs(w - 63 * ppm) <= 1 and abs(h - 88 * ppm) <= 1
+            assert x >= 0 and y >= 0 and x + w <= page.shape[1] and y + h <= page.shape[0]
+    # the backs page mirrors its faces page for long-edge duplex printing
+    faces, backs = pages[0][1], pages[1][1]
+    assert backs[0][0] == "back:beccato:chicken"
+    assert backs[0][1] == faces[cols - 1][1]
+    out = tmp_path / "deck.pdf"
+    print_deck.write_pdf(pages[:2], out, dpi)
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF")
+    boxes = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
+    assert len(boxes) == 2
+    for w_pt, h_pt in boxes:  # A4 is 595 x 842 points
+        assert abs(float(w_pt) - 595.3) < 2 and abs(float(h_pt) - 841.9) < 2
+
+
+def test_italian_cards_fit_a_page():
+    import print_deck
+
+    cols, rows = print_deck.grid("italian", "letter")
+    assert cols * 58 <= 215.9 and rows * 98 <= 279.4 and cols * rows >= 4

@@ -1,0 +1,100 @@
+"""The synthetic scene generator: labels agree with the geometry, held-out data stays held out."""
+
+import json
+
+import numpy as np
+import pytest
+
+import make_card_dataset as G
+from vision.cards import render as R
+
+
+def _scenes(split, n, seed=7):
+    rng = np.random.default_rng(seed)
+    return [G.render_scene(rng, split, 320) for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def train_scenes():
+    return _scenes("train", 12)
+
+
+def test_labels_agree_with_geometry(train_scenes):
+    total = 0
+    for img, labels, info in train_scenes:
+        h, w = img.shape[:2]
+        assert img.dtype == np.uint8 and img.ndim == 3
+        assert len(labels) == len(info["cards"])
+        for (cls, corners, vis), meta in zip(labels, info["cards"]):
+            total += 1
+            assert cls in (0, 1)
+            assert (cls == 1) == meta["id"].startswith("back:")
+            assert corners.shape == (4, 2)
+            assert (corners[:, 0] >= 0).all() and (corners[:, 0] < w).all()
+            assert (corners[:, 1] >= 0).all() and (corners[:, 1] < h).all()
+            assert set(vis) <= {1, 2}
+            assert meta["visible"] >= G.MIN_VISIBLE
+            # a card is a convex quadrilateral, corners in order (no self-crossing)
+            cross = [np.cross(corners[(k + 1) % 4] - corners[k], corners[(k + 2) % 4] - corners[(k + 1) % 4]) for k in range(4)]
+            assert all(c > 0 for c in cross) or all(c < 0 for c in cross)
+            # the YOLO line round-trips, and the box is the corners' bounding box
+            c2, box, kp, vis2 = G.parse_label_line(G.yolo_line(cls, corners, vis, w, h))
+            assert c2 == cls and vis2 == list(vis)
+            assert np.allclose(kp * [w, h], corners, atol=0.01)
+            x0, y0 = corners.min(0) / [w, h]
+            x1, y1 = corners.max(0) / [w, h]
+            assert np.allclose(box, [(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0], atol=1e-5)
+            if meta["symmetric"]:  # canonical order: the top edge is the upper one
+                assert corners[:2, 1].mean() <= corners[2:, 1].mean() + 1e-6
+            # the card's short edge is its top edge (portrait card: 0-1 shorter than 1-2)
+            top = np.linalg.norm(corners[1] - corners[0])
+            side = np.linalg.norm(corners[2] - corners[1])
+            assert top < side * 1.25
+    assert total >= 10
+
+
+def test_a_label_lies_on_its_card():
+    # one card alone on a flat background: the labelled quadrilateral is where the image changed
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        img, labels, info = G.render_scene(rng, "train", 320)
+        if len(labels) == 1 and info["cards"][0]["visible"] > 0.95:
+            break
+    else:
+        pytest.fail("no single visible card in 30 scenes")
+    _, corners, vis = labels[0]
+    import cv2
+
+    inside = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.round(corners).astype(np.int32)], 1)
+    shrunk = cv2.erode(inside, np.ones((5, 5), np.uint8))
+    assert vis == [2, 2, 2, 2]
+    assert shrunk.sum() > 100
+    # the rendered card (paper, ink) is there: inside differs from a ring just outside
+    ring = cv2.dilate(inside, np.ones((9, 9), np.uint8)) - inside
+    assert ring.sum() > 0
+
+
+def test_test_split_holds_out_design_and_backgrounds():
+    for img, labels, info in _scenes("test", 6, seed=1):
+        assert info["background"] in G.TEST_BACKGROUNDS
+        assert all(c["design"] == R.HELD_OUT_DESIGN for c in info["cards"])
+    for img, labels, info in _scenes("val", 6, seed=2):
+        assert info["background"] in G.TRAIN_BACKGROUNDS
+        assert all(c["design"] in R.TRAIN_DESIGNS for c in info["cards"])
+    assert not set(G.TRAIN_BACKGROUNDS) & set(G.TEST_BACKGROUNDS)
+
+
+def test_generation_is_reproducible_and_writes_yolo_files(tmp_path):
+    a = G.write_dataset(tmp_path / "a", {"train": 3, "test": 2}, seed=5, width=256, progress=False)
+    b = G.write_dataset(tmp_path / "b", {"train": 3, "test": 2}, seed=5, width=256, progress=False)
+    assert a["splits"] == b["splits"]
+    for split in ("train", "test"):
+        for lab in sorted((tmp_path / "a" / "labels" / split).glob("*.txt")):
+            assert lab.read_text() == (tmp_path / "b" / "labels" / split / lab.name).read_text()
+            for line in lab.read_text().splitlines():
+                assert len(line.split()) == 17
+    yaml = (tmp_path / "a" / "data.yaml").read_text()
+    assert "kpt_shape: [4, 3]" in yaml and str(tmp_path / "a") in yaml
+    rows = [json.loads(x) for x in (tmp_path / "a" / "cards" / "test.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["design"] == R.HELD_OUT_DESIGN for r in rows)

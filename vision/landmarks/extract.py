@@ -2,8 +2,8 @@
 
 Holistic and Pose see one person; a table has several. `LandmarkExtractor` keeps one FaceMesh,
 one Hands and one Pose graph per seat (each tracks its own player between frames), runs them on
-that seat's crop at the rate its signals need (face every frame for winks, hands ~12 fps for
-touches and taps, pose ~5 fps for elbows and raises), carries the last result forward between
+that seat's crop at the rate its signals need (face 15/s for winks and lips, hands 12/s for
+touches and taps, pose 5/s for elbows and raises), carries the last result forward between
 runs (each part keeps the time it was measured), and gives every hand to its owner by geometry
 (`vision.landmarks.assign`). A mirrored source is flipped before inference and the points
 flipped back, so sides are always the player's own.
@@ -29,7 +29,7 @@ from vision.landmarks.types import POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, FrameL
 class Rates:
     """Frames per second for each model; None runs it on every frame."""
 
-    face: float | None = None
+    face: float | None = 15.0
     hands: float | None = 12.0
     pose: float | None = 5.0
 

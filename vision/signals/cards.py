@@ -123,7 +123,7 @@ def card_events(series: SeatSeries, spec: SignalSpec, cat: Catalogue,
         ev = _event(series, spec, Run(i0, i1, dec), 0.5 + 0.45 * share, {
             "cards_seen": [{"corners": np.round(c.corners, 1).tolist(), "face_up": c.face_up,
                             "orientation": c.orientation, "label": c.label} for c in cards],
-            "frames_on": int(on[r.i0:r.i1 + 1].sum()), "frames": int(r.i1 - r.i0 + 1),
+            "card_frames_on": int(on[r.i0:r.i1 + 1].sum()), "card_frames": int(r.i1 - r.i0 + 1),
         })
         events.append(dataclasses.replace(ev, start=round(float(t[r.i0]), 3), end=round(float(t[r.i1]), 3)))
     return events

@@ -113,6 +113,11 @@ class TableSession:
             for content in self.stabilizer.feed(obs):
                 out.extend(self._on_content(content))
             return out
+        if isinstance(obs, ZoneContent):  # a stored reading fed again (a replay reusing the log)
+            if obs.zone not in self.zones.by_name:
+                raise KeyError(f"no zone {obs.zone!r} at this table")
+            self.stabilizer._stable[obs.zone] = (obs.cards, obs.face_down)
+            return self._on_content(obs)
         if isinstance(obs, SignalEvent):
             return self._on_signal(obs)
         if isinstance(obs, KeyboardLine):

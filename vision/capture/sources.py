@@ -1,0 +1,202 @@
+"""One source of frames: a webcam index, a video file, a stream URL or a recorded camera.
+
+`open_capture(spec)` answers a `CaptureSource` whose `read()` gives the next `CameraFrame` or
+None when the source has nothing more (end of file) or failed (a camera unplugged, a stream
+cut: `failed` says which, `reason` why). `reopen()` tries to connect again. Frame times are on
+the session clock: seconds since `clock.origin` for live sources, media time plus `offset` for
+files and recordings (`paced=True` makes a file behave like a camera: frames come out at the
+speed they were filmed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from vision.video import CameraNotFound, MediaError, MediaNotFound, UnreadableVideo
+
+
+class StreamUnavailable(MediaError):
+    """A stream URL that does not answer."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CameraFrame:
+    camera: str
+    index: int
+    t: float  # seconds on the session clock
+    image: np.ndarray  # BGR uint8
+
+
+class SessionClock:
+    """Session time: seconds since the session started (`origin`, epoch seconds, for the log)."""
+
+    def __init__(self, origin: float | None = None, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._start = monotonic()
+        self.origin = time.time() if origin is None else float(origin)
+
+    def now(self) -> float:
+        return self._monotonic() - self._start
+
+
+def describe_spec(spec: str | int) -> str:
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+        return "webcam"
+    if isinstance(spec, str) and "://" in spec:
+        return "stream"
+    return "file"
+
+
+class CaptureSource:
+    """Frames of one camera. Subclasses implement `_open`, `_read` and `_close`."""
+
+    kind = "source"
+
+    def __init__(self, name: str, clock: SessionClock | None = None) -> None:
+        self.name = name
+        self.clock = clock or SessionClock()
+        self.failed = False
+        self.reason = ""
+        self.index = 0
+        self.fps: float | None = None
+        self.size: tuple[int, int] | None = None
+
+    def read(self) -> CameraFrame | None:
+        raise NotImplementedError
+
+    def reopen(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "fps": self.fps, "size": list(self.size) if self.size else None}
+
+
+class OpenCVSource(CaptureSource):
+    """A webcam index or a stream URL through OpenCV (FFmpeg for URLs); times from the clock."""
+
+    def __init__(self, name: str, spec: int | str, clock: SessionClock | None = None) -> None:
+        super().__init__(name, clock)
+        self.spec = spec
+        self.kind = "webcam" if isinstance(spec, int) else "stream"
+        self._cap = None
+        if not self._connect():
+            err = CameraNotFound if self.kind == "webcam" else StreamUnavailable
+            raise err(f"{self.kind} {spec!r} does not answer", camera=name, source=str(spec))
+
+    def _connect(self) -> bool:
+        import cv2
+
+        cap = cv2.VideoCapture(self.spec)
+        if not cap.isOpened():
+            cap.release()
+            return False
+        self._cap = cap
+        fps = cap.get(cv2.CAP_PROP_FPS)
+        self.fps = float(fps) if fps and fps > 0 and np.isfinite(fps) else None
+        return True
+
+    def read(self) -> CameraFrame | None:
+        if self._cap is None:
+            return None
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            self.failed, self.reason = True, "no frame from the device"
+            return None
+        self.size = (image.shape[1], image.shape[0])
+        frame = CameraFrame(self.name, self.index, self.clock.now(), image)
+        self.index += 1
+        return frame
+
+    def reopen(self) -> bool:
+        self.close()
+        if self._connect():
+            self.failed, self.reason = False, ""
+            return True
+        return False
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class FileSource(CaptureSource):
+    """A video file read with PyAV; frame times are its presentation times plus `offset`.
+    With `paced`, `read` waits until the session clock reaches the frame's time (a camera
+    stand-in for tests and benchmarks)."""
+
+    kind = "file"
+
+    def __init__(self, name: str, path: str | Path, clock: SessionClock | None = None, offset: float = 0.0,
+                 paced: bool = False) -> None:
+        super().__init__(name, clock)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise MediaNotFound(f"no file {str(self.path)!r}", path=str(self.path))
+        self.offset, self.paced = float(offset), paced
+        self._frames = _decode(self.path)
+        try:
+            self._next = next(self._frames)
+        except StopIteration:
+            raise UnreadableVideo(f"{self.path.name} has no video frames", path=str(self.path)) from None
+
+    def read(self) -> CameraFrame | None:
+        if self._next is None:
+            return None
+        t, image = self._next
+        try:
+            self._next = next(self._frames)
+        except StopIteration:
+            self._next = None
+        except MediaError as exc:
+            self._next, self.failed, self.reason = None, True, exc.message
+        t += self.offset
+        if self.paced:
+            wait = t - self.clock.now()
+            if wait > 0:
+                time.sleep(wait)  # a file paced like a camera: the wait is the point
+        self.size = (image.shape[1], image.shape[0])
+        frame = CameraFrame(self.name, self.index, round(t, 4), image)
+        self.index += 1
+        return frame
+
+
+def _decode(path: Path):
+    """(time, BGR image) of every video frame of a file, with PyAV; named errors."""
+    import av
+
+    try:
+        container = av.open(str(path))
+    except (av.error.FFmpegError, OSError) as exc:
+        raise UnreadableVideo(f"{path.name} is not a readable video: {exc}", path=str(path)) from None
+    try:
+        if not container.streams.video:
+            raise UnreadableVideo(f"{path.name} has no video track", path=str(path))
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        try:
+            for frame in container.decode(stream):
+                t = float(frame.time) if frame.time is not None else 0.0
+                yield t, frame.to_ndarray(format="bgr24")
+        except av.error.FFmpegError as exc:
+            raise UnreadableVideo(f"{path.name} is damaged: {exc}", path=str(path)) from None
+    finally:
+        container.close()
+
+
+def open_capture(spec: str | int | Path, name: str = "cam0", clock: SessionClock | None = None,
+                 paced: bool = False, offset: float = 0.0) -> CaptureSource:
+    """A webcam index (int or digits), a stream URL (`rtsp://`, `http://`...) or a video file."""
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit() and not Path(spec).exists()):
+        return OpenCVSource(name, int(spec), clock)
+    if isinstance(spec, str) and "://" in spec:
+        return OpenCVSource(name, spec, clock)
+    return FileSource(name, spec, clock, offset=offset, paced=paced)

@@ -1,0 +1,204 @@
+"""Perception stages of a live table, each run at the rate it needs on the session clock.
+
+* `CardStage`: the card reader on one camera: find the cards (the trained detector on
+  onnxruntime, `finder="detector"`; or `finder="contour"`, classical contours of light cards
+  on a dark plain cloth, for tables without the model), rectify each face-up card, identify it
+  against the deck's templates, and put it in its table zone. Out: `CardsSeen`.
+* `SignalStage`: MediaPipe landmarks of the seats one camera covers (`LandmarkExtractor`), and
+  the signal detectors (`detect_signals`) run over a sliding window; an event is reported once
+  it has ended (`settle` seconds without it) so it is reported whole, exactly once.
+
+A stage is `due(t)` at most `fps` times per second of session time. Run over a recording frame by
+frame, the same frames are processed in every run (a replay is reproducible); run live behind
+latest-frame grabbers, a slow stage simply sees fewer frames.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, Callable, Sequence
+
+import cv2
+import numpy as np
+
+from referee.table.observations import CardReading, CardsSeen
+from vision.capture.sources import CameraFrame
+from vision.cards.detections import CardDetections
+from vision.events import SignalEvent
+
+
+class RateGate:
+    """True at most `fps` times per second of frame time (None: every frame)."""
+
+    def __init__(self, fps: float | None) -> None:
+        self.fps = fps
+        self._next: float | None = None
+
+    def due(self, t: float) -> bool:
+        if self.fps is None:
+            return True
+        step = 1.0 / self.fps
+        if self._next is None or t >= self._next - 1e-6:
+            self._next = t + step if self._next is None or t - self._next > step else self._next + step
+            return True
+        return False
+
+
+def contour_cards(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.2,
+                  paper_level: int = 165) -> CardDetections:
+    """Light rectangles of a card's shape on a darker cloth, as `CardDetections` (corners in the
+    card's order, top edge the short edge nearer the top of the picture). For a plain table
+    without the trained model; cards touching each other merge and are not found."""
+    h, w = image.shape[:2]
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    _, mask = cv2.threshold(gray, paper_level, 255, cv2.THRESH_BINARY)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    quads, scores = [], []
+    for c in contours:
+        area = cv2.contourArea(cv2.convexHull(c))  # dark print at a card's edge leaves notches
+        if not (min_area_frac * w * h <= area <= max_area_frac * w * h):
+            continue
+        rect = cv2.minAreaRect(c)
+        (rw, rh) = rect[1]
+        if min(rw, rh) <= 0:
+            continue
+        aspect = max(rw, rh) / min(rw, rh)
+        fill = area / (rw * rh)
+        if not (1.2 <= aspect <= 1.9) or fill < 0.85:
+            continue
+        box = cv2.boxPoints(rect).astype(np.float32)
+        quads.append(_portrait_order(box))
+        scores.append(min(1.0, fill))
+    if not quads:
+        return CardDetections.empty()
+    return CardDetections.from_corners(np.stack(quads), confidence=np.array(scores, np.float32))
+
+
+def _portrait_order(box: np.ndarray) -> np.ndarray:
+    """Four corners as top-left, top-right, bottom-right, bottom-left of a portrait card whose
+    top is the short edge nearer the top of the picture."""
+    c = box.mean(axis=0)
+    ang = np.arctan2(box[:, 1] - c[1], box[:, 0] - c[0])
+    box = box[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    best = None
+    for k in range(4):
+        q = np.roll(box, -k, axis=0)
+        top = np.linalg.norm(q[1] - q[0])
+        side = np.linalg.norm(q[2] - q[1])
+        if top > side:
+            continue
+        score = (q[0, 1] + q[1, 1]) / 2
+        if best is None or score < best[0]:
+            best = (score, q)
+    return best[1] if best is not None else box
+
+
+class CardStage:
+    def __init__(self, camera: str, deck: str = "beccato", finder: str = "detector",
+                 locate: Callable[[str, np.ndarray], list] | None = None, fps: float | None = 5.0,
+                 model: str | None = None, threads: int | None = None, detector_conf: float = 0.25) -> None:
+        from vision.cards.templates import load_deck
+
+        self.camera = camera
+        self.deck = load_deck(deck)
+        self.finder = finder
+        self.locate = locate
+        self.gate = RateGate(fps)
+        self.model_path: str | None = None
+        if finder == "detector":
+            from vision.cards.detector import CardDetector
+
+            self.detector = CardDetector(model, conf=detector_conf, threads=threads)
+            self.model_path = str(self.detector.path)
+        elif finder == "contour":
+            self.detector = contour_cards
+        else:
+            raise ValueError(f"card finder {finder!r}: 'detector' or 'contour'")
+
+    def due(self, t: float) -> bool:
+        return self.gate.due(t)
+
+    def read(self, image: np.ndarray) -> CardDetections:
+        from vision.cards.rectify import rectify
+
+        dets = self.detector(image)
+        for i in range(len(dets)):
+            if not dets.face_up[i]:
+                continue
+            ident = self.deck.faces.identify(rectify(image, dets.corners[i]))
+            dets.label[i] = ident.label
+            dets.label_confidence[i] = ident.confidence if ident.label is not None else 0.0
+        if self.locate is not None and len(dets):
+            dets.zone[:] = self.locate(self.camera, dets.centers)
+        return dets
+
+    def __call__(self, frame: CameraFrame) -> CardsSeen:
+        dets = self.read(frame.image)
+        cards = tuple(
+            CardReading(card=dets.label[i], confidence=round(float(dets.label_confidence[i]), 3),
+                        face_up=bool(dets.face_up[i]), zone=dets.zone[i],
+                        corners=tuple((round(float(x), 1), round(float(y), 1)) for x, y in dets.corners[i]))
+            for i in range(len(dets)))
+        return CardsSeen(frame.t, self.camera, cards, frame.index)
+
+
+class SignalStage:
+    def __init__(self, camera: str, calibration, fps: float | None = 10.0, window: float = 6.0,
+                 step: float = 1.0, settle: float = 0.6, rates=None, max_crop_side: int | None = 640) -> None:
+        from vision.landmarks.extract import LandmarkExtractor, Rates
+
+        self.camera = camera
+        self.calibration = calibration
+        self.gate = RateGate(fps)
+        self.extractor = LandmarkExtractor(calibration, rates or Rates(), max_crop_side=max_crop_side)
+        self.window, self.step, self.settle = window, step, settle
+        self.frames: collections.deque = collections.deque()
+        self.landmarks: list[Any] = []  # every FrameLandmarks (for clips and evidence)
+        self._last_detect: float | None = None
+        self._reported: set[tuple] = set()
+
+    def due(self, t: float) -> bool:
+        return self.gate.due(t)
+
+    def __call__(self, frame: CameraFrame) -> list[SignalEvent]:
+        fl = self.extractor.process(frame.image, frame.t, frame.index)
+        self.frames.append(fl)
+        self.landmarks.append(fl)
+        while self.frames and self.frames[0].t < frame.t - self.window:
+            self.frames.popleft()
+        if self._last_detect is None:
+            self._last_detect = frame.t
+        if frame.t - self._last_detect < self.step:
+            return []
+        self._last_detect = frame.t
+        return self._detect(frame.t, final=False)
+
+    def flush(self) -> list[SignalEvent]:
+        """At the end of the stream: events still open are reported as they are."""
+        if not self.frames:
+            return []
+        return self._detect(self.frames[-1].t, final=True)
+
+    def _detect(self, now: float, final: bool) -> list[SignalEvent]:
+        from vision.signals.engine import detect_signals
+
+        frames = list(self.frames)
+        if len(frames) < 2:
+            return []
+        first = frames[0].t
+        out = []
+        for ev in detect_signals(frames, self.calibration):
+            if not final and ev.end > now - self.settle:
+                continue  # still going on: report it once it has ended
+            if ev.start <= first + 1e-6 and first > 0:
+                continue  # cut by the window's start: it was reported from an earlier window
+            key = (ev.player, ev.signal, round(ev.start, 1))
+            if key in self._reported:
+                continue
+            self._reported.add(key)
+            out.append(ev)
+        return out
+
+    def close(self) -> None:
+        self.extractor.close()

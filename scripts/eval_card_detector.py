@@ -175,6 +175,32 @@ def _ultralytics_map(model: Path, data: Path, split: str, imgsz: int) -> dict:
     }
 
 
+def detect_images(model: Path, paths, imgsz: int = 320, conf: float = 0.25, overlay_dir: Path | None = None):
+    """Detections on images without ground truth (e.g. real photos): {name: [(class, score, corners)]}."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    found = {}
+    for p in paths:
+        img = cv2.imread(str(p))
+        if img is None:
+            raise SystemExit(f"cannot read image {p}")
+        blob, r, pad = letterbox(img, imgsz)
+        dets = decode(sess.run(None, {name: blob})[0], r, pad, conf)
+        found[Path(p).name] = [(c, round(s, 3), k.round(1).tolist()) for c, s, _, k, _ in dets]
+        if overlay_dir is not None:
+            overlay_dir.mkdir(parents=True, exist_ok=True)
+            for c, s, _, k, _ in dets:
+                cv2.polylines(img, [k.astype(np.int32)], True, (0, 0, 255) if c == 0 else (255, 0, 255), 2)
+                cv2.circle(img, tuple(int(v) for v in k[0]), 5, (0, 255, 255), -1)
+                cv2.putText(img, f"{s:.2f}", tuple(int(v) for v in k[0]), 0, 0.5, (0, 255, 255), 1)
+            cv2.imwrite(str(overlay_dir / (Path(p).stem + ".png")), img)
+    return found
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -185,7 +211,14 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--no-ultralytics", action="store_true")
     ap.add_argument("--json", type=Path, help="also write the metrics here")
+    ap.add_argument("--images", type=Path, nargs="*", help="only detect on these images (no ground truth)")
+    ap.add_argument("--overlay", type=Path, help="with --images: write pictures with the detections here")
     args = ap.parse_args(argv)
+    if args.images:
+        found = detect_images(args.model, args.images, args.imgsz, args.conf, args.overlay)
+        for k, v in found.items():
+            print(k, len(v), [(c, s) for c, s, _ in v])
+        return 0
     res = evaluate(args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics, args.limit)
     print(json.dumps(res, indent=1))
     if args.json:

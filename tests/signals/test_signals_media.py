@@ -90,6 +90,20 @@ def test_plain_faces_show_nothing(name, faces):
     assert events == []
 
 
+@pytest.mark.parametrize("name", ["mptasks_thumbs_up.jpg", "mptasks_thumbs_down.jpg", "mptasks_victory.jpg",
+                                  "mps_pose_landmarker_test_image.jpg"])
+def test_real_near_misses_show_nothing(name):
+    """Hands near, not on, the face; both eyes nearly closed while laughing (not a wink)."""
+    frames, calib, events = _one_image(name)
+    assert any(p.hands for p in frames[0].persons)
+    assert events == []
+
+
+def test_a_missing_camera_is_a_named_error():
+    res = _cli("9", "--max-frames", 1)
+    assert res.exit_code != 0 and "CameraNotFound" in res.output
+
+
 def test_four_seat_table_composed_from_real_pictures():
     """A 1280x720 frame tiling four people: four seats proposed, each with its own landmarks,
     and the raised hand attributed to the seat it belongs to."""

@@ -1,0 +1,271 @@
+"""The card detector at run time: the exported YOLO pose model on onnxruntime, no torch.
+
+The model (see docs/card-detector.md and models/card_detector/) finds every card, face up or
+face down, and its four corners as keypoints. Ultralytics exports a pose model's raw output as
+(1, 4 + nc + nk * nd, N): per candidate the box centre, width and height in input pixels,
+nc class scores (already sigmoid), then nk keypoints of nd values (x, y[, visibility]). An
+end-to-end export (YOLO26 with its own NMS) gives (1, N, 6 + nk * nd) instead: x1 y1 x2 y2
+score class, keypoints. Both are decoded here; letterboxing and NMS follow Ultralytics
+(centred padding with grey 114, greedy IoU suppression), in numpy.
+
+Importing this module loads neither onnxruntime nor torch; `CardDetector` loads onnxruntime.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import cv2
+import numpy as np
+
+from referee.core import RefereeError
+from vision.cards.detections import CardDetections, orientation_of
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector" / "card_detector.onnx"
+MODEL_ENV = "TABLE_REFEREE_CARD_MODEL"
+
+
+class ModelNotFound(RefereeError):
+    """No detector model file where one was expected."""
+
+
+class ModelMismatch(RefereeError):
+    """A model whose output layout is not a card pose model's."""
+
+
+def default_model_path() -> Path:
+    return Path(os.environ.get(MODEL_ENV) or DEFAULT_MODEL)
+
+
+# --- geometry helpers ---------------------------------------------------------------------
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping the aspect ratio and pad to `size` (height, width) as Ultralytics does.
+
+    Returns the padded BGR image, the scale ratio and the (left, top) padding in pixels.
+    """
+    h, w = image.shape[:2]
+    new_h, new_w = size
+    r = min(new_h / h, new_w / w)
+    unpad_w, unpad_h = int(round(w * r)), int(round(h * r))
+    dw, dh = (new_w - unpad_w) / 2, (new_h - unpad_h) / 2
+    if (w, h) != (unpad_w, unpad_h):
+        image = cv2.resize(image, (unpad_w, unpad_h), interpolation=cv2.INTER_LINEAR)
+    top, bottom = int(round(dh - 0.1)), int(round(dh + 0.1))
+    left, right = int(round(dw - 0.1)), int(round(dw + 0.1))
+    image = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    return image, r, (float(left), float(top))
+
+
+def to_tensor(image_bgr: np.ndarray) -> np.ndarray:
+    """(1, 3, H, W) float32 RGB in 0..1."""
+    rgb = image_bgr[:, :, ::-1].transpose(2, 0, 1)
+    return (np.ascontiguousarray(rgb, dtype=np.float32) / 255.0)[None]
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of each xyxy box of `a` (N, 4) with each of `b` (M, 4)."""
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
+    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
+    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Greedy non-maximum suppression; indices kept, best first."""
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    while order.size:
+        i = order[0]
+        keep.append(int(i))
+        if order.size == 1:
+            break
+        ious = box_iou(boxes[i:i + 1], boxes[order[1:]])[0]
+        order = order[1:][ious <= iou_threshold]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def order_corners(quads: np.ndarray, hint: np.ndarray | None = None) -> np.ndarray:
+    """Put each quad's corners clockwise (in the image) with a short edge first.
+
+    Of the two starts that give a short first edge, the one whose first corner is nearest the
+    `hint` quad's first corner is kept (the detector's own guess of the card's top-left); with
+    no hint, the one whose top edge faces most nearly up in the image.
+    """
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    out = np.empty_like(quads)
+    for n, q in enumerate(quads):
+        c = q.mean(axis=0)
+        ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+        q = q[np.argsort(ang, kind="stable")]  # clockwise on screen (y points down)
+        edges = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        short_first = 0 if edges[0] + edges[2] <= edges[1] + edges[3] else 1
+        candidates = [np.roll(q, -short_first, axis=0), np.roll(q, -(short_first + 2), axis=0)]
+        if hint is not None:
+            h0 = np.asarray(hint, np.float32).reshape(-1, 4, 2)[n, 0]
+            best = min(candidates, key=lambda cand: float(np.linalg.norm(cand[0] - h0)))
+        else:
+            best = min(candidates, key=lambda cand: abs(((orientation_of(cand)[0] + 180) % 360) - 180))
+        out[n] = best
+    return out
+
+
+# --- decoding -----------------------------------------------------------------------------
+def face_up_classes(names: Mapping[int, str]) -> np.ndarray:
+    """For each class id, whether it is a face-up card (a name with "down" or "back" is not)."""
+    n = max(names) + 1 if names else 0
+    up = np.ones(n, bool)
+    for i, name in names.items():
+        low = name.lower()
+        up[i] = not ("down" in low or "back" in low)
+    return up
+
+
+def decode_pose(
+    raw: np.ndarray,
+    nc: int,
+    kpt_shape: tuple[int, int],
+    conf: float = 0.25,
+    iou: float = 0.7,
+    max_det: int = 300,
+    agnostic: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Decode a raw pose output in model-input pixels.
+
+    Returns boxes (K, 4) xyxy, scores (K,), class ids (K,), keypoints (K, nk, nd), after NMS.
+    """
+    nk, nd = kpt_shape
+    raw = np.asarray(raw, np.float32)
+    if raw.ndim == 3:
+        raw = raw[0]
+    width = 4 + nc + nk * nd
+    if raw.shape[0] != width:
+        if raw.shape[1] == width:
+            raw = raw.T
+        else:
+            raise ModelMismatch(f"raw output {raw.shape} does not fit 4 + {nc} classes + {nk}x{nd} keypoints")
+    cls_scores = raw[4:4 + nc]
+    class_id = np.argmax(cls_scores, axis=0)
+    scores = cls_scores[class_id, np.arange(raw.shape[1])]
+    mask = scores > conf
+    if not mask.any():
+        return (np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
+                np.zeros((0, nk, nd), np.float32))
+    sel = raw[:, mask]
+    scores, class_id = scores[mask], class_id[mask]
+    cx, cy, w, h = sel[0], sel[1], sel[2], sel[3]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    kpts = sel[4 + nc:].T.reshape(-1, nk, nd)
+    if agnostic:
+        keep = nms(boxes, scores, iou)
+    else:  # offset boxes per class, as Ultralytics does
+        offset = class_id[:, None].astype(np.float32) * 7680.0
+        keep = nms(boxes + offset, scores, iou)
+    keep = keep[:max_det]
+    return boxes[keep], scores[keep], class_id[keep].astype(np.int64), kpts[keep]
+
+
+def decode_end2end(
+    raw: np.ndarray, kpt_shape: tuple[int, int], conf: float = 0.25, max_det: int = 300
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Decode an end-to-end output (1, N, 6 + nk * nd): NMS already applied in the model."""
+    nk, nd = kpt_shape
+    raw = np.asarray(raw, np.float32)[0]
+    raw = raw[raw[:, 4] > conf][:max_det]
+    return raw[:, :4], raw[:, 4], raw[:, 5].astype(np.int64), raw[:, 6:].reshape(-1, nk, nd)
+
+
+def _meta(value: str | None, default: Any) -> Any:
+    if value is None:
+        return default
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return default
+
+
+class CardDetector:
+    """Finds cards in a BGR frame: `detector(image) -> CardDetections`.
+
+    conf: the minimum class score; iou: the NMS threshold; threads: onnxruntime's intra-op
+    threads (None: its default, one per core). The model's metadata (written by Ultralytics'
+    export) gives the class names, the keypoint shape and the input size.
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        conf: float = 0.25,
+        iou: float = 0.7,
+        threads: int | None = None,
+        max_det: int = 300,
+    ) -> None:
+        path = Path(model) if model is not None else default_model_path()
+        if not path.is_file():
+            raise ModelNotFound(f"no card detector model at {path}", path=str(path))
+        import onnxruntime as ort  # heavy: loaded only when a detector is made
+
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = int(threads)
+            options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        self.path = path
+        self.conf, self.iou, self.max_det = conf, iou, max_det
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.metadata = dict(meta)
+        names = _meta(meta.get("names"), {0: "card_face_up", 1: "card_face_down"})
+        self.names: dict[int, str] = {int(k): str(v) for k, v in names.items()}
+        self.kpt_shape: tuple[int, int] = tuple(_meta(meta.get("kpt_shape"), [4, 3]))  # type: ignore[assignment]
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        imgsz = _meta(meta.get("imgsz"), None)
+        if imgsz is None:
+            imgsz = [d if isinstance(d, int) else 640 for d in inp.shape[2:4]]
+        if isinstance(imgsz, int):
+            imgsz = [imgsz, imgsz]
+        self.imgsz: tuple[int, int] = (int(imgsz[0]), int(imgsz[1]))
+        self.face_up_of_class = face_up_classes(self.names)
+        out_shape = self.session.get_outputs()[0].shape
+        nk, nd = self.kpt_shape
+        self.end2end = (len(out_shape) == 3 and out_shape[-1] == 6 + nk * nd
+                        and out_shape[1] != 4 + len(self.names) + nk * nd)
+
+    def raw(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
+        """The model's raw output for a BGR image, with the letterbox ratio and padding."""
+        padded, ratio, pad = letterbox(image, self.imgsz)
+        out = self.session.run(None, {self.input_name: to_tensor(padded)})[0]
+        return out, ratio, pad
+
+    def __call__(self, image: np.ndarray) -> CardDetections:
+        if image is None or image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError("the detector takes a BGR image (H, W, 3)")
+        out, ratio, (px, py) = self.raw(image)
+        if self.end2end:
+            boxes, scores, cls, kpts = decode_end2end(out, self.kpt_shape, self.conf, self.max_det)
+        else:
+            boxes, scores, cls, kpts = decode_pose(out, len(self.names), self.kpt_shape,
+                                                   self.conf, self.iou, self.max_det)
+        return self.to_detections(boxes, scores, cls, kpts, ratio, (px, py), image.shape[:2])
+
+    def to_detections(self, boxes, scores, cls, kpts, ratio, pad, shape) -> CardDetections:
+        """Map model-input coordinates back to the frame and build `CardDetections`."""
+        if len(scores) == 0:
+            return CardDetections.empty()
+        px, py = pad
+        corners = kpts[:, :4, :2].copy()
+        corners[..., 0] = (corners[..., 0] - px) / ratio
+        corners[..., 1] = (corners[..., 1] - py) / ratio
+        h, w = shape
+        corners[..., 0] = np.clip(corners[..., 0], 0, w - 1)
+        corners[..., 1] = np.clip(corners[..., 1], 0, h - 1)
+        corners = order_corners(corners, hint=corners)
+        cls = np.clip(cls, 0, len(self.face_up_of_class) - 1)
+        return CardDetections.from_corners(corners, confidence=scores,
+                                           face_up=self.face_up_of_class[cls], class_id=cls)

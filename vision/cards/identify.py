@@ -1,0 +1,259 @@
+"""Which card is this? A rectified crop against a deck's templates, with a confidence.
+
+Features (measured against alternatives in docs/card-reading.md): each crop is white-balanced on
+its own bright paper (so a warm lamp or a blue cast changes little), then described by
+
+* its grey levels, blurred and shrunk to 30 x 45, zero-mean and unit-norm (normalised
+  cross-correlation: brightness and contrast do not matter), compared at small shifts (a
+  detector corner a few pixels off still matches);
+* its chroma (Lab a, b) shrunk to 10 x 15, which tells a red 7 from a black 7 and a brown
+  hen from a white one.
+
+A crop is compared with every template at 0 and at 180 degrees; that says which way up the card
+lies. The similarities of the best rotation of each face go through a softmax (temperature
+`temperature`) to a confidence. A crop is `unknown` (label None) when its best similarity is
+below `min_similarity` or its confidence below `min_confidence`: a hand over the card, a card
+of another deck, a blurred frame.
+
+The referee may pass `possible` (the card ids still unseen, or the deck's composition): among
+faces within `tie_margin` of the best, a possible one wins; a clear best outside `possible` is
+still reported (with `possible=False`): the referee decides what an impossible card means.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
+
+GRAY_SIZE = (30, 45)  # (w, h)
+CORNER = (0.24, 0.22)  # the index corner: fraction of width and height
+CORNER_SIZE = (24, 32)
+CHROMA_SIZE = (10, 15)
+_R = 1
+SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in GRAY_SIZE pixels
+WEIGHTS = (0.45, 0.3, 0.25)  # whole face, index corner, chroma
+REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties
+
+
+def white_balance(crop: np.ndarray) -> np.ndarray:
+    """Scale each channel so the card's paper (its bright 90th percentile) is white."""
+    img = crop.astype(np.float32)
+    ref = np.percentile(img.reshape(-1, 3), 90, axis=0)
+    return np.clip(img * (235.0 / np.maximum(ref, 20.0)), 0, 255).astype(np.uint8)
+
+
+def _gray_features(crop: np.ndarray, margin: int = _R) -> np.ndarray:
+    """(H+2m, W+2m) float32 blurred grey, unnormalised, with a margin for shifting."""
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    w, h = GRAY_SIZE
+    small = cv2.resize(gray, (w + 2 * margin, h + 2 * margin), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    v = v.reshape(v.shape[0], -1).astype(np.float32)
+    v = v - v.mean(axis=1, keepdims=True)
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-6)
+
+
+def _chroma(crop: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(cv2.resize(crop, CHROMA_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
+    ab = lab[:, :, 1:].astype(np.float32) - 128.0
+    return ab.reshape(-1)
+
+
+def _corner(crop: np.ndarray, margin: int = 2) -> np.ndarray:
+    """(H+2m, W+2m) float32 grey of the top-left index corner, sharper than the whole face."""
+    h, w = crop.shape[:2]
+    cw, ch = CORNER_SIZE
+    sx, sy = w * CORNER[0] / cw, h * CORNER[1] / ch  # source pixels per feature pixel
+    x0, y0 = int(round(margin * sx)), int(round(margin * sy))
+    x1, y1 = int(round(w * CORNER[0] + 2 * margin * sx)), int(round(h * CORNER[1] + 2 * margin * sy))
+    pad = cv2.copyMakeBorder(crop, y0, 0, x0, 0, cv2.BORDER_REPLICATE)
+    patch = cv2.cvtColor(pad[:y1, :x1], cv2.COLOR_BGR2GRAY)
+    return cv2.resize(patch, (cw + 2 * margin, ch + 2 * margin), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+CORNER_SHIFTS = tuple((dx, dy) for dx in (-2, -1, 0, 1, 2) for dy in (-2, -1, 0, 1, 2))
+
+
+HOG_SIZE = (96, 144)
+_HOG = cv2.HOGDescriptor(HOG_SIZE, (16, 16), (8, 8), (8, 8), 9)
+
+
+def _hog(crop: np.ndarray) -> np.ndarray:
+    """Histograms of gradient directions (shape: a club's lobes against a spade's point),
+    tolerant of the few pixels a corner may be off."""
+    g = cv2.cvtColor(cv2.resize(crop, HOG_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    return _HOG.compute(g).ravel()
+
+
+@dataclasses.dataclass(frozen=True)
+class CropFeatures:
+    gray: np.ndarray  # (2 rotations, n shifts, D) normalised
+    corner: np.ndarray  # (2 rotations, n corner shifts, Dk) normalised
+    chroma: np.ndarray  # (2 rotations, Dc) raw a, b values
+    hog: np.ndarray  # (2 rotations, Dh)
+
+    @classmethod
+    def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
+           corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> "CropFeatures":
+        crop = white_balance(crop)
+        grays, corners, chromas, hogs = [], [], [], []
+        w, h = GRAY_SIZE
+        cw, ch = CORNER_SIZE
+        for rot in (crop, cv2.rotate(crop, cv2.ROTATE_180)):
+            g = _gray_features(rot)
+            grays.append(_norm(np.stack([g[_R + dy:_R + dy + h, _R + dx:_R + dx + w] for dx, dy in shifts])))
+            k = _corner(rot)
+            corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
+            chromas.append(_chroma(rot))
+            hogs.append(_hog(rot))
+        return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs))
+
+
+@dataclasses.dataclass(frozen=True)
+class Identification:
+    label: str | None  # the face id, None when unknown
+    confidence: float  # 0..1
+    upside_down: bool  # the crop matched its template turned 180 degrees
+    symmetric: bool  # the face looks the same turned 180 degrees: up/down cannot be told
+    similarity: float  # best similarity, -1..1
+    runner_up: str | None
+    margin: float  # best minus runner-up similarity
+    possible: bool | None = None  # whether the label is among those the referee passed
+
+    @property
+    def known(self) -> bool:
+        return self.label is not None
+
+
+class Templates:
+    """A deck's faces ready for identification.
+
+    labels: one per distinct face (`Card.face_key`); images: rectified BGR crops at
+    `rectify.CANONICAL_SIZE`; card_ids: for each label, the card ids that share the face (the
+    three copies of a chicken), so `possible` may name card ids or face labels.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        labels: Sequence[str],
+        images: Sequence[np.ndarray],
+        card_ids: dict[str, Sequence[str]] | None = None,
+        temperature: float = 0.03,
+        min_similarity: float = 0.45,
+        min_confidence: float = 0.5,
+        tie_margin: float = 0.04,
+        refine_margin: float = 0.05,
+        refine_temperature: float = 0.03,
+    ) -> None:
+        if len(labels) != len(images) or not labels:
+            raise ValueError("templates need one image per label, and at least one")
+        self.name = name
+        self.labels = list(labels)
+        self.images = [np.asarray(im) for im in images]
+        self.card_ids = {lbl: tuple(card_ids.get(lbl, (lbl,))) if card_ids else (lbl,) for lbl in self.labels}
+        self._label_of_id = {cid: lbl for lbl, ids in self.card_ids.items() for cid in ids}
+        self.temperature = temperature
+        self.min_similarity = min_similarity
+        self.min_confidence = min_confidence
+        self.tie_margin = tie_margin
+        self.refine_margin = refine_margin
+        self.refine_temperature = refine_temperature
+        feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
+        gray = np.stack([f.gray[0, 0] for f in feats])  # (T, D)
+        corner = np.stack([f.corner[0, 0] for f in feats])
+        # What every face shares (paper, border, layout) says nothing about which face it is:
+        # with three faces or more, it is taken out of both sides of the comparison.
+        self._gray_mean = gray.mean(axis=0) if len(gray) >= 3 else np.zeros_like(gray[0])
+        self._corner_mean = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
+        self._gray = _unit(gray - self._gray_mean)
+        self._corner = _unit(corner - self._corner_mean)
+        self._chroma = np.stack([f.chroma[0] for f in feats])  # (T, Dc)
+        self._hog = np.stack([f.hog[0] for f in feats])
+        # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
+        self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
+        self.symmetric = self_rot > 0.9
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def label_of(self, card_id: str) -> str | None:
+        return self._label_of_id.get(card_id, card_id if card_id in self.card_ids else None)
+
+    def similarities(self, crop: np.ndarray, feats: CropFeatures | None = None) -> np.ndarray:
+        """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
+        f = feats or CropFeatures.of(crop)
+        gray = np.einsum("rsd,td->rst", _unit(f.gray - self._gray_mean), self._gray).max(axis=1)  # best shift
+        corner = np.einsum("rsd,td->rst", _unit(f.corner - self._corner_mean), self._corner).max(axis=1)
+        dc = f.chroma[:, None, :] - self._chroma[None, :, :]
+        chroma = np.clip(1.0 - np.sqrt(np.mean(dc * dc, axis=2)) / 40.0, -1, 1)  # 1 equal, 0 at 40 rms apart
+        wg, wk, wc = WEIGHTS
+        return wg * gray + wk * corner + wc * chroma
+
+    def refine(self, crop: np.ndarray, candidates: Sequence[int], rotations: Sequence[int],
+               feats: CropFeatures | None = None) -> np.ndarray:
+        """Second look at near-tied faces: gradient-direction histograms with what the
+        candidates share taken out (a club's lobes against a spade's point)."""
+        f = feats or CropFeatures.of(crop)
+        t = self._hog[list(candidates)]
+        m = t.mean(axis=0)
+        t = _unit(t - m)
+        v = _unit(f.hog - m)  # (2, Dh)
+        return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
+
+    def identify(self, crop: np.ndarray, possible: Iterable[str] | None = None) -> Identification:
+        feats = CropFeatures.of(crop)
+        sims = self.similarities(crop, feats)
+        best_rot = np.argmax(sims, axis=0)  # per template
+        s = sims.max(axis=0)
+        order = [int(j) for j in np.argsort(-s)]
+        allowed: set[str] | None = None
+        if possible is not None:
+            allowed = {lbl for lbl in (self.label_of(p) for p in possible) if lbl is not None}
+        pool = np.ones(len(s), bool)
+        if allowed is not None:
+            in_allowed = np.array([lbl in allowed for lbl in self.labels])
+            # The best possible face wins a near tie (within tie_margin); a clear best outside
+            # `possible` is still reported.
+            if in_allowed[order[0]] or (in_allowed & (s >= s[order[0]] - self.tie_margin)).any():
+                pool = in_allowed
+        ps = np.where(pool, s, -np.inf)
+        top = int(np.argmax(ps))
+        p1 = np.exp(np.clip((ps - ps[top]) / self.temperature, -60, 0))
+        p1 = p1 / p1.sum()
+        cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
+        if len(cands) >= 2:
+            r = s[cands] + REFINE_WEIGHT * self.refine(crop, cands, [int(best_rot[j]) for j in cands], feats)
+            k = int(np.argmax(r))
+            top = cands[k]
+            p2 = np.exp(np.clip((r - r[k]) / self.refine_temperature, -60, 0))
+            confidence = float(p1[cands].sum() * p2[k] / p2.sum())
+            runner = cands[int(np.argsort(-r)[1])]
+            margin = float(r[k] - np.sort(r)[-2])
+        else:
+            confidence = float(p1[top])
+            rest = [j for j in order if j != top]
+            runner = rest[0] if rest else None
+            margin = float(s[top] - s[runner]) if runner is not None else 1.0
+        known = s[top] >= self.min_similarity and confidence >= self.min_confidence
+        label = self.labels[top]
+        return Identification(
+            label=label if known else None,
+            confidence=confidence,
+            upside_down=bool(best_rot[top] == 1) and not bool(self.symmetric[top]),
+            symmetric=bool(self.symmetric[top]),
+            similarity=float(s[top]),
+            runner_up=self.labels[runner] if runner is not None else None,
+            margin=margin,
+            possible=(label in allowed) if allowed is not None else None,
+        )

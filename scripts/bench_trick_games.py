@@ -1,6 +1,6 @@
 """Benchmark (not a test): random full games per second for Beccaccino and each Bestia variant.
 
-    .venv/bin/python -m tests.tricks.bench_games [--games N]
+    .venv/bin/python scripts/bench_trick_games.py [--games N]
 
 For each game: random play (legal_actions() enumerated at every step, one chosen at random) and,
 as the baseline measured in the same run, the replay of the same action logs through the JSON

@@ -44,6 +44,17 @@ def test_precision_recall_and_delay_on_the_whole_suite():
         assert s["median_delay_s"] is not None and -0.5 < s["median_delay_s"] < 1.0, (sig, s)
 
 
+def test_a_touch_between_chin_and_mouth_is_unsure():
+    from signal_streams import _touch_case
+    b = Body.make()
+    tg = b.targets()
+    # the index tip near the lips, the curled fingers on the chin: both nearly as close
+    mid = (tg["chin"] * 0.3 + tg["mouth"] * 0.7 - tg["chin"]) / b.iod
+    case = _touch_case("base", "right", "chin", offset=tuple(mid), expected=[])
+    events = [e for e in detect_signals(case.frames, case.calibration) if e.signal.startswith("touch")]
+    assert events and all(e.unsure and e.evidence["ambiguous_with_next"] for e in events)
+
+
 def test_one_tap_is_reported_as_unsure():
     case = _tap_case("base", "right", taps=(1.5,))
     events = [e for e in detect_signals(case.frames, case.calibration) if e.signal == "tap_table_right"]

@@ -115,13 +115,17 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
             conf = (0.55 + 0.45 * closeness) * _dwell_factor(series, run, spec) * (1.0 if plausible else 0.6)
             others = {k: float(np.nanmedian(v[sl])) for k, v in dist.items() if k != target}
             nearest_other = min(others, key=others.get)
+            # two face parts almost equally near (chin or mouth?): say so
+            own_rel = float(np.nanmedian(dist[target][sl])) / radius[target]
+            ambiguous = others[nearest_other] / radius[nearest_other] < own_rel + 0.25
             events.append(_event(series, spec, run, conf, {
                 "hand": side, "target": target, "min_distance": dmin,
                 "median_distance": float(np.nanmedian(dist[target][sl])),
                 "next_nearest": nearest_other, "next_nearest_distance": others[nearest_other],
                 "hand_face_ratio": ratio, "side_from": series.hand_from[side][run.i0],
+                "ambiguous_with_next": ambiguous,
                 "landmarks": "hand tips/pads 3,4,7,8,11,12,15,16,19,20; face " + target,
-            }, unsure=not plausible))
+            }, unsure=not plausible or ambiguous))
     return events
 
 

@@ -78,6 +78,9 @@ TIMELINE = [
 INPUT_LINES = [(4.0, "coccode Anna"), (8.0, "coccode Dario")]
 HUM = (9.0, 12.0)
 PEOPLE_FPS = 12.5
+# How the demo finds its cards (see README.md): "contour" finds the light cards on the plain
+# cloth by their outline; "detector" uses the trained card detector (models/card_detector/).
+FINDER = "contour"
 
 
 def zones() -> TableZones:
@@ -237,7 +240,7 @@ def main() -> None:
         "zones": zones().to_list(),
         "calibration": calib_dict,
         "options": {"deck": "beccato", "threshold": 0.8, "card_fps": 5.0, "landmark_fps": 10.0,
-                    "lost_after": 2.0},
+                    "lost_after": 2.0, "finder": FINDER},
         "duration": DURATION,
         "composed": "rendered card scenes + a real Apache-2.0 clip + synthetic audio; see README.md",
     }

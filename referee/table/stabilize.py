@@ -65,6 +65,6 @@ class ZoneStabilizer:
                 self._stable[zone.name] = key
                 out.append(ZoneContent(
                     t=seen.t, since=cand.since, camera=seen.camera, zone=zone.name, cards=key[0],
-                    confidences=tuple(s / cand.frames for s in cand.conf_sums), face_down=down,
+                    confidences=tuple(round(s / cand.frames, 3) for s in cand.conf_sums), face_down=down,
                     frames=cand.frames))
         return out

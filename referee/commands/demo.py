@@ -1,0 +1,85 @@
+"""`referee demo`: the whole pipeline on the bundled recorded session, no camera needed.
+
+Referees `datasets/demo/` (two cameras, a microphone and the scorekeeper's typed calls; see its
+README: rendered card scenes and a real Apache-2.0 clip), prints the refereed game, writes the
+session folder (default sessions/demo-<UTC time>/) and a dispute package for the first reveal,
+and checks the result against the composition's ground truth (`expected.json`).
+
+Exit codes: 0 the refereed game is the expected one, 1 it is not, 3 the demo cannot run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from referee.core import RefereeError
+
+DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+
+
+@click.command("demo")
+@click.option("--out", type=click.Path(file_okay=False), help="session folder (default sessions/demo-TIME)")
+@click.option("--source", type=click.Path(file_okay=False), default=str(DEMO), show_default=False,
+              help="the recorded session to referee (default: the bundled demo)")
+@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
+@click.option("--threads", type=int, default=None)
+@click.option("--no-clip", is_flag=True, help="do not cut the dispute clip")
+@click.option("--quiet", is_flag=True, help="print only the result")
+def command(out, source, finder, model, threads, no_clip, quiet):
+    """Run the live-table pipeline on the bundled demo session."""
+    from referee.commands.live import default_session_dir
+    from referee.recording.clip import make_dispute
+    from referee.recording.folder import SessionFolder
+    from referee.table.run import TableConfig, run_recorded
+
+    try:
+        src = SessionFolder.open(source)
+        config = TableConfig.from_manifest(src.manifest, finder=finder, model=model)
+        out_dir = Path(out) if out else default_session_dir("demo")
+        if not quiet:
+            click.echo(f"refereeing {src.path} ({config.game}, players {', '.join(config.setup['players'])}; "
+                       f"cards found by the {config.finder}, read against the {config.deck} templates)")
+        echo = None if quiet else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
+        result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo)
+    except RefereeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(3)
+    session = result.session
+    click.echo("")
+    click.echo(session.engine.render(session.state))
+    click.echo(f"\nsession folder: {result.folder.path}   ({result.seconds:.1f} s to referee "
+               f"{result.duration:.1f} s of recording: {result.seconds / max(result.duration, 1e-9):.2f}x real time)")
+    actions = [{"source": e.source, **e.payload["action"]} for e in session.log.entries if e.kind == "action"]
+    code = 0
+    expected_file = src.path / "expected.json"
+    if expected_file.is_file():
+        expected = json.loads(expected_file.read_text(encoding="utf-8"))
+        if actions == expected["actions"]:
+            click.echo(f"result: as expected ({len(actions)} actions, the composition's ground truth)")
+        else:
+            code = 1
+            click.echo("result: NOT as expected")
+            for a in expected["actions"]:
+                if a not in actions:
+                    click.echo(f"  missed: {a}")
+            for a in actions:
+                if a not in expected["actions"]:
+                    click.echo(f"  extra:  {a}")
+    if not no_clip:
+        target = next((e.seq for e in session.log.entries
+                       if e.kind == "action" and e.payload["action"].get("kind") in ("reveal", "play")), None)
+        target = target or next((e.seq for e in session.log.entries if e.kind == "action"), None)
+        if target is not None:
+            try:
+                package = make_dispute(result.folder.path, target)
+                click.echo(f"dispute package for entry {target}: {package['folder']} "
+                           f"(clip.mp4, excerpt.jsonl, reasoning.md, package.json)")
+            except RefereeError as exc:
+                click.echo(f"dispute clip: {exc}", err=True)
+    session.close()
+    sys.exit(code)

@@ -1,0 +1,96 @@
+"""`referee live`: referee a real table from its cameras, and record it.
+
+    referee live --table table.json --camera cards=0 --camera people=1
+    referee live --from datasets/demo --camera cards=datasets/demo/cameras/cards   # a recording as a camera
+
+The table (game, players, zones, body-signal calibration, options) comes from a JSON file in
+the session-manifest format (`docs/live-table.md`) or from an earlier session (`--from`). Lines
+typed on stdin are the scorekeeper's: calls (`coccode Anna`, `caught Dario Anna`),
+confirmations (`yes 12`, `no 12`), corrections (`undo`), `quit`. Everything goes into a new
+session folder (default: sessions/<game>-<UTC time>/).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from referee.core import RefereeError
+
+EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
+
+
+def default_session_dir(game: str, folder: str = "sessions") -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    base = Path(folder) / f"{game}-{stamp}"
+    path, n = base, 2
+    while path.exists():
+        path, n = Path(f"{base}-{n}"), n + 1
+    return path
+
+
+def load_table(table: str | None, from_session: str | None, **overrides):
+    from referee.recording.folder import SessionFolder
+    from referee.table.run import TableConfig
+
+    if table:
+        try:
+            manifest = json.loads(Path(table).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.UsageError(f"cannot read the table file {table}: {exc}") from None
+    elif from_session:
+        manifest = SessionFolder.open(from_session).manifest
+    else:
+        raise click.UsageError("give the table: --table FILE or --from SESSION")
+    return TableConfig.from_manifest(manifest, **overrides)
+
+
+def print_decision(d) -> None:
+    if d.kind == "cards":
+        return
+    click.echo(f"{d.t:7.2f}  {d.message}")
+
+
+@click.command("live")
+@click.option("--table", "table", type=click.Path(dir_okay=False), help="table file (session manifest JSON)")
+@click.option("--from", "from_session", type=click.Path(file_okay=False), help="take the table from a session folder")
+@click.option("--camera", "cameras", multiple=True, required=True, metavar="NAME=SOURCE",
+              help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable)")
+@click.option("--out", type=click.Path(file_okay=False), help="session folder to write (default sessions/GAME-TIME)")
+@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
+@click.option("--threshold", type=float, help="confidence under which the referee asks")
+@click.option("--duration", type=float, help="stop after this many seconds")
+@click.option("--threads", type=int, default=None, help="onnxruntime threads")
+@click.option("--fast", is_flag=True, help="read video files as fast as possible instead of at their speed")
+@click.option("--no-record", is_flag=True, help="do not record the video")
+def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record):
+    """Referee a live table from its cameras and the keyboard, and record the session."""
+    from referee.table.run import run_live
+
+    try:
+        config = load_table(table, from_session, finder=finder, model=model, threshold=threshold)
+    except RefereeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    specs = {}
+    for item in cameras:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise click.UsageError(f"{item!r}: write a camera as NAME=SOURCE (e.g. cards=0)")
+        specs[name] = int(spec) if spec.isdigit() and not Path(spec).exists() else spec
+    out_dir = Path(out) if out else default_session_dir(config.game)
+    try:
+        result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
+                          threads=threads, record=not no_record, echo=print_decision)
+    except RefereeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    result.session.close()
+    click.echo(result.session.engine.render(result.session.state))
+    click.echo(f"session: {result.folder.path}  ({json.dumps(result.summary())})")
+    sys.exit(EXIT_OK)

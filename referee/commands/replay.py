@@ -1,0 +1,81 @@
+"""`referee replay SESSION`: referee a recorded session again and compare with what it logged.
+
+By default the perception runs again over the recorded video and audio (with the models and
+options of today, or those given), and the new log is compared entry by entry with the
+session's own: `same log` means every observation, decision and action came out identical;
+`same actions` that the refereed game is the same even if some observation differs (a newer
+model read a card with another confidence). `--reuse` perceives nothing: the observations
+stored in the log go through the fusion rules again.
+
+Exit codes: 0 the refereed game is the same (or there was no log to compare with), 1 the
+actions differ, 3 the session folder is unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from referee.core import RefereeError
+
+
+@click.command("replay")
+@click.argument("session", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), help="where to write the replay (default SESSION-replay-N)")
+@click.option("--reuse", is_flag=True, help="reuse the stored observations instead of perceiving again")
+@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--model", type=click.Path(dir_okay=False), help="another card detector ONNX model")
+@click.option("--threshold", type=float)
+@click.option("--threads", type=int, default=None)
+@click.option("--quiet", is_flag=True, help="print only the comparison")
+@click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
+def command(session, out, reuse, finder, model, threshold, threads, quiet, as_json):
+    """Re-run the perception over a recorded session and reproduce the refereed game."""
+    from referee.recording.folder import SessionFolder
+    from referee.table.run import TableConfig, compare_logs, run_recorded
+
+    try:
+        src = SessionFolder.open(session)
+        if reuse and not src.log_path.is_file():
+            raise RefereeError(f"{session} has no log to reuse")
+        config = TableConfig.from_manifest(src.manifest, finder=finder, model=model, threshold=threshold)
+        if out is None:
+            n = 1
+            while Path(f"{src.path}-replay-{n}").exists():
+                n += 1
+            out = f"{src.path}-replay-{n}"
+        echo = None if (quiet or as_json) else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
+        result = run_recorded(src.path, out, config, reuse=reuse, threads=threads, echo=echo)
+    except RefereeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(3)
+    result.session.close()
+    report = {"replay": str(result.folder.path), **result.summary()}
+    code = 0
+    if src.log_path.is_file():
+        cmp = compare_logs(src.log_path, result.folder.log_path)
+        report["comparison"] = cmp
+        code = 0 if cmp["same_actions"] else 1
+    if as_json:
+        click.echo(json.dumps(report, indent=1, default=str))
+    else:
+        if not quiet:
+            click.echo(result.session.engine.render(result.session.state))
+        click.echo(f"replay: {result.folder.path}  ({result.seconds:.1f} s for {result.duration:.1f} s of session)")
+        if "comparison" in report:
+            cmp = report["comparison"]
+            if cmp["same_log"]:
+                click.echo(f"same log as {src.log_path}: {cmp['entries'][0]} entries, {cmp['actions'][0]} actions")
+            else:
+                d = cmp["first_difference"]
+                click.echo(f"the logs differ from entry {d['entry']} "
+                           f"({cmp['entries'][0]} vs {cmp['entries'][1]} entries); "
+                           f"{'same' if cmp['same_actions'] else 'DIFFERENT'} actions")
+                for a in cmp["only_original"]:
+                    click.echo(f"  only in the original: {a}")
+                for a in cmp["only_replay"]:
+                    click.echo(f"  only in the replay:   {a}")
+    sys.exit(code)

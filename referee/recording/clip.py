@@ -1,0 +1,281 @@
+"""Dispute packages: the seconds around one log entry, drawn, with the referee's reasoning.
+
+`make_dispute(session_folder, entry, before=3, after=3)` writes `disputes/entry-N/`:
+
+* `clip.mp4`: the card camera's frames from `before` s before the entry to `after` s after,
+  with the cards read (corners, face, confidence, zone) and the table zones drawn, the other
+  cameras inset with their landmarks (MediaPipe, re-run over the clip) and the signals of the
+  log drawn while they last; a banner gives the session time and the entries logged so far;
+* `excerpt.jsonl`: the log entries in that window (and the evidence entries the decision
+  names), as stored;
+* `reasoning.md`: the entry in words: the rule that made it, the confidence, the evidence, the
+  observations around it, the model versions;
+* `package.json`: the same as data (entry, window, rule, confidences, evidence entries,
+  models, versions, file names).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.core import RefereeError
+from referee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from referee.sessionlog import Entry, read_log
+
+
+class NoSuchEvent(RefereeError):
+    """An entry number the session log does not have."""
+
+
+def _reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
+    """The decision, ask or flag observations that explain `target` (an action made from
+    perception is preceded by its decision; an answered ask by the ask)."""
+    out = []
+    if target.kind == "action":
+        prev = entries[target.seq - 2] if target.seq >= 2 else None
+        if prev is not None and prev.kind == "observation" and prev.payload.get("type") == "decision":
+            out.append(prev)
+        if target.source == "keyboard" and prev is not None and prev.payload.get("type") == "answer":
+            ask = entries[prev.payload["ask"] - 1]
+            out += [ask, prev]
+    elif target.kind == "observation" and target.payload.get("type") in ("decision", "ask", "flag", "answer"):
+        out.append(target)
+    return out
+
+
+def _describe(entry: Entry) -> str:
+    p = entry.payload
+    if entry.kind == "action":
+        text = p.get("text") or json.dumps(p["action"])
+        return f"action `{text}` ({entry.source}, confidence {entry.confidence})"
+    if entry.kind == "observation":
+        kind = p.get("type")
+        if kind == "cards":
+            return f"cards in {p['zone']}: {', '.join(p['cards']) or 'none'} (confidences {p['confidences']})"
+        if kind == "signal":
+            return (f"signal {p['signal']} by {p['player']} {p['start']:.2f}-{p['end']:.2f} s, confidence "
+                    f"{p['confidence']}{' (unsure)' if p.get('unsure') else ''}")
+        if kind in ("decision", "ask"):
+            return f"{kind} by rule `{p['rule']}` (confidence {p['confidence']}): {p['reasoning']}"
+        if kind == "flag":
+            return f"flag by rule `{p['rule']}`: {p['reason']}"
+        if kind == "camera":
+            return f"camera {p['camera']} {'back' if p['ok'] else 'lost'} {p.get('reason', '')}"
+        if kind == "answer":
+            return f"answer to ask #{p['ask']}: {'yes' if p['accepted'] else 'no'}"
+        return f"observation {kind}"
+    if entry.kind == "correction":
+        return f"correction {p['op']} of entry {p['target']}"
+    return f"{entry.kind}: {p}"
+
+
+def make_dispute(session: str | Path, entry: int, before: float = 3.0, after: float = 3.0,
+                 out: str | Path | None = None, draw_landmarks: bool = True) -> dict[str, Any]:
+    folder = SessionFolder.open(session)
+    contents = read_log(folder.log_path)
+    if not 1 <= entry <= len(contents.entries):
+        raise NoSuchEvent(f"the log has entries 1..{len(contents.entries)}, not {entry}", entry=entry)
+    origin = contents.header.created
+    target = contents.entries[entry - 1]
+    t_event = target.time - origin
+    t0, t1 = max(0.0, t_event - before), t_event + after
+    window = [e for e in contents.entries if t0 <= e.time - origin <= t1 or e.seq == entry]
+    reasons = _reasoning_entries(contents.entries, target)
+    evidence_seqs: list[int] = []
+    for r in reasons:
+        evidence_seqs += list(r.payload.get("entries", []))
+    evidence = [contents.entries[s - 1] for s in evidence_seqs if 1 <= s <= len(contents.entries)]
+    excerpt = sorted({e.seq: e for e in window + reasons + evidence}.values(), key=lambda e: e.seq)
+    out_dir = Path(out) if out else folder.path / "disputes" / f"entry-{entry}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "excerpt.jsonl", "w", encoding="utf-8") as f:
+        for e in excerpt:
+            f.write(json.dumps(e.to_dict(), ensure_ascii=False) + "\n")
+    clip = out_dir / "clip.mp4"
+    frames = _render_clip(folder, contents.entries, origin, t0, t1, clip, entry, draw_landmarks)
+    models = folder.manifest.get("models", {})
+    package = {
+        "session": str(folder.path), "entry": target.to_dict(), "time": round(t_event, 3),
+        "window": [round(t0, 3), round(t1, 3)],
+        "reasoning": [r.payload for r in reasons],
+        "confidence": target.confidence,
+        "evidence_entries": evidence_seqs,
+        "confidences": {e.seq: e.confidence for e in excerpt if e.confidence is not None},
+        "models": models, "versions": folder.manifest.get("versions", {}),
+        "engine_version": contents.header.engine_version, "game": contents.header.game,
+        "files": {"clip": clip.name if frames else None, "excerpt": "excerpt.jsonl", "reasoning": "reasoning.md"},
+        "clip_frames": frames,
+    }
+    (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = [f"# Entry {entry} of {folder.path.name}", "",
+             f"At {t_event:.2f} s on the session clock: {_describe(target)}.", ""]
+    if reasons:
+        lines += ["## Why", ""] + [f"- #{r.seq}: {_describe(r)}" for r in reasons] + [""]
+    if evidence:
+        lines += ["## Evidence", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in evidence] + [""]
+    lines += ["## Around it", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in window] + [""]
+    lines += ["## Models", "", "```json", json.dumps(models, indent=1), "```", "",
+              f"Game engine: {contents.header.game} {contents.header.engine_version}.",
+              f"Clip: {clip.name} ({frames} frames, {t0:.1f}-{t1:.1f} s)." if frames else
+              "Clip: no video was recorded in this window."]
+    (out_dir / "reasoning.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"folder": str(out_dir), **package}
+
+
+def _render_clip(folder: SessionFolder, entries: list[Entry], origin: float, t0: float, t1: float,
+                 path: Path, entry: int, draw_landmarks: bool) -> int:
+    manifest = folder.manifest
+    cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
+    if not cams:
+        return 0
+    zones = manifest.get("zones") or []
+    zone_cams = [z.get("camera") for z in zones]
+    main = next((c for c in cams if c in zone_cams), cams[0])
+    others = [c for c in cams if c != main]
+    signals = [e.payload for e in entries if e.kind == "observation" and e.payload.get("type") == "signal"]
+    reader = _card_reader(manifest, main)
+    inset = {c: _Inset(folder, c, manifest, t0, t1, draw_landmarks) for c in others}
+    writer = SegmentWriter(path.parent / ".clip", segment_seconds=1e9, crf=23)
+    n = 0
+    try:
+        for t, image in read_segments(folder.camera_dir(main)):
+            if t < t0 - 1e-6:
+                continue
+            if t > t1 + 1e-6:
+                break
+            canvas = image.copy()
+            _draw_zones(canvas, zones, main)
+            if reader is not None:
+                _draw_cards(canvas, reader.read(image))
+            y = canvas.shape[0] - 74  # insets stacked up from the banner, at the right
+            for c, ins in inset.items():
+                small = ins.at(t, signals)
+                h, w = small.shape[:2]
+                if y - h >= 0 and w <= canvas.shape[1]:
+                    canvas[y - h:y, canvas.shape[1] - w - 10:canvas.shape[1] - 10] = small
+                y -= h + 10
+            _banner(canvas, t, [e for e in entries if e.time - origin <= t + 1e-6], entry, signals)
+            writer.write(t - t0, canvas)
+            n += 1
+    finally:
+        writer.close()
+        for ins in inset.values():
+            ins.close()
+    segs = sorted((path.parent / ".clip").glob("seg_*.mp4"))
+    if segs:
+        os.replace(segs[0], path)
+    for s in segs[1:]:
+        s.unlink()
+    try:
+        (path.parent / ".clip").rmdir()
+    except OSError:
+        pass
+    return n
+
+
+def _card_reader(manifest: dict, camera: str):
+    from vision.capture.stages import CardStage
+    from referee.table.zones import TableZones
+
+    opts = manifest.get("options", {})
+    try:
+        zones = TableZones.from_list(manifest["zones"])
+        return CardStage(camera, deck=opts.get("deck", "beccato"), finder=opts.get("finder", "detector"),
+                         locate=zones.locate, fps=None, model=opts.get("model"))
+    except (RefereeError, KeyError, ValueError):
+        return None
+
+
+class _Inset:
+    """Another camera, scaled to a third of the width, with its landmarks drawn."""
+
+    def __init__(self, folder: SessionFolder, camera: str, manifest: dict, t0: float, t1: float, landmarks: bool):
+        self.frames = [(t, im) for t, im in read_segments(folder.camera_dir(camera)) if t0 - 1 <= t <= t1]
+        self.camera = camera
+        self.extractor = None
+        self.calib = None
+        calib = manifest.get("calibration")
+        if landmarks and calib and any(s.get("camera") == camera for s in calib.get("seats", ())):
+            from vision.landmarks.calibration import TableCalibration
+            from vision.landmarks.extract import LandmarkExtractor
+
+            self.calib = TableCalibration.from_dict(calib).for_camera(camera)
+            self.extractor = LandmarkExtractor(self.calib)
+        self.i = -1
+        self.last = None
+
+    def at(self, t: float, signals: list[dict]) -> np.ndarray:
+        from vision.events import SignalEvent
+
+        while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
+            self.i += 1
+            ft, img = self.frames[self.i]
+            if self.extractor is not None:
+                from vision.landmarks.draw import draw_frame
+
+                fl = self.extractor.process(img, ft, self.i)
+                evs = [SignalEvent(**{k: v for k, v in s.items() if k != "type"}) for s in signals]
+                img = draw_frame(img, fl, self.calib, evs)
+            self.last = (ft, img)
+        width = 420
+        if self.last is None or t - self.last[0] > 1.0:
+            blank = np.zeros((int(width * 9 / 16), width, 3), np.uint8)
+            cv2.putText(blank, f"{self.camera}: no picture", (10, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2)
+            return blank
+        img = self.last[1]
+        return cv2.resize(img, (width, int(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
+
+    def close(self) -> None:
+        if self.extractor is not None:
+            self.extractor.close()
+
+
+def _draw_zones(canvas: np.ndarray, zones: list[dict], camera: str) -> None:
+    for z in zones:
+        if z.get("camera") != camera:
+            continue
+        pts = np.array(z["polygon"], np.int32)
+        cv2.polylines(canvas, [pts], True, (200, 200, 200), 1, cv2.LINE_AA)
+        cv2.putText(canvas, z["name"], (int(pts[:, 0].min()) + 6, int(pts[:, 1].min()) + 18),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
+
+
+def _draw_cards(canvas: np.ndarray, dets) -> None:
+    for i in range(len(dets)):
+        pts = dets.corners[i].astype(np.int32)
+        known = dets.label[i] is not None
+        colour = (0, 220, 0) if known else (0, 0, 255)
+        cv2.polylines(canvas, [pts], True, colour, 2, cv2.LINE_AA)
+        cv2.circle(canvas, tuple(int(v) for v in pts[0]), 4, (0, 255, 255), -1)
+        label = f"{dets.label[i] or '?'} {float(dets.label_confidence[i]):.2f}" if dets.face_up[i] else "face down"
+        x, y = int(pts[:, 0].min()), int(pts[:, 1].max()) + 16
+        cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+
+
+def _banner(canvas: np.ndarray, t: float, so_far: list[Entry], entry: int, signals: list[dict]) -> None:
+    h, w = canvas.shape[:2]
+    cv2.rectangle(canvas, (0, h - 64), (w, h), (0, 0, 0), -1)
+    last = [e for e in so_far if e.kind in ("action", "correction") or e.payload.get("type") in ("flag", "ask")][-2:]
+    text = f"t={t:5.2f} s   " + "   ".join(f"#{e.seq} {_short(e)}" for e in last)
+    cv2.putText(canvas, text[:150], (10, h - 38), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
+    live = [s for s in signals if s["start"] <= t <= s["end"] + 0.5]
+    sig = "  ".join(f"{s['player']}: {s['signal']} {s['confidence']:.2f}" for s in live)
+    mark = f"[entry #{entry}]" if any(e.seq == entry for e in so_far) else ""
+    cv2.putText(canvas, f"{mark} {sig}"[:150], (10, h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 255), 1,
+                cv2.LINE_AA)
+
+
+def _short(e: Entry) -> str:
+    if e.kind == "action":
+        a = e.payload["action"]
+        return " ".join(str(v) if not isinstance(v, list) else " ".join(v) for v in a.values() if v is not None)
+    if e.kind == "correction":
+        return f"{e.payload['op']} {e.payload['target']}"
+    return e.payload.get("type", e.kind)

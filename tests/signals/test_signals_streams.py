@@ -186,3 +186,13 @@ def test_runs_are_ordered_disjoint_and_long_enough(on, dwell, gap):
         for r in rs:
             covered.update(range(r.i0, r.i1 + 1))
         assert {i for i, v in enumerate(on) if v} <= covered
+
+
+def test_speaking_seats_rank_by_overlap():
+    from vision.events import SignalEvent
+    from vision.signals.engine import speaking_seats
+    events = [SignalEvent("ana", "mouth_moving", 1.0, 3.0, 0.9), SignalEvent("bruno", "mouth_moving", 2.5, 6.0, 0.9),
+              SignalEvent("carla", "touch_nose_left", 0.0, 9.0, 0.9)]
+    assert speaking_seats(events, 2.0, 4.0) == [("bruno", 1.5), ("ana", 1.0)]
+    assert speaking_seats(events, 7.0, 8.0) == []
+    assert speaking_seats(events, 2.0, 2.0) == [("ana", 0.0)]

@@ -104,3 +104,16 @@ def mouth_moving_events(source, calibration: TableCalibration | None = None, fps
     if calibration is None:
         raise ValueError("mouth_moving_events with frames needs their calibration")
     return detect_signals(frames, calibration, only=[MOUTH_MOVING])
+
+
+def speaking_seats(mouth_events: Sequence[SignalEvent], start: float, end: float) -> list[tuple[str, float]]:
+    """The seats whose mouth was moving during [start, end], with the seconds of overlap,
+    most first: how a sound heard then is attributed (empty: nobody's lips moved)."""
+    overlap: dict[str, float] = {}
+    for e in mouth_events:
+        if e.signal != MOUTH_MOVING:
+            continue
+        o = min(e.end, end) - max(e.start, start)
+        if o > 0 or (start == end and e.start <= start <= e.end):
+            overlap[e.player] = overlap.get(e.player, 0.0) + max(o, 0.0)
+    return sorted(overlap.items(), key=lambda kv: -kv[1])

@@ -1,0 +1,161 @@
+"""`referee cards PATH`: the cards in a picture, a video or a camera, frame by frame.
+
+Per processed frame: its time, and for every card its label (or `unknown`), the confidence, the
+four corners, face up or down, the orientation, the track id and the zone when known. `--json`
+prints one JSON object per frame (JSON Lines); `--overlay OUT` writes the picture or the video
+with the cards drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from referee.core import RefereeError
+
+
+def draw_cards(image, cards):
+    """The frame with each card's outline (green face up, grey face down), its top edge
+    thicker, and its label, confidence and track id."""
+    import cv2
+    import numpy as np
+
+    out = image.copy()
+    scale = max(0.4, min(out.shape[:2]) / 900)
+    for d in cards.to_dicts():
+        quad = np.asarray(d["corners"], np.float32)
+        colour = (60, 200, 60) if d["face_up"] else (160, 160, 160)
+        if d["face_up"] and d["label"] == "unknown":
+            colour = (0, 165, 255)
+        cv2.polylines(out, [quad.astype(np.int32)], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
+        cv2.line(out, tuple(quad[0].astype(int)), tuple(quad[1].astype(int)), colour, max(2, int(5 * scale)), cv2.LINE_AA)
+        text = d["label"] if d["face_up"] else "face down"
+        if d["face_up"] and d["label"] != "unknown":
+            text += f" {d['confidence']:.2f}"
+        if d["track_id"] is not None:
+            text = f"#{d['track_id']} {text}"
+        if d["zone"]:
+            text += f" @{d['zone']}"
+        x, y = quad[:, 0].min(), quad[:, 1].min()
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, 1)
+        y = max(th + 4, int(y) - 4)
+        cv2.rectangle(out, (int(x), y - th - 4), (int(x) + tw + 4, y + 2), colour, -1)
+        cv2.putText(out, text, (int(x) + 2, y - 2), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (0, 0, 0), 1, cv2.LINE_AA)
+    return out
+
+
+class OverlayWriter:
+    """Writes the overlay: one picture for an image source, a video otherwise."""
+
+    def __init__(self, path: str, kind: str, fps: float | None) -> None:
+        self.path, self.kind, self.fps = Path(path), kind, fps or 25.0
+        self._writer = None
+
+    def write(self, image) -> None:
+        import cv2
+
+        if self.kind == "image":
+            if not cv2.imwrite(str(self.path), image):
+                raise OverlayNotWritten(f"cannot write the picture {self.path}", path=str(self.path))
+            return
+        if self._writer is None:
+            fourcc = cv2.VideoWriter_fourcc(*("mp4v" if self.path.suffix.lower() in (".mp4", ".m4v", ".mov") else "MJPG"))
+            self._writer = cv2.VideoWriter(str(self.path), fourcc, self.fps, (image.shape[1], image.shape[0]))
+            if not self._writer.isOpened():
+                raise OverlayNotWritten(f"cannot write the video {self.path}", path=str(self.path))
+        self._writer.write(image)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.release()
+
+
+class OverlayNotWritten(RefereeError):
+    """The overlay file could not be written."""
+
+
+def frame_record(frame, cards) -> dict:
+    return {"frame": frame.index, "time": round(frame.time, 3), "cards": cards.to_dicts()}
+
+
+def _text_lines(rec: dict) -> list[str]:
+    lines = [f"t={rec['time']:.2f}s frame {rec['frame']}: {len(rec['cards'])} card(s)"]
+    for c in rec["cards"]:
+        state = "face up" if c["face_up"] else "face down"
+        conf = f" {c['confidence']:.2f}" if c["label"] != "unknown" else ""
+        track = f" #{c['track_id']}" if c["track_id"] is not None else ""
+        zone = f" in {c['zone']}" if c["zone"] else ""
+        corners = " ".join(f"({x:.0f},{y:.0f})" for x, y in c["corners"])
+        lines.append(f"  {c['label']}{conf} {state} {c['orientation']:.0f}deg{track}{zone} {corners}")
+    return lines
+
+
+@click.command("cards")
+@click.argument("path")
+@click.option("--deck", "deck_name", default=None,
+              help="Deck to identify against: built in (beccato, italian, french52, french40, or DECK:DESIGN) "
+                   "or enrolled with `referee enroll-deck`. Without it cards are found but not named.")
+@click.option("--decks-dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of enrolled decks (default ~/.local/share/table-referee/decks).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per frame (JSON Lines).")
+@click.option("--overlay", "overlay", type=click.Path(dir_okay=False), default=None,
+              help="Write the picture or video with the cards drawn.")
+@click.option("--model", type=click.Path(dir_okay=False), default=None, help="Card detector ONNX model.")
+@click.option("--conf", type=float, default=0.25, show_default=True, help="Detector confidence threshold.")
+@click.option("--zones", "zones_file", type=click.Path(dir_okay=False), default=None,
+              help="Table layout JSON (zones in table coordinates; see vision/cards/zones.py).")
+@click.option("--seats", default=None, help="Comma-separated players clockwise from the camera side: default zones.")
+@click.option("--possible", default=None, help="Comma-separated card ids still possible (resolves near ties).")
+@click.option("--every", type=click.IntRange(min=1), default=1, show_default=True, help="Read every Nth frame.")
+@click.option("--max-frames", type=click.IntRange(min=1), default=None, help="Stop after N frames read.")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="onnxruntime threads.")
+def command(path, deck_name, decks_dir, as_json, overlay, model, conf, zones_file, seats, possible,
+            every, max_frames, threads):
+    """Read the cards in PATH: an image, a video file or a camera index (0, 1...)."""
+    from vision.cards.detector import CardDetector
+    from vision.cards.reader import CardReader
+    from vision.cards.templates import load_deck
+    from vision.cards.track import CardTracker
+    from vision.cards.zones import TableLayout
+    from vision.video import open_frames
+
+    writer = None
+    try:
+        deck = load_deck(deck_name, decks_dir) if deck_name else None
+        layout = TableLayout.load(zones_file) if zones_file else (
+            TableLayout.default([s.strip() for s in seats.split(",") if s.strip()]) if seats else None)
+        source = open_frames(path)
+        detector = CardDetector(model, conf=conf, threads=threads)
+        tracker = CardTracker(frame_rate=(source.fps or 25.0) / every) if source.kind != "image" else None
+        reader = CardReader(detector, deck, tracker=tracker, layout=layout)
+        maybe = [p.strip() for p in possible.split(",") if p.strip()] if possible else None
+        if overlay:
+            writer = OverlayWriter(overlay, source.kind, (source.fps or 25.0) / every)
+        n = 0
+        with source:
+            for frame in source:
+                if frame.index % every:
+                    continue
+                cards = reader.read(frame.image, possible=maybe)
+                rec = frame_record(frame, cards)
+                if as_json:
+                    click.echo(json.dumps(rec))
+                else:
+                    click.echo("\n".join(_text_lines(rec)))
+                if writer is not None:
+                    writer.write(draw_cards(frame.image, cards))
+                n += 1
+                if max_frames and n >= max_frames:
+                    break
+    except RefereeError as exc:
+        if as_json:
+            click.echo(json.dumps(exc.to_dict()), err=True)
+        else:
+            click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if writer is not None:
+            writer.close()

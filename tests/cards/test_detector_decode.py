@@ -1,0 +1,114 @@
+"""Decoding of the Ultralytics pose layout on made-up outputs, and the shipped model's layout."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vision.cards import detector as D
+from tests.cards.helpers import quad
+
+NC, NK = 2, 4
+
+
+def raw_output(cands, n_anchors=50):
+    """(1, 4 + 2 + 12, N): cands = [(corners 4x2, class, score)] in input pixels."""
+    out = np.zeros((1, 4 + NC + NK * 3, n_anchors), np.float32)
+    out[0, 4:6] = 0.01
+    for i, (corners, cls, score) in enumerate(cands):
+        x0, y0 = corners.min(0)
+        x1, y1 = corners.max(0)
+        out[0, :4, i] = [(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0]
+        out[0, 4 + cls, i] = score
+        out[0, 6:, i] = np.concatenate([corners, np.full((4, 1), 0.9)], axis=1).ravel()
+    return out
+
+
+def test_decode_keeps_best_of_overlapping_and_both_of_separate():
+    a = quad(100, 100, 80)
+    b = quad(220, 120, 80, 30)
+    raw = raw_output([(a, 0, 0.9), (a + 2, 0, 0.6), (b, 1, 0.8), (b + 50, 0, 0.1)])
+    boxes, scores, cls, kpts = D.decode_pose(raw, NC, (NK, 3), conf=0.25, iou=0.6)
+    assert scores.tolist() == pytest.approx([0.9, 0.8])
+    assert cls.tolist() == [0, 1]
+    assert kpts.shape == (2, 4, 3)
+    np.testing.assert_allclose(kpts[0, :, :2], a, atol=1e-4)
+    np.testing.assert_allclose(boxes[1], [*b.min(0), *b.max(0)], atol=1e-3)
+
+
+def test_decode_nothing_above_threshold():
+    boxes, scores, cls, kpts = D.decode_pose(raw_output([]), NC, (NK, 3), conf=0.25)
+    assert len(boxes) == len(scores) == len(cls) == 0 and kpts.shape == (0, 4, 3)
+
+
+def test_decode_rejects_a_foreign_layout():
+    with pytest.raises(D.ModelMismatch):
+        D.decode_pose(np.zeros((1, 84, 100), np.float32), NC, (NK, 3))
+
+
+def test_end_to_end_layout():
+    raw = np.zeros((1, 300, 6 + 12), np.float32)
+    raw[0, 0, :6] = [10, 20, 50, 90, 0.8, 1]
+    raw[0, 0, 6:] = np.arange(12)
+    boxes, scores, cls, kpts = D.decode_end2end(raw, (4, 3), conf=0.25)
+    assert scores.tolist() == pytest.approx([0.8]) and cls.tolist() == [1] and kpts[0, 1, 0] == 3
+
+
+def test_letterbox_matches_ultralytics_and_maps_back():
+    img = np.zeros((720, 1280, 3), np.uint8)
+    padded, r, (px, py) = D.letterbox(img, (320, 320))
+    assert padded.shape == (320, 320, 3)
+    assert r == pytest.approx(0.25) and px == 0 and py == 70
+    assert padded[0, 0].tolist() == [114, 114, 114] and padded[160, 160].tolist() == [0, 0, 0]
+    t = D.to_tensor(padded)
+    assert t.shape == (1, 3, 320, 320) and t.dtype == np.float32 and t.max() <= 1.0
+
+
+def test_nms_and_iou():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], np.float32)
+    assert D.box_iou(boxes[:1], boxes[:1])[0, 0] == pytest.approx(1.0)
+    assert D.nms(boxes, np.array([0.5, 0.9, 0.7]), 0.5).tolist() == [1, 2]
+
+
+def test_order_corners_short_edge_first_and_clockwise():
+    q = quad(100, 100, 80)
+    shuffled = q[[2, 0, 3, 1]]
+    out = D.order_corners(shuffled)[0]
+    np.testing.assert_allclose(out, q, atol=1e-4)  # no hint: top edge faces up
+    hinted = D.order_corners(shuffled, hint=np.roll(q, -2, axis=0)[None])[0]
+    np.testing.assert_allclose(hinted, np.roll(q, -2, axis=0), atol=1e-4)
+    lying = quad(100, 100, 80, 90)  # a card turned a quarter: its short edge is vertical
+    out = D.order_corners(lying[[1, 2, 3, 0]])[0]
+    sides = np.linalg.norm(out - np.roll(out, -1, axis=0), axis=1)
+    assert sides[0] < sides[1]
+
+
+def test_face_up_from_class_names():
+    assert D.face_up_classes({0: "card_face_up", 1: "card_face_down"}).tolist() == [True, False]
+    assert D.face_up_classes({0: "back", 1: "card"}).tolist() == [False, True]
+
+
+def test_missing_model_is_a_named_error(tmp_path):
+    with pytest.raises(D.ModelNotFound):
+        D.CardDetector(tmp_path / "nope.onnx")
+
+
+@pytest.mark.skipif(not D.DEFAULT_MODEL.is_file(), reason="the card detector model is not in this tree")
+def test_shipped_model_layout_and_no_torch():
+    """The shipped model loads with onnxruntime alone: its metadata gives two classes and four
+    corner keypoints, a frame decodes, and torch is never imported (fresh interpreter)."""
+    code = (
+        "import sys, numpy as np\n"
+        "from vision.cards.detector import CardDetector\n"
+        "d = CardDetector()\n"
+        "assert d.names == {0: 'card_face_up', 1: 'card_face_down'}, d.names\n"
+        "assert d.kpt_shape == (4, 3) and not d.end2end\n"
+        "r = d(np.full((720, 1280, 3), 90, np.uint8))\n"
+        "assert r.corners.shape[1:] == (4, 2)\n"
+        "assert 'torch' not in sys.modules and 'ultralytics' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip().endswith("ok")

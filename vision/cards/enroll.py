@@ -1,0 +1,329 @@
+"""Enrol a physical deck from photos: each card found, rectified and stored as a template.
+
+Photos, in the guided order (`guide(...)` prints it):
+
+* one photo per card, or
+* sheets of several cards each (`per_photo=N`): the cards of a sheet are read in rows, top row
+  first, left to right (like text).
+
+Every card must lie **upright** (its top towards the top of the photo, within 90 degrees) on a
+plain surface that contrasts with it. Card ids come from the deck the printing follows
+(`base="italian"`: its faces in `vision.cards.decks` order), from an explicit list, or, for one
+card per photo, from the photo file names (`7C.jpg` is "7C").
+
+Each card is found by the card detector; when the detector finds no face-up card, a contour
+finder looks for a bright card-shaped quadrilateral instead (`find_quads_by_contour`: edges,
+external contours, four-corner polygons of card-like aspect), so a printing unlike anything the
+detector was trained on can still be enrolled. A mistaken photo is rejected with a named reason:
+`NoCardFound`, `TooManyCards` (or too few on a sheet), `BlurryPhoto` (the variance of the
+Laplacian of the rectified card below `min_sharpness`), `UnreadableImage`. Nothing is written
+unless every photo passes; an existing deck is replaced only with `replace=True`, and only once
+the new one is complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import cv2
+import numpy as np
+
+from referee.core import RefereeError
+from vision.cards.detections import CardDetections
+from vision.cards.detector import order_corners
+from vision.cards.rectify import CANONICAL_SIZE, rectify
+from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
+from vision.video import MediaError, read_image
+
+MIN_SHARPNESS = 40.0  # variance of the Laplacian of the card at SHARPNESS_SIZE (measured: docs)
+SHARPNESS_SIZE = (180, 270)
+
+
+class EnrollmentError(RefereeError):
+    """An enrollment that cannot go ahead."""
+
+
+class EmptyEnrollment(EnrollmentError):
+    """No photos (or no card ids) were given."""
+
+
+class DeckExists(EnrollmentError):
+    """A deck of that name is enrolled already (pass replace to overwrite it)."""
+
+
+class PhotoCountMismatch(EnrollmentError):
+    """The photos hold more or fewer cards than the deck being enrolled."""
+
+
+class EnrollmentRejected(EnrollmentError):
+    """One or more photos were rejected; `details["rejected"]` names each photo and reason."""
+
+
+class PhotoProblem(EnrollmentError):
+    """Base of the reasons a single photo is rejected."""
+
+
+class NoCardFound(PhotoProblem):
+    """No card in the photo."""
+
+
+class TooManyCards(PhotoProblem):
+    """More cards in the photo than expected (two cards in a one-card photo)."""
+
+
+class TooFewCards(PhotoProblem):
+    """Fewer cards on a sheet than expected."""
+
+
+class BlurryPhoto(PhotoProblem):
+    """The card is too blurred to make a template."""
+
+
+@dataclasses.dataclass
+class FoundCard:
+    crop: np.ndarray  # rectified, CANONICAL_SIZE
+    corners: np.ndarray  # (4, 2) in the photo
+    sharpness: float
+    method: str  # "detector" or "contour"
+
+
+def sharpness(image: np.ndarray, corners: np.ndarray) -> float:
+    """Variance of the Laplacian of the card rectified to SHARPNESS_SIZE."""
+    gray = cv2.cvtColor(rectify(image, corners, SHARPNESS_SIZE), cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(gray, cv2.CV_64F).var())
+
+
+def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02) -> np.ndarray:
+    """Card-like quadrilaterals (K, 4, 2) by contours: the fallback when the detector misses.
+
+    Edges (Canny on the blurred grey) and a bright-paper threshold (Otsu) each give external
+    contours; those that simplify to four corners, are convex, cover at least `min_area` of the
+    photo and have a short/long side ratio of 0.45..0.9 are kept (overlaps merged)."""
+    h, w = image.shape[:2]
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    edges = cv2.dilate(cv2.Canny(gray, 40, 120), np.ones((3, 3), np.uint8))
+    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    quads, areas = [], []
+    for mask in (edges, bright):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            area = cv2.contourArea(c)
+            if area < min_area * w * h or area > 0.95 * w * h:
+                continue
+            hull = cv2.convexHull(c)
+            approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+            if len(approx) != 4:
+                rect = cv2.minAreaRect(c)
+                if cv2.contourArea(cv2.boxPoints(rect)) > 1.15 * area:
+                    continue
+                approx = cv2.boxPoints(rect)
+            q = np.asarray(approx, np.float32).reshape(4, 2)
+            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+            short, long_ = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+            ratio = min(short, long_) / max(short, long_, 1e-6)
+            if not 0.45 <= ratio <= 0.9:
+                continue
+            if any(_overlap(q, p) > 0.5 for p in quads):
+                continue
+            quads.append(q)
+            areas.append(area)
+    if not quads:
+        return np.zeros((0, 4, 2), np.float32)
+    return order_corners(np.stack(quads))
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter) / max(min(cv2.contourArea(a), cv2.contourArea(b)), 1e-6)
+
+
+def reading_order(corners: np.ndarray) -> np.ndarray:
+    """Indices of quads in rows (top row first), left to right within a row."""
+    if len(corners) == 0:
+        return np.zeros(0, np.int64)
+    centres = corners.mean(axis=1)
+    heights = np.array([np.ptp(q[:, 1]) for q in corners])
+    order = list(np.argsort(centres[:, 1]))
+    rows: list[list[int]] = []
+    for i in order:
+        if rows and abs(centres[i, 1] - np.mean([centres[j, 1] for j in rows[-1]])) < 0.5 * np.median(heights):
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    return np.array([i for row in rows for i in sorted(row, key=lambda j: centres[j, 0])], np.int64)
+
+
+def find_cards(image: np.ndarray, detector=None, expected: int = 1,
+               min_sharpness: float = MIN_SHARPNESS, face_up: bool = True) -> list[FoundCard]:
+    """The `expected` cards (face up, or backs with face_up=False) of a photo in reading order,
+    or a `PhotoProblem`."""
+    method = "detector"
+    quads = np.zeros((0, 4, 2), np.float32)
+    if detector is not None:
+        det: CardDetections = detector(image)
+        det = det[det.face_up == face_up]
+        quads = order_corners(det.corners) if len(det) else quads
+    if len(quads) == 0:
+        quads, method = find_quads_by_contour(image), "contour"
+    if len(quads) == 0:
+        raise NoCardFound("no card found in the photo")
+    if len(quads) > expected:
+        raise TooManyCards(f"{len(quads)} cards found where {expected} {'was' if expected == 1 else 'were'} expected",
+                           found=len(quads), expected=expected)
+    if len(quads) < expected:
+        raise TooFewCards(f"{len(quads)} cards found where {expected} were expected", found=len(quads),
+                          expected=expected)
+    out = []
+    for i in reading_order(quads):
+        q = quads[i]
+        sharp = sharpness(image, q)
+        if sharp < min_sharpness:
+            raise BlurryPhoto(f"the card is blurred (sharpness {sharp:.0f} < {min_sharpness:.0f}); "
+                              "hold the camera still, closer, in better light", sharpness=round(sharp, 1))
+        out.append(FoundCard(rectify(image, q, CANONICAL_SIZE), q, sharp, method))
+    return out
+
+
+def card_labels(base: str | None = None, labels: Sequence[str] | None = None,
+                photos: Sequence[str | Path] = ()) -> tuple[list[str], dict[str, list[str]]]:
+    """The face labels to enrol, in order, and the card ids of each label."""
+    if labels:
+        return list(labels), {lbl: [lbl] for lbl in labels}
+    if base:
+        from vision.cards.decks import deck, faces
+
+        ids: dict[str, list[str]] = {}
+        for card in deck(base):
+            ids.setdefault(card.face_key, []).append(card.id)
+        return [c.face_key for c in faces(base)], ids
+    stems = [Path(p).stem for p in photos]
+    return stems, {s: [s] for s in stems}
+
+
+def guide(base: str | None = None, labels: Sequence[str] | None = None, per_photo: int = 1) -> list[str]:
+    """The guided order, one line per photo."""
+    names = list(labels or card_labels(base=base)[0])
+    if base and not labels:
+        from vision.cards.decks import faces
+
+        names = [f"{c.face_key} ({c.name})" for c in faces(base)]
+    lines = []
+    for k in range(0, len(names), per_photo):
+        lines.append(f"photo {k // per_photo + 1}: " + ", ".join(names[k:k + per_photo]))
+    return lines
+
+
+@dataclasses.dataclass
+class EnrollmentResult:
+    name: str
+    folder: Path
+    labels: list[str]
+    methods: dict[str, int]  # how many cards each finder found
+    sharpness: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deck": self.name, "folder": str(self.folder), "cards": len(self.labels),
+                "found_by": self.methods, "min_sharpness": round(min(self.sharpness.values()), 1)}
+
+
+def enroll_images(
+    name: str,
+    images: Sequence[tuple[str, np.ndarray]],
+    labels: Sequence[str],
+    card_ids: dict[str, list[str]] | None = None,
+    detector=None,
+    per_photo: int = 1,
+    backs: Sequence[tuple[str, np.ndarray]] = (),
+    base: str | None = None,
+    decks_dir: str | Path | None = None,
+    replace: bool = False,
+    min_sharpness: float = MIN_SHARPNESS,
+) -> EnrollmentResult:
+    """Enrol from (photo name, BGR image) pairs; see the module docstring."""
+    if not images or not labels:
+        raise EmptyEnrollment("nothing to enrol: give one photo per card (or sheets of cards)")
+    if not name or "/" in name or name.startswith("."):
+        raise EnrollmentError(f"{name!r} is not a deck name (a plain folder name)", deck=name)
+    root = Path(decks_dir) if decks_dir else default_decks_dir()
+    folder = root / name
+    if folder.exists() and not replace:
+        raise DeckExists(f"a deck called {name!r} exists in {root}; replace it explicitly", deck=name)
+    expected_photos = -(-len(labels) // per_photo)
+    if len(images) != expected_photos:
+        raise PhotoCountMismatch(
+            f"{len(labels)} cards at {per_photo} per photo need {expected_photos} photo(s), got {len(images)}",
+            cards=len(labels), photos=len(images), per_photo=per_photo)
+    rejected: list[dict[str, Any]] = []
+    found: list[FoundCard] = []
+    for k, (photo, image) in enumerate(images):
+        want = min(per_photo, len(labels) - k * per_photo)
+        try:
+            found.extend(find_cards(image, detector, want, min_sharpness))
+        except PhotoProblem as exc:
+            rejected.append({"photo": photo, "reason": exc.name, "message": exc.message,
+                             "cards": labels[k * per_photo:k * per_photo + want]})
+    back_found: dict[str, np.ndarray] = {}
+    for photo, image in backs:
+        try:
+            back_found[f"back:{name}:{len(back_found) + 1}"] = find_cards(image, detector, 1, min_sharpness, face_up=False)[0].crop
+        except PhotoProblem as exc:
+            rejected.append({"photo": photo, "reason": exc.name, "message": exc.message, "cards": ["back"]})
+    if rejected:
+        raise EnrollmentRejected(
+            f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
+            rejected=rejected)
+    faces = {lbl: f.crop for lbl, f in zip(labels, found)}
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{safe_file_name(name)[:-4]}-", dir=root))
+    try:
+        write_deck_folder(tmp, name, faces, back_found, card_ids=card_ids, base=base,
+                          extra={"photos": [p for p, _ in images]})
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.replace(folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    methods: dict[str, int] = {}
+    for f in found:
+        methods[f.method] = methods.get(f.method, 0) + 1
+    return EnrollmentResult(name, folder, list(labels), methods,
+                            {lbl: f.sharpness for lbl, f in zip(labels, found)})
+
+
+def enroll_deck(
+    name: str,
+    photos: Iterable[str | Path],
+    base: str | None = None,
+    labels: Sequence[str] | None = None,
+    per_photo: int = 1,
+    back_photos: Iterable[str | Path] = (),
+    detector=None,
+    decks_dir: str | Path | None = None,
+    replace: bool = False,
+    min_sharpness: float = MIN_SHARPNESS,
+) -> EnrollmentResult:
+    """Enrol from photo files (an unreadable file is rejected by name like any bad photo)."""
+    photos = [Path(p) for p in photos]
+    if not photos:
+        raise EmptyEnrollment("nothing to enrol: give one photo per card (or sheets of cards)")
+    if base is None and not labels and per_photo != 1:
+        raise EnrollmentError("sheets of several cards need the deck they follow (base) or the card ids")
+    lbls, ids = card_labels(base, labels, photos)
+    images, rejected = [], []
+    for p in list(photos) + list(back_photos):
+        try:
+            images.append((p.name, read_image(p)))
+        except MediaError as exc:
+            rejected.append({"photo": p.name, "reason": exc.name, "message": exc.message, "cards": []})
+    if rejected:
+        raise EnrollmentRejected(
+            f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
+            rejected=rejected)
+    n = len(photos)
+    return enroll_images(name, images[:n], lbls, ids, detector, per_photo, images[n:], base, decks_dir,
+                         replace, min_sharpness)

@@ -1,0 +1,81 @@
+"""Cards followed across frames: supervision's ByteTrack gives each card a track id, and each
+track remembers what its card was read as.
+
+ByteTrack (a Kalman filter per track, matched by box overlap in two passes, high then low
+confidence) keeps a track alive for `lost_frames` frames without a detection, so a card hidden
+by a passing hand comes back under the same id. On top of it, `CardTracker` keeps a vote per
+track (the identification confidences of each label it was read as); a frame where the card
+is half covered and reads `unknown` (or reads wrongly at low confidence) reports the track's
+label instead, with the vote's share as confidence.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import numpy as np
+
+from vision.cards.detections import CardDetections
+
+
+class CardTracker:
+    def __init__(self, frame_rate: float = 30.0, lost_frames: int | None = None,
+                 activation: float = 0.25, matching: float = 0.8, min_vote: float = 0.5) -> None:
+        import supervision as sv
+
+        self._sv = sv
+        self.frame_rate = frame_rate
+        self.lost_frames = int(lost_frames if lost_frames is not None else max(30, round(2 * frame_rate)))
+        self._tracker = sv.ByteTrack(track_activation_threshold=activation,
+                                     lost_track_buffer=self.lost_frames,
+                                     minimum_matching_threshold=matching,
+                                     frame_rate=int(round(frame_rate)) or 30,
+                                     minimum_consecutive_frames=1)
+        self.min_vote = min_vote
+        self.votes: dict[int, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+
+    def reset(self) -> None:
+        self._tracker.reset()
+        self.votes.clear()
+
+    def update(self, detections: CardDetections) -> CardDetections:
+        """A copy of `detections` with track ids (and remembered labels) filled in."""
+        out = detections.copy()
+        if len(out) == 0:
+            self._tracker.update_with_detections(self._sv.Detections.empty())
+            return out
+        svd = self._sv.Detections(xyxy=out.xyxy.astype(np.float32), confidence=out.confidence.astype(np.float32),
+                                  class_id=np.zeros(len(out), int), data={"index": np.arange(len(out))})
+        tracked = self._tracker.update_with_detections(svd)
+        for idx, tid in zip(tracked.data["index"], tracked.tracker_id):
+            out.track_id[int(idx)] = int(tid)
+        self._remember(out)
+        return out
+
+    def _remember(self, out: CardDetections) -> None:
+        for i in range(len(out)):
+            tid = int(out.track_id[i])
+            if tid < 0 or not out.face_up[i]:
+                continue
+            votes = self.votes[tid]
+            if out.label[i] is not None:
+                votes[out.label[i]] += float(out.label_confidence[i])
+            if not votes:
+                continue
+            label, weight = votes.most_common(1)[0]
+            share = weight / sum(votes.values())
+            if out.label[i] is None or (out.label[i] != label and share >= self.min_vote
+                                        and out.label_confidence[i] < share):
+                if share >= self.min_vote:
+                    out.label[i] = label
+                    out.label_confidence[i] = share
+
+    def summary(self) -> dict[int, dict[str, Any]]:
+        """What each track was read as: {track id: {"label", "share", "votes"}}."""
+        out = {}
+        for tid, votes in self.votes.items():
+            if votes:
+                label, weight = votes.most_common(1)[0]
+                out[tid] = {"label": label, "share": weight / sum(votes.values()), "votes": dict(votes)}
+        return out

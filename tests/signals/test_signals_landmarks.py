@@ -149,3 +149,24 @@ def test_several_cameras_each_cover_some_seats():
     assert [s.name for s in calib.for_camera("1").seats] == ["carla"]
     with pytest.raises(CalibrationError, match="camera '2'"):
         calib.for_camera("2")
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, WIDTH), st.floats(0, HEIGHT), st.sampled_from(["Left", "Right"]),
+                          st.floats(0.5, 1.0)), max_size=6))
+def test_assignment_gives_each_slot_at_most_one_hand_and_each_hand_one_place(raw):
+    a, b, seats = _two_players()
+    template = a.rest_hand("left") - a.rest_hand("left")[0]
+    hands = [RawHand(template + np.array([x, y, 0.0]), s, lbl) for x, y, lbl, s in raw]
+    owned, rest = assign_hands(hands, seats, {"ana": a.face, "bruno": b.face}, {"ana": a.pose, "bruno": b.pose},
+                               WIDTH, HEIGHT)
+    placed = [h for seat in owned.values() for h in seat.values()] + list(rest)
+    assert len(placed) == len(dedupe_hands(hands))
+    ids = [id(h.points) for h in placed]
+    assert len(set(ids)) == len(ids)
+    for seat in owned.values():
+        assert set(seat) <= {"left", "right"}

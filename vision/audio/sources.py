@@ -245,7 +245,12 @@ class Microphone:
         read = 0.0
         with stream:
             while seconds is None or read < seconds:
-                t, block = self._queue.get(timeout=max(5.0, 4 * self.block_seconds))
+                try:
+                    t, block = self._queue.get(timeout=max(5.0, 4 * self.block_seconds))
+                except queue.Empty:
+                    raise AudioDeviceNotFound(
+                        f"input device {self.device} opened but delivered no audio",
+                        device=self.device) from None
                 clip = from_array(block, rate, start=t, source=f"mic:{self.device}")
                 read += clip.duration
                 yield clip

@@ -53,6 +53,7 @@ def print_decision(d) -> None:
     if d.kind == "cards":
         return
     click.echo(f"{d.t:7.2f}  {d.message}")
+    sys.stdout.flush()  # a line printed is a line whose entry is already in the log
 
 
 @click.command("live")
@@ -68,7 +69,10 @@ def print_decision(d) -> None:
 @click.option("--threads", type=int, default=None, help="onnxruntime threads")
 @click.option("--fast", is_flag=True, help="read video files as fast as possible instead of at their speed")
 @click.option("--no-record", is_flag=True, help="do not record the video")
-def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record):
+@click.option("--segment-seconds", type=float, default=10.0, show_default=True,
+              help="length of the recorded video segments (a crash loses at most one)")
+def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record,
+            segment_seconds):
     """Referee a live table from its cameras and the keyboard, and record the session."""
     from referee.table.run import run_live
 
@@ -86,7 +90,8 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
     out_dir = Path(out) if out else default_session_dir(config.game)
     try:
         result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
-                          threads=threads, record=not no_record, echo=print_decision)
+                          threads=threads, record=not no_record, echo=print_decision,
+                          segment_seconds=segment_seconds)
     except RefereeError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)

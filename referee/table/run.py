@@ -93,8 +93,10 @@ class Perception:
     """The stages of every camera: cards where the camera has zones, landmarks and signals
     where it covers seats. `__call__(frame)` answers the observations of that frame."""
 
-    def __init__(self, config: TableConfig, threads: int | None = None) -> None:
+    def __init__(self, config: TableConfig, threads: int | None = None, cameras: Iterable[str] | None = None) -> None:
         from vision.capture.stages import CardStage, SignalStage
+
+        present = None if cameras is None else set(cameras)
 
         self.config = config
         self.card: dict[str, Any] = {}
@@ -102,6 +104,8 @@ class Perception:
         self.seconds: dict[str, float] = {"cards": 0.0, "signals": 0.0}
         self.frames: dict[str, int] = {"cards": 0, "signals": 0}
         for cam in config.card_cameras():
+            if present is not None and cam not in present:
+                continue
             try:
                 self.card[cam] = CardStage(cam, deck=config.deck, finder=config.finder, locate=config.zones.locate,
                                            fps=config.card_fps, model=config.model, threads=threads)
@@ -112,6 +116,8 @@ class Perception:
 
             calib = TableCalibration.from_dict(config.calibration)
             for cam in config.signal_cameras():
+                if present is not None and cam not in present:
+                    continue
                 self.signal[cam] = SignalStage(cam, calib.for_camera(cam), fps=config.landmark_fps)
 
     def __call__(self, frame) -> list[Any]:
@@ -249,7 +255,7 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
     cameras = src.camera_names()
-    perception = None if reuse else Perception(config, threads=threads)
+    perception = None if reuse else Perception(config, threads=threads, cameras=cameras)
     manifest = _manifest(config, origin, src.manifest.get("cameras", {}), perception,
                          {"replayed_from": str(src.path), "reused_observations": reuse})
     folder = SessionFolder.create(out, manifest)
@@ -329,8 +335,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     from vision.capture.recorded import RecordedCamera
     from vision.capture.sources import SessionClock, open_capture
 
+    perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts
     clock = SessionClock(origin)
-    perception = Perception(config, threads=threads)
     sources = {}
     for name, spec in cameras.items():
         if isinstance(spec, (str, Path)) and Path(spec).is_dir():

@@ -76,6 +76,7 @@ class TableSession:
         self._stable: dict[str, ZoneContent] = {}
         self._used: set[tuple[str, tuple]] = set()
         self._asks: dict[int, _Ask] = {}
+        self._eggs: list[tuple[ZoneContent, str, float, int]] = []  # new eggs not yet judged
         self._signals: list[SignalEvent] = []
         self._seen_signals: set[tuple] = set()
         self.cameras: dict[str, bool] = {}
@@ -213,11 +214,23 @@ class TableSession:
 
     def _try_egg(self, content: ZoneContent, new: list[tuple[str, float]], seq: int) -> list[Decision]:
         waiting = self._waiting()
-        if waiting.get("step") != "draw" or not new:
+        if waiting.get("step") != "draw":
             return []
+        # Several eggs turned up at once (the referee was slow, or the players quick) are
+        # judged one at a time, in reading order, each in the state the previous one left.
+        self._eggs.extend((content, face, conf, seq) for face, conf in new)
+        return self._drain_eggs(content.t)
+
+    def _drain_eggs(self, t: float) -> list[Decision]:
         out: list[Decision] = []
-        for result in egg_rule(self.engine, self.state, content, new, waiting):
-            out.extend(self._decide(result, content.t, [seq]))
+        while self._eggs and not any(a.proposal.rule == "egg" for a in self._asks.values()):
+            waiting = self._waiting()
+            if waiting.get("step") != "draw":
+                self._eggs.clear()
+                break
+            content, face, conf, seq = self._eggs.pop(0)
+            for result in egg_rule(self.engine, self.state, content, [(face, conf)], waiting):
+                out.extend(self._decide(result, t, [seq]))
         return out
 
     def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int) -> list[Decision]:
@@ -273,6 +286,8 @@ class TableSession:
             if self.zones.by_name[zone_name].role == "seat":
                 seq = _last_cards_entry(self.log.entries, zone_name)
                 out.extend(self._try_reveal(dataclasses.replace(content, t=t), seq))
+        if self._eggs:
+            out.extend(self._drain_eggs(t))
         return out
 
     # -- the keyboard --------------------------------------------------------------------------

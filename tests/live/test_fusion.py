@@ -245,3 +245,18 @@ def test_stabilizer_needs_frames_and_dwell():
         out += st.feed(seen)
     eggs = [c for c in out if c.zone == "eggs"]
     assert len(eggs) == 1 and eggs[0].t == pytest.approx(0.4) and eggs[0].since == 0.0
+
+
+def test_eggs_turned_up_together_are_drawn_one_after_the_other(table):
+    out = table.feed_all(frames(0, 1, {"eggs": ["egg:star-3", "egg:dollar-1"]})
+                         + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1", "egg:moon-2"]}))
+    assert [d.data["action"]["egg"] for d in out if d.kind == "action"] == ["dollar-1", "star-3", "moon-2"]
+    assert table.state.waiting_for()["step"] == "play"
+
+
+def test_a_low_confidence_egg_holds_the_next_one_until_answered(table):
+    # Read in order (dollar-1 before star-3): the doubtful first one is asked, the second waits.
+    out = table.feed_all(frames(0, 1, {"eggs": [("egg:dollar-1", 0.5), ("egg:star-3", 0.95)]}))
+    assert kinds(out) == ["ask"]
+    out = table.feed(KeyboardLine(1.0, "yes"))
+    assert [d.data["action"]["egg"] for d in out if d.kind == "action"] == ["dollar-1", "star-3"]

@@ -32,7 +32,8 @@ def _mouth_from_video(path: str):
 
     from vision.audio.errors import AudioError
 
-    for module_name, func_name in (("vision.signals", "mouth_intervals"),
+    for module_name, func_name in (("vision.signals.engine", "mouth_moving_events"),
+                                   ("vision.signals", "mouth_intervals"),
                                    ("vision.signals.mouth", "mouth_intervals"),
                                    ("vision.signals.detect", "mouth_intervals")):
         try:
@@ -47,7 +48,7 @@ def _mouth_from_video(path: str):
         """The body-signal recogniser offers no mouth_moving intervals for a video."""
 
     raise MouthCueUnavailable(
-        "no mouth cue: vision.signals offers no mouth_intervals(video); pass --mouth FILE.json "
+        "no mouth cue: vision.signals offers no mouth_moving_events(video); pass --mouth FILE.json "
         "with mouth_moving events instead", path=path)
 
 
@@ -107,6 +108,8 @@ def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, de
     from vision.audio.pipeline import AudioListener
     from vision.audio.recognize import SphinxRecognizer
 
+    if attribute and path == "mic":
+        raise click.UsageError("--attribute needs a video PATH (with `mic`, pass --mouth FILE.json)")
     recognizer = None
     if model_dir and not no_recognition:
         recognizer = SphinxRecognizer.from_folder(model_dir, lang=lang)
@@ -123,8 +126,6 @@ def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, de
     if mouth_file:
         events = attribute_events(events, _load_mouth(mouth_file))
     elif attribute:
-        if path == "mic":
-            raise click.UsageError("--attribute needs a video PATH (use --mouth with `mic`)")
         events = attribute_events(events, _mouth_from_video(path))
     out = {"source": clip.source, "start": round(clip.start, 3), "duration": round(clip.duration, 3),
            "noise_floor_db": round(analysis.noise_floor_db, 2), "notes": notes,

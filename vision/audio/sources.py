@@ -68,8 +68,8 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
     """Read a WAV (or any audio file FFmpeg knows) or the audio track of a video.
 
     start: session time of the file's first sample. For a video the default is the audio
-    stream's own start time (so sound lines up with the video's frame times); for a plain
-    audio file it is 0.
+    stream's start relative to the first video frame (so sound lines up with frame times counted
+    from 0 at the first frame); for a plain audio file it is 0.
     Raises AudioFileNotFound, EmptyAudio, CorruptAudio or NoAudioTrack.
     """
     import av  # heavy: imported on use
@@ -110,13 +110,19 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
                                    path=path) from None
             # a truncated tail: keep what decoded (a recording cut short is still evidence)
         is_video = bool(container.streams.video)
+        video_zero = 0.0
+        if is_video:
+            v = container.streams.video[0]
+            if v.start_time is not None and v.time_base:
+                video_zero = float(v.start_time * v.time_base)
     samples = np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
     if samples.size == 0:
         raise EmptyAudio(f"{path} holds no audio samples", path=path)
     if not np.all(np.isfinite(samples)):
         raise CorruptAudio(f"{path} decodes to non-finite samples", path=path)
     if start is None:
-        start = (first_pts_time or 0.0) if is_video else 0.0
+        # on the video's clock: 0 at its first frame, as vision.video counts frame times
+        start = ((first_pts_time or 0.0) - video_zero) if is_video else 0.0
     return AudioClip(np.clip(samples, -1.0, 1.0), float(start), path)
 
 

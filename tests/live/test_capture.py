@@ -1,0 +1,184 @@
+"""Capture: latest-frame semantics, a lost camera reported and reconnected, recorded cameras
+read back with their gaps, segments that survive a crash, named errors for bad sources."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.recording.folder import SegmentWriter, SessionFolder, SessionFolderError, read_segments
+from referee.table.observations import CameraStatus
+from referee.table.zones import BadZones, TableZones, rect_zone
+from vision.capture.grabber import Grabber
+from vision.capture.recorded import camera_stream
+from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, StreamUnavailable, open_capture
+from vision.capture.stages import RateGate, contour_cards
+from vision.video import CameraNotFound, MediaNotFound, UnreadableVideo
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class ScriptedSource(CaptureSource):
+    """Frames on demand: `read` blocks until the test releases the next step ("frame", "fail")."""
+
+    def __init__(self, steps: list[str], clock: SessionClock) -> None:
+        super().__init__("cam", clock)
+        self.steps = list(steps)
+        self.go = threading.Semaphore(0)
+        self.reopened = 0
+
+    def read(self):
+        self.go.acquire()
+        if not self.steps:
+            return None
+        step = self.steps.pop(0)
+        if step == "fail":
+            self.failed, self.reason = True, "unplugged"
+            return None
+        frame = CameraFrame(self.name, self.index, float(self.index), np.zeros((4, 4, 3), np.uint8))
+        self.index += 1
+        return frame
+
+    def reopen(self) -> bool:
+        self.reopened += 1
+        self.failed = False
+        return True
+
+
+def test_a_slow_consumer_gets_the_latest_frame_and_the_others_are_dropped():
+    clock = SessionClock(origin=0.0, monotonic=ManualClock())
+    src = ScriptedSource(["frame"] * 5, clock)
+    recorded = []
+    g = Grabber(src, sink=recorded.append).start()
+    for _ in range(6):
+        src.go.release()
+    with g._cond:
+        g._cond.wait_for(lambda: g.finished, timeout=10)
+    frame = g.latest()
+    assert frame.index == 4 and g.dropped == 4  # four frames no one took: skipped, not queued
+    assert [f.index for f in recorded] == [0, 1, 2, 3, 4]  # the recording keeps every frame
+    assert g.latest() is None and g.done
+    g.stop()
+
+
+def test_a_lost_camera_is_reported_reconnected_and_back():
+    clock = SessionClock(origin=0.0, monotonic=ManualClock())
+    src = ScriptedSource(["frame", "fail", "frame"], clock)
+    g = Grabber(src, retry=0.001)
+    g.start()
+    for _ in range(4):
+        src.go.release()
+    with g._cond:
+        g._cond.wait_for(lambda: g.finished, timeout=10)
+    events = g.take_events()
+    assert [(e.ok, e.reason) for e in events] == [(False, "unplugged"), (True, "frames again")]
+    assert src.reopened == 1 and g.frames == 2
+    g.stop()
+
+
+def test_a_camera_that_stops_answering_is_lost_after_the_timeout():
+    ticks = ManualClock()
+    clock = SessionClock(origin=0.0, monotonic=ticks)
+    src = ScriptedSource(["frame", "frame"], clock)
+    g = Grabber(src, lost_after=2.0).start()
+    src.go.release()
+    assert g.latest(timeout=10).index == 0
+    ticks.t = 2.5  # no frame for 2.5 s: a blocked driver read
+    g.check()
+    assert [(e.ok, e.t) for e in g.take_events()] == [(False, 2.5)]
+    src.go.release()
+    src.go.release()
+    src.go.release()
+    g.stop()
+
+
+def test_recorded_camera_gaps_become_lost_and_back(tmp_path):
+    w = SegmentWriter(tmp_path / "cam", segment_seconds=1.0)
+    img = np.zeros((64, 64, 3), np.uint8)
+    for t in [0.0, 0.1, 0.2, 3.0, 3.1]:
+        w.write(t, img)
+    w.close()
+    items = list(camera_stream("cam", tmp_path / "cam", lost_after=2.0, end=8.0))
+    statuses = [(i.t, i.ok) for i in items if isinstance(i, CameraStatus)]
+    assert statuses == [(2.2, False), (3.0, True), (5.1, False)]
+    assert [round(i.t, 2) for i in items if isinstance(i, CameraFrame)] == [0.0, 0.1, 0.2, 3.0, 3.1]
+
+
+def test_a_segment_cut_by_a_crash_loses_only_itself(tmp_path):
+    w = SegmentWriter(tmp_path / "cam", segment_seconds=1.0)
+    img = np.full((64, 64, 3), 128, np.uint8)
+    for k in range(25):
+        w.write(k * 0.1, img)
+    # the process dies: the open segment (2.0 s on) is never finished
+    last = w.segments[-1]
+    w._container = None
+    data = last.read_bytes() if last.exists() else b""
+    last.write_bytes(data[:200] or b"\x00\x00\x00\x18ftypisom")  # what a killed writer leaves
+    times = [t for t, _ in read_segments(tmp_path / "cam")]
+    assert times == [round(k * 0.1, 4) for k in range(20)]
+
+
+def test_session_folders_refuse_what_is_not_theirs(tmp_path):
+    with pytest.raises(SessionFolderError):
+        SessionFolder.open(tmp_path)
+    (tmp_path / "session.json").write_text('{"format": "something else"}')
+    with pytest.raises(SessionFolderError):
+        SessionFolder.open(tmp_path)
+    folder = SessionFolder.create(tmp_path / "s", {"created": 1.0})
+    with pytest.raises(SessionFolderError):
+        SessionFolder.create(tmp_path / "s", {"created": 1.0})
+    folder.append_input(1.5, "coccode Anna")
+    with open(folder.path / "inputs.jsonl", "a") as f:
+        f.write('{"t": 2.0, "te')  # a line cut by a crash
+    assert folder.inputs() == [(1.5, "coccode Anna")]
+
+
+def test_bad_sources_are_named(tmp_path):
+    with pytest.raises(MediaNotFound):
+        open_capture(tmp_path / "missing.mp4")
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"not a video at all")
+    with pytest.raises(UnreadableVideo):
+        open_capture(bad)
+    with pytest.raises(CameraNotFound):
+        open_capture(97)
+    with pytest.raises(StreamUnavailable):
+        open_capture("rtsp://127.0.0.1:9/none")
+
+
+def test_bad_zones_are_named():
+    with pytest.raises(BadZones):
+        TableZones([rect_zone("a", "c", 0, 0, 1, 1), rect_zone("a", "c", 1, 1, 2, 2)])
+    with pytest.raises(BadZones):
+        rect_zone("seat:x", "c", 0, 0, 1, 1, "seat")  # a seat zone names its player
+    with pytest.raises(BadZones):
+        TableZones.from_list([{"name": "z", "polygon": [[0, 0]]}])
+    zones = TableZones([rect_zone("left", "c", 0, 0, 10, 10), rect_zone("right", "c", 10, 0, 20, 10)])
+    assert zones.locate("c", [[5, 5], [15, 5], [25, 5]]) == ["left", "right", None]
+
+
+def test_rate_gate_keeps_the_rate_of_frame_time():
+    gate = RateGate(5.0)
+    times = [k / 25 for k in range(50)]  # 25 fps for 2 s
+    assert sum(gate.due(t) for t in times) == 10
+
+
+def test_contour_cards_finds_light_cards_on_a_dark_cloth():
+    img = np.full((360, 640, 3), (40, 90, 30), np.uint8)
+    img[50:210, 100:215] = 235  # a portrait card 115 x 160
+    img[100:215, 300:460] = 235  # one lying sideways
+    dets = contour_cards(img)
+    assert len(dets) == 2
+    for quad in dets.corners:
+        top = np.linalg.norm(quad[1] - quad[0])
+        side = np.linalg.norm(quad[2] - quad[1])
+        assert top < side  # corners in the card's portrait order

@@ -296,8 +296,10 @@ class TableSession:
         text = obs.text.strip()
         word, _, rest = text.partition(" ")
         if word.lower() in ("yes", "no", "y", "n"):
-            return self.answer(None if not rest.strip() else int(rest.strip().lstrip("#")),
-                               word.lower() in ("yes", "y"), t=obs.t)
+            number = rest.strip().lstrip("#")
+            if number and not number.isdigit():
+                return [Decision("rejected", obs.t, f"rejected: NoSuchAsk: {rest.strip()!r} is not an entry number")]
+            return self.answer(int(number) if number else None, word.lower() in ("yes", "y"), t=obs.t)
         outcome = self.sk.submit(text, time=self.clock(obs.t), source="keyboard")
         if not outcome.accepted:
             return [Decision("rejected", obs.t, f"rejected: {outcome.message}", None, {"line": text})]

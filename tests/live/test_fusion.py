@@ -89,6 +89,8 @@ def test_a_no_leaves_the_game_waiting(table):
     assert [d.kind for d in out] == ["answer"]
     assert table.state.waiting_for() == {"step": "reveal", "players": ["Carla"]}
     assert table.feed(KeyboardLine(4.6, "yes"))[0].kind == "rejected"  # nothing open any more
+    assert table.feed(KeyboardLine(4.7, "yes please"))[0].kind == "rejected"
+    assert table.feed(KeyboardLine(4.8, "no 3"))[0].kind == "rejected"  # entry 3 is no question
 
 
 def test_an_unread_card_asks_the_scorekeeper_to_type_the_reveal(table):

@@ -140,7 +140,9 @@ class Templates:
 
     labels: one per distinct face (`Card.face_key`); images: rectified BGR crops at
     `rectify.CANONICAL_SIZE`; card_ids: for each label, the card ids that share the face (the
-    three copies of a chicken), so `possible` may name card ids or face labels.
+    three copies of a chicken), so `possible` may name card ids or face labels; symmetric: which
+    faces look the same turned 180 degrees (by default measured: a template that matches itself
+    turned with a correlation above 0.9).
     """
 
     def __init__(
@@ -155,6 +157,7 @@ class Templates:
         tie_margin: float = 0.04,
         refine_margin: float = 0.05,
         refine_temperature: float = 0.03,
+        symmetric: Sequence[bool] | None = None,
     ) -> None:
         if len(labels) != len(images) or not labels:
             raise ValueError("templates need one image per label, and at least one")
@@ -182,7 +185,7 @@ class Templates:
         self._hog = np.stack([f.hog[0] for f in feats])
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
-        self.symmetric = self_rot > 0.9
+        self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
 
     def __len__(self) -> int:
         return len(self.labels)

@@ -86,9 +86,10 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     from vision.cards.decks import backs, faces
     from vision.cards.render import render_card
 
-    labels, images, ids = [], [], {}
+    labels, images, ids, symmetric = [], [], {}, []
     for card in faces(base):
         labels.append(card.face_key)
+        symmetric.append(card.symmetric)
         images.append(to_canonical(render_card(card, design, px_per_mm=4.0)))
     from vision.cards.decks import deck as deck_cards
 
@@ -96,9 +97,10 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
         ids.setdefault(card.face_key, []).append(card.id)
     back_cards = backs(base)
     back_t = Templates(f"{base}:{design}:backs", [c.id for c in back_cards],
-                       [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards])
+                       [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
+                       symmetric=[c.symmetric for c in back_cards])
     return Deck(name=base if design == "classic" else f"{base}:{design}",
-                faces=Templates(f"{base}:{design}", labels, images, card_ids=ids),
+                faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric),
                 backs=back_t, base=base, source="built-in")
 
 

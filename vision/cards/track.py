@@ -22,16 +22,21 @@ from vision.cards.detections import CardDetections
 class CardTracker:
     def __init__(self, frame_rate: float = 30.0, lost_frames: int | None = None,
                  activation: float = 0.25, matching: float = 0.8, min_vote: float = 0.5) -> None:
+        import warnings
+
         import supervision as sv
 
         self._sv = sv
         self.frame_rate = frame_rate
         self.lost_frames = int(lost_frames if lost_frames is not None else max(30, round(2 * frame_rate)))
-        self._tracker = sv.ByteTrack(track_activation_threshold=activation,
-                                     lost_track_buffer=self.lost_frames,
-                                     minimum_matching_threshold=matching,
-                                     frame_rate=int(round(frame_rate)) or 30,
-                                     minimum_consecutive_frames=1)
+        with warnings.catch_warnings():  # deprecated in 0.28 for the `trackers` package, which
+            # needs numpy 2; requirements.txt pins supervision 0.30.9, which has it
+            warnings.simplefilter("ignore", FutureWarning)
+            self._tracker = sv.ByteTrack(track_activation_threshold=activation,
+                                         lost_track_buffer=self.lost_frames,
+                                         minimum_matching_threshold=matching,
+                                         frame_rate=int(round(frame_rate)) or 30,
+                                         minimum_consecutive_frames=1)
         self.min_vote = min_vote
         self.votes: dict[int, collections.Counter[str]] = collections.defaultdict(collections.Counter)
 

@@ -1,0 +1,103 @@
+"""Enrolling a deck from photos (the contour finder here; the detector in test_pipeline) and the
+named reasons a photo is rejected."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cards import enroll as E
+from vision.cards.decks import faces
+from vision.cards.templates import load_deck
+from tests.cards.helpers import cloth, degrade, place, quad
+
+CARDS = [c for c in faces("italian") if c.rank in ("A", "1", "7", "R")]
+assert len(CARDS) == 12
+
+
+def photo(card, seed=0, design="outline", angle=0.0):
+    return degrade(place(cloth(seed=seed), card, quad(480, 360, 420, angle, aspect=58 / 98), design), seed=seed)
+
+
+def write_photos(folder, cards, design="outline"):
+    paths = []
+    for k, card in enumerate(cards):
+        p = folder / f"{card.face_key}.jpg"
+        cv2.imwrite(str(p), photo(card, k, design))
+        paths.append(p)
+    return paths
+
+
+def test_enroll_one_photo_per_card_then_identify(tmp_path):
+    paths = write_photos(tmp_path, CARDS)
+    res = E.enroll_deck("my-italian", paths, decks_dir=tmp_path / "decks")
+    assert res.labels == [c.face_key for c in CARDS]
+    assert res.methods == {"contour": len(CARDS)}
+    deck = load_deck("my-italian", tmp_path / "decks")
+    assert deck.source.endswith("my-italian") and len(deck.faces) == len(CARDS)
+    # a new photo of each card (another angle, other noise) reads as that card
+    for k, card in enumerate(CARDS):
+        img = degrade(place(cloth(seed=50 + k), card, quad(400, 330, 380, 12, aspect=58 / 98), "outline"), seed=50 + k)
+        q = E.find_quads_by_contour(img)
+        assert len(q) == 1
+        from vision.cards.rectify import rectify
+
+        r = deck.faces.identify(rectify(img, q[0]))
+        assert r.label == card.face_key, (card.face_key, r)
+
+
+def test_enroll_a_sheet_in_reading_order(tmp_path):
+    cards = CARDS[:6]
+    sheet = cloth(h=900, w=1200, seed=9)
+    for k, card in enumerate(cards):  # two rows of three
+        sheet = place(sheet, card, quad(220 + 380 * (k % 3), 230 + 440 * (k // 3), 360, 3 * (k - 2), aspect=58 / 98), "outline")
+    p = tmp_path / "sheet.png"
+    cv2.imwrite(str(p), degrade(sheet))
+    res = E.enroll_deck("sheet-deck", [p], labels=[c.face_key for c in cards], per_photo=6, decks_dir=tmp_path)
+    deck = load_deck("sheet-deck", tmp_path)
+    for card in cards:
+        i = deck.faces.labels.index(card.face_key)
+        assert deck.faces.identify(deck.faces.images[i]).label == card.face_key
+    assert len(res.labels) == 6
+
+
+def test_mistaken_photos_are_rejected_by_name_and_nothing_is_written(tmp_path):
+    good = write_photos(tmp_path, CARDS[:2])
+    empty = tmp_path / "nothing.jpg"
+    cv2.imwrite(str(empty), cloth(seed=3))
+    two = tmp_path / "two.jpg"
+    img = place(cloth(seed=4), CARDS[2], quad(250, 360, 380, aspect=58 / 98), "outline")
+    cv2.imwrite(str(two), place(img, CARDS[3], quad(700, 360, 380, aspect=58 / 98), "outline"))
+    blurry = tmp_path / "blurry.jpg"
+    cv2.imwrite(str(blurry), cv2.GaussianBlur(photo(CARDS[4], 5), (0, 0), 6))
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg at all")
+    decks = tmp_path / "decks"
+    with pytest.raises(E.EnrollmentRejected) as err:
+        E.enroll_deck("bad", good + [empty, two, blurry], decks_dir=decks)
+    reasons = {r["photo"]: r["reason"] for r in err.value.details["rejected"]}
+    assert reasons == {"nothing.jpg": "NoCardFound", "two.jpg": "TooManyCards", "blurry.jpg": "BlurryPhoto"}
+    with pytest.raises(E.EnrollmentRejected) as err:
+        E.enroll_deck("bad", good + [broken], decks_dir=decks)
+    assert err.value.details["rejected"][0]["reason"] == "UnreadableImage"
+    assert not (decks / "bad").exists()
+
+
+def test_empty_enrollment_and_other_named_errors(tmp_path):
+    with pytest.raises(E.EmptyEnrollment):
+        E.enroll_deck("nothing", [], decks_dir=tmp_path)
+    paths = write_photos(tmp_path, CARDS[:2])
+    with pytest.raises(E.PhotoCountMismatch):
+        E.enroll_deck("short", paths, base="italian", decks_dir=tmp_path)  # 40 cards, 2 photos
+    E.enroll_deck("twice", paths, decks_dir=tmp_path)
+    with pytest.raises(E.DeckExists):
+        E.enroll_deck("twice", paths, decks_dir=tmp_path)
+    E.enroll_deck("twice", paths[::-1], decks_dir=tmp_path, replace=True)
+    assert load_deck("twice", tmp_path).faces.labels == [CARDS[1].face_key, CARDS[0].face_key]
+
+
+def test_guide_and_sharpness_measure():
+    lines = E.guide("italian", per_photo=10)
+    assert len(lines) == 4 and lines[0].startswith("photo 1: AC (Asso")
+    sharp = photo(CARDS[0])
+    q = E.find_quads_by_contour(sharp)[0]
+    assert E.sharpness(sharp, q) > E.MIN_SHARPNESS > E.sharpness(cv2.GaussianBlur(sharp, (0, 0), 6), q)

@@ -1,0 +1,85 @@
+"""Identification of rectified crops against rendered templates."""
+
+import numpy as np
+import pytest
+
+from vision.cards.decks import faces
+from vision.cards.detector import order_corners
+from vision.cards.rectify import rectify
+from vision.cards.templates import UnknownDeck, builtin_names, load_deck
+from tests.cards.helpers import cloth, degrade, place, quad
+
+
+def read_back(deck_name, design, cards, angle=0.0, seed=0, jitter=1.5):
+    """Place each card in a photo (turned `angle`), degrade it, rectify from slightly wrong
+    corners (as a detector gives them) and return the crops."""
+    rng = np.random.default_rng(seed)
+    crops = []
+    for k, card in enumerate(cards):
+        q = quad(480, 360, 300, angle + rng.uniform(-8, 8), skew=0.05)
+        img = degrade(place(cloth(seed=k), card, q, design), seed=k)
+        # corners as a detector that cannot tell up from down gives them: top edge up in the image
+        seen = order_corners(q + rng.normal(0, jitter, q.shape).astype(np.float32))[0]
+        crops.append(rectify(img, seen))
+    return crops
+
+
+@pytest.mark.parametrize("deck_name", ["beccato", "italian", "french52"])
+def test_rendered_decks_identify_in_photos(deck_name):
+    deck = load_deck(deck_name)
+    cards = faces(deck_name)[::3]  # a third of each deck keeps the test fast
+    crops = read_back(deck_name, "classic", cards, seed=len(deck_name))
+    results = [deck.faces.identify(c) for c in crops]
+    right = [r.label == c.face_key for r, c in zip(results, cards)]
+    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results, cards) if r.label != c.face_key]
+    assert np.median([r.confidence for r in results]) > 0.7
+
+
+def test_upside_down_is_read_for_beccato_faces_and_unknown_for_symmetric_pips():
+    deck = load_deck("beccato")
+    cards = [c for c in faces("beccato") if c.kind in ("chicken", "egg", "signal")][::4]
+    upright = [deck.faces.identify(c) for c in read_back("beccato", "classic", cards, 0)]
+    turned = [deck.faces.identify(c) for c in read_back("beccato", "classic", cards, 180)]
+    assert all(not r.upside_down and not r.symmetric for r in upright if r.label)
+    assert sum(r.upside_down for r in turned) >= len(cards) - 1
+    assert [r.label for r in turned].count(None) <= 1
+    # built-in decks take the symmetry from the deck definitions: pips both ways, Beccato! none
+    assert load_deck("italian").faces.symmetric.all() and not deck.faces.symmetric.any()
+
+
+def test_a_crop_of_no_card_is_unknown():
+    deck = load_deck("italian")
+    rng = np.random.default_rng(3)
+    noise = (rng.random((180, 120, 3)) * 255).astype(np.uint8)
+    plain = np.full((180, 120, 3), (40, 120, 60), np.uint8)
+    for crop in (noise, plain):
+        r = deck.faces.identify(crop)
+        assert r.label is None and not r.known
+
+
+def test_possible_cards_resolve_a_near_tie_but_not_a_clear_read():
+    deck = load_deck("french52")
+    crop = read_back("french52", "classic", [c for c in faces("french52") if c.id == "8C"], seed=5)[0]
+    free = deck.faces.identify(crop)
+    assert free.label == "8C"
+    # 8S looks nearly the same as 8C: when only 8S is still possible it wins the tie
+    tie = deck.faces.identify(crop, possible=["8S", "KD"])
+    assert tie.label == "8S" and tie.possible is True
+    # a face far from the crop is not forced: the clear read is kept and flagged impossible
+    clear = deck.faces.identify(crop, possible=["KD", "QH"])
+    assert clear.label == "8C" and clear.possible is False
+
+
+def test_copies_share_one_face_and_possible_takes_card_ids():
+    deck = load_deck("beccato")
+    assert "chicken:orloff" in deck.faces.labels
+    assert deck.faces.label_of("chicken:orloff:2") == "chicken:orloff"
+    assert len(deck.faces) == len(faces("beccato"))
+
+
+def test_unknown_deck_is_a_named_error_listing_the_known(tmp_path):
+    with pytest.raises(UnknownDeck) as err:
+        load_deck("piacentine", tmp_path)
+    assert "beccato" in err.value.details["known"] and "french52:outline" in err.value.details["known"]
+    assert "piacentine" in str(err.value)
+    assert {"beccato", "italian", "french52", "french40"} <= set(builtin_names())

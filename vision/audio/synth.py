@@ -129,7 +129,7 @@ def sox_filter(x: np.ndarray, *effects: str) -> np.ndarray:
         src, dst = os.path.join(tmp, "in.wav"), os.path.join(tmp, "out.wav")
         peak = np.max(np.abs(x)) + 1e-9
         save_wav(AudioClip(x / peak * 0.5), src)
-        _run(["sox", src, dst, *effects])
+        _run(["sox", "-D", src, dst, *effects])  # -D: no dither, so a seed gives the same clip
         y = _read_wav(dst)
     return y / (np.max(np.abs(y)) + 1e-9)
 

@@ -69,10 +69,11 @@ def print_decision(d) -> None:
 @click.option("--threads", type=int, default=None, help="onnxruntime threads")
 @click.option("--fast", is_flag=True, help="read video files as fast as possible instead of at their speed")
 @click.option("--no-record", is_flag=True, help="do not record the video")
+@click.option("--mic", "mic", default=None, help="table microphone: device index or name (recorded and listened to)")
 @click.option("--segment-seconds", type=float, default=10.0, show_default=True,
               help="length of the recorded video segments (a crash loses at most one)")
 def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record,
-            segment_seconds):
+            segment_seconds, mic):
     """Referee a live table from its cameras and the keyboard, and record the session."""
     from referee.table.run import run_live
 
@@ -91,7 +92,7 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
     try:
         result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
                           threads=threads, record=not no_record, echo=print_decision,
-                          segment_seconds=segment_seconds)
+                          segment_seconds=segment_seconds, microphone=mic)
     except RefereeError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)

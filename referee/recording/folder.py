@@ -216,6 +216,36 @@ class SessionFolder:
     def created(self) -> float:
         return float(self.manifest["created"])
 
+    @property
+    def audio_dir(self) -> Path:
+        return self.path / "audio"
+
+    def has_audio(self) -> bool:
+        return self.audio_path.is_file() or any(self.audio_dir.glob("seg_*.wav"))
+
+    def audio_clip(self):
+        """The table microphone as one `AudioClip` on the session clock: `audio.wav`, or the
+        live recording's segments laid at their start times (silence in the gaps)."""
+        from vision.audio.sources import SAMPLE_RATE, AudioClip, load
+
+        if self.audio_path.is_file():
+            return load(self.audio_path, start=0.0)
+        parts = []
+        for seg in sorted(self.audio_dir.glob("seg_*.wav")):
+            try:
+                parts.append(load(seg, start=int(seg.stem.split("_", 1)[1]) / 1000.0))
+            except RefereeError:
+                continue  # the segment being written when the process was killed
+        if not parts:
+            return None
+        start = parts[0].start
+        end = max(p.end for p in parts)
+        samples = np.zeros(int(round((end - start) * SAMPLE_RATE)) + 1, np.float32)
+        for p in parts:
+            i = int(round((p.start - start) * SAMPLE_RATE))
+            samples[i:i + len(p.samples)] = p.samples[: len(samples) - i]
+        return AudioClip(samples, start=start, source=str(self.audio_dir))
+
     def camera_dir(self, name: str) -> Path:
         return self.path / CAMERAS / name
 

@@ -161,13 +161,12 @@ class Perception:
             stage.close()
 
 
-def audio_events(path: str | Path) -> list[SignalEvent]:
+def audio_events(folder: SessionFolder) -> list[SignalEvent]:
     """The audible signals of a recorded table microphone (`vision.audio`), on the session clock."""
     from vision.audio.pipeline import AudioListener
-    from vision.audio.sources import load
 
-    clip = load(path, start=0.0)
-    return list(AudioListener().analyse(clip).events)
+    clip = folder.audio_clip()
+    return [] if clip is None else list(AudioListener().analyse(clip).events)
 
 
 @dataclasses.dataclass
@@ -267,6 +266,8 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
                 shutil.copy2(seg, dst / seg.name)
         if src.audio_path.is_file():
             shutil.copy2(src.audio_path, folder.audio_path)
+        if src.audio_dir.is_dir():
+            shutil.copytree(src.audio_dir, folder.audio_dir, dirs_exist_ok=True)
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
                                  clock_origin=origin, threshold=config.threshold)
     decisions: list[Decision] = []
@@ -288,9 +289,9 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
                 end = max(end, t)
         else:
             audio: list[SignalEvent] = []
-            if config.audio and src.audio_path.is_file():
+            if config.audio and src.has_audio():
                 t0 = time.perf_counter()
-                audio = sorted(audio_events(src.audio_path), key=lambda e: e.end)
+                audio = sorted(audio_events(src), key=lambda e: e.end)
                 perception.seconds["audio"] = time.perf_counter() - t0
             counter = itertools.count()
             streams = [((item.t, 0 if isinstance(item, CameraStatus) else 3, next(counter), item)
@@ -327,16 +328,23 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
 def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *,
              keyboard: Iterable[str] | None = None, paced: bool = True, duration: float | None = None,
              threads: int | None = None, record: bool = True, origin: float | None = None,
-             echo: Callable[[Decision], None] | None = None, segment_seconds: float = 10.0) -> RunResult:
+             echo: Callable[[Decision], None] | None = None, segment_seconds: float = 10.0,
+             microphone: Any = None) -> RunResult:
     """Referee live cameras (see the module doc). `cameras`: {name: webcam index, URL, video file
     or a recorded camera folder}. Stops when every camera has ended, the keyboard says `quit`,
-    or `duration` session seconds have passed."""
+    or `duration` session seconds have passed. `microphone`: a device index or name (None: no
+    microphone), or an iterable of `AudioClip` blocks on the session clock."""
     from vision.capture.grabber import Grabber
     from vision.capture.recorded import RecordedCamera
     from vision.capture.sources import SessionClock, open_capture
 
     perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts
     clock = SessionClock(origin)
+    blocks = microphone
+    if isinstance(microphone, (int, str)):  # a device: opened before anything is written
+        from vision.audio.sources import Microphone
+
+        blocks = Microphone(microphone, clock=clock.now).blocks()
     sources = {}
     for name, spec in cameras.items():
         if isinstance(spec, (str, Path)) and Path(spec).is_dir():
@@ -350,6 +358,12 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                            lost_after=config.lost_after) for n, s in sources.items()}
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
                                  clock_origin=round(clock.origin, 3), threshold=config.threshold)
+    audio = None
+    if blocks is not None:
+        from vision.capture.audio import LiveAudio
+
+        audio = LiveAudio(blocks, folder.audio_dir, segment_seconds=segment_seconds).start()
+    mouths: list[SignalEvent] = []
     lines: queue.Queue = queue.Queue()
     stop = threading.Event()
     if keyboard is not None:
@@ -385,6 +399,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                     continue
                 busy = True
                 for obs in perception(frame):
+                    if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
+                        mouths.append(obs)
                     ds = session.feed(obs)
                     now = clock.now()
                     for d in ds:
@@ -392,6 +408,11 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                             delays.append({"entry": d.entry, "frame_t": frame.t, "logged_t": round(now, 3),
                                            "since": d.data.get("why", "")})
                     decisions.extend(_echo(ds, echo))
+            if audio is not None:
+                from vision.audio.attribute import attribute
+
+                for ev in attribute(audio.take_events(), mouths):
+                    decisions.extend(_echo(session.feed(ev), echo))
             if all(g.done for g in grabbers.values()):
                 break
             if not busy:
@@ -406,6 +427,14 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
             w.close()
         for ev in perception.flush():
             decisions.extend(_echo(session.feed(ev), echo))
+        if audio is not None:
+            audio.stop()
+            from vision.audio.attribute import attribute
+
+            for ev in attribute(audio.take_events(), mouths):
+                decisions.extend(_echo(session.feed(ev), echo))
+            if audio.error is not None:
+                perception.seconds["audio_error"] = str(audio.error)  # type: ignore[assignment]
         perception.close()
     seconds = time.perf_counter() - started
     result = RunResult(folder, session, decisions, seconds, clock.now(), dict(perception.seconds),

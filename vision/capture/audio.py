@@ -1,0 +1,101 @@
+"""The table microphone in a live session: recorded in WAV segments and listened to in chunks.
+
+`LiveAudio(blocks, folder)` takes the microphone's blocks (`vision.audio.sources.Microphone
+.blocks()`, `AudioClip`s stamped on the session clock) on its own thread, writes them to
+`folder/seg_<ms>.wav` segments (16 kHz mono, 16-bit; a segment is closed every
+`segment_seconds`, so a killed process loses at most the open one), and every `chunk` seconds
+runs the audio path (`vision.audio.pipeline.AudioListener`) over the chunk; the events it finds
+(hum, mumble, talk and its topics) wait in `take_events()` for the table. An event that spans
+two chunks is reported in two parts.
+"""
+
+from __future__ import annotations
+
+import threading
+import wave
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from vision.events import SignalEvent
+
+
+class LiveAudio:
+    def __init__(self, blocks: Iterable, folder: str | Path, chunk: float = 8.0, segment_seconds: float = 10.0,
+                 listener=None) -> None:
+        self.blocks = blocks
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.chunk, self.segment_seconds = chunk, segment_seconds
+        self.listener = listener
+        self._events: list[SignalEvent] = []
+        self._lock = threading.Lock()
+        self.error: Exception | None = None
+        self.seconds = 0.0
+        self._wav = None
+        self._seg_start = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="microphone", daemon=True)
+
+    def start(self) -> "LiveAudio":
+        self._thread.start()
+        return self
+
+    def _write(self, clip) -> None:
+        from vision.audio.sources import SAMPLE_RATE
+
+        if self._wav is None or clip.start - self._seg_start >= self.segment_seconds:
+            self._close_segment()
+            self._seg_start = clip.start
+            self._wav = wave.open(str(self.folder / f"seg_{int(round(clip.start * 1000)):09d}.wav"), "wb")
+            self._wav.setnchannels(1)
+            self._wav.setsampwidth(2)
+            self._wav.setframerate(SAMPLE_RATE)
+        self._wav.writeframes((np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes())
+
+    def _close_segment(self) -> None:
+        if self._wav is not None:
+            self._wav.close()
+            self._wav = None
+
+    def _run(self) -> None:
+        from vision.audio.pipeline import AudioListener
+        from vision.audio.sources import AudioClip
+
+        listener = self.listener or AudioListener()
+        pending: list = []
+        try:
+            for clip in self.blocks:
+                if self._stop.is_set():
+                    break
+                self._write(clip)
+                pending.append(clip)
+                if pending[-1].end - pending[0].start >= self.chunk:
+                    self._analyse(listener, AudioClip(np.concatenate([c.samples for c in pending]), pending[0].start))
+                    pending = []
+            if pending:
+                self._analyse(listener, AudioClip(np.concatenate([c.samples for c in pending]), pending[0].start))
+        except Exception as exc:  # a microphone that fails is reported, the table goes on
+            self.error = exc
+        finally:
+            self._close_segment()
+
+    def _analyse(self, listener, clip) -> None:
+        import time
+
+        t0 = time.perf_counter()
+        events = listener.analyse(clip).events
+        self.seconds += time.perf_counter() - t0
+        with self._lock:
+            self._events.extend(events)
+
+    def take_events(self) -> list[SignalEvent]:
+        with self._lock:
+            out, self._events = self._events, []
+        return out
+
+    def stop(self, timeout: float | None = 30.0) -> None:
+        """Stop after the block being read; the chunk so far is still listened to."""
+        self._stop.set()
+        self._thread.join(timeout)

@@ -262,3 +262,18 @@ def test_a_low_confidence_egg_holds_the_next_one_until_answered(table):
     assert kinds(out) == ["ask"]
     out = table.feed(KeyboardLine(1.0, "yes"))
     assert [d.data["action"]["egg"] for d in out if d.kind == "action"] == ["dollar-1", "star-3"]
+
+
+def test_bestia_cards_in_the_trick_zone_are_plays_and_a_revoke_is_an_alert(tmp_path):
+    session = TableSession.start("bestia", {"players": ["Anna", "Ben", "Carla"]}, tmp_path / "b.db",
+                                 trick_zones(), clock_origin=ORIGIN)
+    for i, line in enumerate(["trump 5H", "knock Ben", "knock Carla", "knock Anna"]):
+        session.feed(KeyboardLine(0.1 * i, line))
+    out = session.feed_all(frames(1, 2, {"trick": ["KS"]}) + frames(2, 3, {"trick": ["KS", "AS"]}))
+    assert [d.data["action"] for d in out if d.kind == "action"] == [
+        {"kind": "play", "player": "Ben", "card": "KS"}, {"kind": "play", "player": "Carla", "card": "AS"}]
+    # Anna lays the king of spades again: a card already played is refused at once.
+    out = session.feed_all(frames(3, 4, {"trick": ["KS", "AS", "KS"]}))
+    alerts = [d for d in out if d.kind == "alert"]
+    assert len(alerts) == 1 and "illegal play by Anna" in alerts[0].message
+    session.close()

@@ -101,8 +101,9 @@ def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02) -> np.ndarr
     """Card-like quadrilaterals (K, 4, 2) by contours: the fallback when the detector misses.
 
     Edges (Canny on the blurred grey) and a bright-paper threshold (Otsu) each give external
-    contours; those that simplify to four corners, are convex, cover at least `min_area` of the
-    photo and have a short/long side ratio of 0.45..0.9 are kept (overlaps merged)."""
+    contours; those that simplify to four corners, fill their quadrilateral, cover at least
+    `min_area` of the photo, have a short/long side ratio of 0.45..0.9 and are brighter just
+    inside their edges than just outside (paper on a darker surface) are kept (overlaps merged)."""
     h, w = image.shape[:2]
     gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.dilate(cv2.Canny(gray, 40, 120), np.ones((3, 3), np.uint8))
@@ -127,6 +128,10 @@ def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02) -> np.ndarr
             ratio = min(short, long_) / max(short, long_, 1e-6)
             if not 0.45 <= ratio <= 0.9:
                 continue
+            if area < 0.85 * cv2.contourArea(q):  # not filled like a card: a ragged patch
+                continue
+            if _edge_contrast(gray, q) < 12:  # a card's paper stands out from the surface around it
+                continue
             if any(_overlap(q, p) > 0.5 for p in quads):
                 continue
             quads.append(q)
@@ -134,6 +139,21 @@ def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02) -> np.ndarr
     if not quads:
         return np.zeros((0, 4, 2), np.float32)
     return order_corners(np.stack(quads))
+
+
+def _edge_contrast(gray: np.ndarray, quad: np.ndarray) -> float:
+    """Mean grey just inside the quad's edges minus just outside them."""
+    c = quad.mean(axis=0)
+    inner = (c + (quad - c) * 0.92).astype(np.int32)
+    outer = (c + (quad - c) * 1.08).astype(np.int32)
+    band = max(2, int(0.02 * np.linalg.norm(quad[0] - quad[2])))
+    m_in = np.zeros(gray.shape, np.uint8)
+    m_out = np.zeros(gray.shape, np.uint8)
+    cv2.polylines(m_in, [inner], True, 255, band)
+    cv2.polylines(m_out, [outer], True, 255, band)
+    if not m_in.any() or not m_out.any():
+        return 0.0
+    return float(cv2.mean(gray, m_in)[0] - cv2.mean(gray, m_out)[0])
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:

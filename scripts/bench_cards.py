@@ -1,0 +1,151 @@
+"""Speed of the card reader on 1280x720 frames, against Ultralytics' own PyTorch predict.
+
+Frames: held-out synthetic table scenes (the dataset generator's test split, 1280x720, a fixed
+seed), written to a temporary folder so both sides read the very same pictures. Both sides run
+on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime gets `--threads`
+(2), Ultralytics keeps its own choice of torch threads (it takes one on a 2-core machine). Reported: the median milliseconds per frame of
+
+* `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS);
+* `detect+identify`: the same plus rectifying and identifying every face-up card against a deck's
+  templates (the rendered deck in the scenes' design);
+* `ultralytics`: `YOLO(best.pt).predict(frame, imgsz, conf)` of the same model in PyTorch, run by
+  the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
+  the runtime environment has no torch), warm-up frames excluded as on our side;
+
+and the ratios ultralytics / ours (above 1: ours is faster).
+
+    .venv/bin/python scripts/bench_cards.py --frames 30
+    .venv/bin/python scripts/bench_cards.py --pt runs/card_detector/main/weights/best.pt --json bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+BASELINE = r"""
+import json, os, statistics, sys, time
+os.environ.setdefault("YOLO_OFFLINE", "1"); os.environ.setdefault("YOLO_AUTOINSTALL", "0")
+import cv2, torch
+from ultralytics import YOLO  # it picks its own torch threads (one on a 2-core machine)
+pt, imgsz, conf, warmup = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+frames = [cv2.imread(p) for p in sys.argv[5:]]
+model = YOLO(pt, task="pose")
+times, found = [], []
+for i, f in enumerate(frames):
+    t0 = time.perf_counter()
+    r = model.predict(f, imgsz=imgsz, conf=conf, device="cpu", verbose=False)[0]
+    dt = time.perf_counter() - t0
+    if i >= warmup:
+        times.append(dt * 1000)
+        found.append(len(r.boxes))
+print(json.dumps({"median_ms": statistics.median(times), "frames": len(times), "cards": sum(found),
+                  "torch": torch.__version__, "threads": torch.get_num_threads()}))
+"""
+
+
+def pin_two_cores() -> list[int]:
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) > 2:
+            os.sched_setaffinity(0, cpus[:2])
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []
+
+
+def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
+    import make_card_dataset as G
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        deck = ("beccato", "italian", "french52")[i % 3]
+        img, _, _ = G.render_scene(rng, "test", w=1280, h=720, deck_name=deck)
+        p = folder / f"frame_{i:03d}.png"
+        cv2.imwrite(str(p), img)
+        out.append((p, deck))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--frames", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--model", default=None, help="ONNX model (default: the shipped one)")
+    ap.add_argument("--pt", default=None, help="the same model as an Ultralytics .pt (default: "
+                    "models/card_detector/card_detector.pt, else runs/card_detector/main/weights/best.pt)")
+    ap.add_argument("--baseline-python", default=str(ROOT / ".venv-train" / "bin" / "python"))
+    ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads (torch gets Ultralytics' own choice)")
+    ap.add_argument("--json", dest="json_out", default=None)
+    args = ap.parse_args(argv)
+    cpus = pin_two_cores()
+
+    from vision.cards.detector import CardDetector
+    from vision.cards.reader import CardReader
+    from vision.cards.render import HELD_OUT_DESIGN
+    from vision.cards.templates import load_deck
+
+    detector = CardDetector(args.model, threads=args.threads)
+    readers = {d: CardReader(detector, load_deck(f"{d}:{HELD_OUT_DESIGN}")) for d in ("beccato", "italian", "french52")}
+    result: dict = {"cpus": cpus, "model": str(detector.path), "imgsz": detector.imgsz}
+    with tempfile.TemporaryDirectory() as tmp:
+        frames = make_frames(Path(tmp), args.frames + args.warmup, args.seed)
+        images = [(cv2.imread(str(p)), d) for p, d in frames]
+        det_ms, full_ms, cards, read = [], [], 0, 0
+        for i, (img, deck) in enumerate(images):
+            t0 = time.perf_counter()
+            found = detector(img)
+            t1 = time.perf_counter()
+            named = readers[deck].identify(img, found)
+            t2 = time.perf_counter()
+            if i >= args.warmup:
+                det_ms.append((t1 - t0) * 1000)
+                full_ms.append((t2 - t0) * 1000)
+                cards += len(found)
+                read += sum(lbl is not None for lbl in named.label)
+        result.update({"frames": len(det_ms), "cards_found": cards, "cards_named": read,
+                       "detect_ms": round(statistics.median(det_ms), 2),
+                       "detect_identify_ms": round(statistics.median(full_ms), 2)})
+        pt = Path(args.pt) if args.pt else next((p for p in (ROOT / "models/card_detector/card_detector.pt",
+                                                            ROOT / "runs/card_detector/main/weights/best.pt")
+                                                 if p.is_file()), None)
+        if pt is None or not Path(args.baseline_python).is_file():
+            result["ultralytics"] = {"error": "no .pt model or no baseline Python (pass --pt and --baseline-python)"}
+        else:
+            env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(Path(tmp) / "yolo"))
+            cmd = [args.baseline_python, "-c", BASELINE, str(pt), str(detector.imgsz[0]), str(detector.conf),
+                   str(args.warmup), *[str(p) for p, _ in frames]]
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+            if res.returncode != 0:
+                result["ultralytics"] = {"error": res.stderr.strip().splitlines()[-1:] or ["failed"]}
+            else:
+                base = json.loads(res.stdout.strip().splitlines()[-1])
+                base["pt"] = str(pt)
+                result["ultralytics"] = base
+                result["ratio_detect"] = round(base["median_ms"] / result["detect_ms"], 2)
+                result["ratio_detect_identify"] = round(base["median_ms"] / result["detect_identify_ms"], 2)
+    print(json.dumps(result, indent=1))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Card reading on held-out synthetic scenes: detector recall and identification accuracy.
+
+Scenes come from the dataset generator's held-out split (`render_scene(rng, "test", ...)`: the
+held-out card design "outline" on held-out backgrounds, never seen in training), at 1280x720,
+with a seed of their own. For every deck:
+
+* recall of face-up cards: a labelled face-up card is found when a detection's box overlaps
+  its box with IoU >= 0.5 (and "class right" when that detection says face up);
+* identification accuracy of the found face-up cards, two ways:
+  A. against the deck rendered in the same design (`DECK:outline`, no photo);
+  B. against the deck *enrolled from one rendered photo per card* (each face of the held-out
+     design photographed alone on a held-out background with perspective and lighting, found
+     by the detector or the contour fallback, rectified, stored: `vision.cards.enroll`);
+  over cards at least 90% visible ("clear") and over all found cards (fans and piles hide
+  most of a card: an unknown there is honest);
+* unknown rate and wrong rate separately (a wrong label is worse than `unknown`).
+
+    .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from vision.cards.decks import faces  # noqa: E402
+from vision.cards.detector import CardDetector, box_iou  # noqa: E402
+from vision.cards.enroll import enroll_images  # noqa: E402
+from vision.cards.reader import CardReader  # noqa: E402
+from vision.cards.render import HELD_OUT_DESIGN, card_mask, render_card  # noqa: E402
+from vision.cards.templates import load_deck  # noqa: E402
+
+
+def scenes(deck_name: str, n: int, seed: int, w: int = 1280, h: int = 720):
+    import make_card_dataset as G
+
+    rng = np.random.default_rng([seed, sum(map(ord, deck_name))])
+    for _ in range(n):
+        img, labels, info = G.render_scene(rng, "test", w=w, h=h, deck_name=deck_name)
+        yield img, labels, info
+
+
+def enrolment_photos(deck_name: str, seed: int, design: str = HELD_OUT_DESIGN):
+    """One photo per face: the card alone on a held-out background, a camera above at an angle."""
+    import make_card_dataset as G
+
+    rng = np.random.default_rng([seed, 7, sum(map(ord, deck_name))])
+    out = []
+    for card in faces(deck_name):
+        h, w = 720, 960
+        bg = G.background(str(rng.choice(G.TEST_BACKGROUNDS[:2])), rng, h, w).astype(np.uint8)
+        face = render_card(card, design, 5.0)
+        mask = card_mask(face.shape[:2], 5.0)
+        fh, fw = face.shape[:2]
+        height = rng.uniform(380, 520)
+        cx, cy = w / 2 + rng.uniform(-80, 80), h / 2 + rng.uniform(-40, 40)
+        a = np.radians(rng.uniform(-12, 12))
+        half = np.array([[-fw, -fh], [fw, -fh], [fw, fh], [-fw, fh]], np.float32) / 2 * (height / fh)
+        half[:2, 0] *= 1 - rng.uniform(0, 0.08)  # the far edge a little shorter
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+        dst = (half @ rot.T + [cx, cy]).astype(np.float32)
+        m = cv2.getPerspectiveTransform(np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]), dst)
+        img = np.where(cv2.warpPerspective(mask, m, (w, h))[..., None] > 127,
+                       cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA), bg)
+        img = G._photometric(np.random.default_rng(int(rng.integers(1 << 30))), img.astype(np.float32))
+        out.append((f"{card.face_key}.png", card.face_key, img))
+    return out
+
+
+def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled_dir: Path,
+             enrol: bool = True) -> dict:
+    rendered = load_deck(f"{deck_name}:{HELD_OUT_DESIGN}")
+    readers = {"rendered": CardReader(detector, rendered)}
+    enrol_info = None
+    if enrol:
+        photos = enrolment_photos(deck_name, seed)
+        labels = [lbl for _, lbl, _ in photos]
+        t0 = time.perf_counter()
+        res = enroll_images(f"eval-{deck_name}", [(p, im) for p, _, im in photos], labels, detector=detector,
+                            decks_dir=enrolled_dir, replace=True, min_sharpness=0.0)
+        enrol_info = {"cards": len(labels), "found_by": res.methods, "seconds": round(time.perf_counter() - t0, 1)}
+        readers["enrolled"] = CardReader(detector, load_deck(f"eval-{deck_name}", enrolled_dir))
+    gt_up = found = found_cls = 0
+    clear_up = clear_found = 0
+    ident = {k: {"clear": [0, 0, 0, 0], "all": [0, 0, 0, 0]} for k in readers}  # n, right, unknown, wrong
+    for img, labels, info in scenes(deck_name, n, seed):
+        det = detector(img)
+        for (cls, corners, _vis), meta in zip(labels, info["cards"]):
+            if cls != 0:
+                continue
+            gt_up += 1
+            clear = meta["visible"] >= 0.9
+            clear_up += clear
+            box = np.array([[*corners.min(0), *corners.max(0)]], np.float32)
+            if len(det) == 0:
+                continue
+            iou = box_iou(box, det.xyxy)[0]
+            j = int(np.argmax(iou))
+            if iou[j] < 0.5:
+                continue
+            found += 1
+            clear_found += clear
+            found_cls += bool(det.face_up[j])
+            truth = meta["id"].rsplit(":", 1)[0] if meta["id"].split(":")[0] in ("chicken", "guild", "signal") else meta["id"]
+            for name, reader in readers.items():
+                one = det[j]
+                one.face_up[0] = True  # identification is measured apart from the face-up class
+                r = reader.identify(img, one)
+                label = r.label[0]
+                for key in (("clear", "all") if clear else ("all",)):
+                    s = ident[name][key]
+                    s[0] += 1
+                    s[1] += label == truth
+                    s[2] += label is None
+                    s[3] += label is not None and label != truth
+    out = {
+        "deck": deck_name, "scenes": n, "face_up_cards": gt_up,
+        "recall_face_up": round(found / max(gt_up, 1), 4),
+        "recall_face_up_class_right": round(found_cls / max(gt_up, 1), 4),
+        "recall_clear_face_up": round(clear_found / max(clear_up, 1), 4), "clear_face_up_cards": clear_up,
+        "enrolment": enrol_info,
+    }
+    for name, d in ident.items():
+        for key, (k, right, unk, wrong) in d.items():
+            out[f"id_{name}_{key}"] = {"n": k, "accuracy": round(right / max(k, 1), 4),
+                                       "unknown": round(unk / max(k, 1), 4), "wrong": round(wrong / max(k, 1), 4)}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--decks", default="beccato,italian,french52")
+    ap.add_argument("--scenes", type=int, default=40, help="held-out scenes per deck")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--no-enrol", action="store_true")
+    ap.add_argument("--json", dest="json_out", default=None)
+    args = ap.parse_args(argv)
+    detector = CardDetector(args.model, threads=2)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for deck_name in args.decks.split(","):
+            t0 = time.perf_counter()
+            r = evaluate(detector, deck_name, args.scenes, args.seed, Path(tmp), not args.no_enrol)
+            r["seconds"] = round(time.perf_counter() - t0, 1)
+            results.append(r)
+            print(json.dumps(r), flush=True)
+    doc = {"model": str(detector.path), "seed": args.seed, "results": results}
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(doc, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

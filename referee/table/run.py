@@ -179,6 +179,8 @@ class RunResult:
     stage_seconds: dict[str, float]
     stage_frames: dict[str, int]
     delays: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    captured: dict[str, int] = dataclasses.field(default_factory=dict)  # live: frames read per camera
+    dropped: dict[str, int] = dataclasses.field(default_factory=dict)  # live: frames skipped per camera
 
     def summary(self) -> dict[str, Any]:
         state = self.session.state
@@ -419,6 +421,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                 first = next(iter(grabbers.values()), None)
                 if first is not None:
                     first.wait(0.02)  # wait for a frame instead of spinning
+    except KeyboardInterrupt:  # Ctrl-C ends the session; everything logged is kept
+        pass
     finally:
         stop.set()
         for g in grabbers.values():
@@ -437,11 +441,9 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                 perception.seconds["audio_error"] = str(audio.error)  # type: ignore[assignment]
         perception.close()
     seconds = time.perf_counter() - started
-    result = RunResult(folder, session, decisions, seconds, clock.now(), dict(perception.seconds),
-                       dict(perception.frames), delays)
-    result.dropped = {n: g.dropped for n, g in grabbers.items()}  # type: ignore[attr-defined]
-    result.captured = {n: g.frames for n, g in grabbers.items()}  # type: ignore[attr-defined]
-    return result
+    return RunResult(folder, session, decisions, seconds, clock.now(), dict(perception.seconds),
+                     dict(perception.frames), delays, captured={n: g.frames for n, g in grabbers.items()},
+                     dropped={n: g.dropped for n, g in grabbers.items()})
 
 
 def _echo(ds: list[Decision], echo: Callable[[Decision], None] | None) -> list[Decision]:

@@ -304,7 +304,8 @@ class TableSession:
         if not outcome.accepted:
             return [Decision("rejected", obs.t, f"rejected: {outcome.message}", None, {"line": text})]
         if outcome.command in ("blank", "show", "help", "history", "quit"):
-            return [Decision("keyboard", obs.t, outcome.message or outcome.command, None, {"line": text})]
+            message = self.sk.table() if outcome.command == "show" else (outcome.message or outcome.command)
+            return [Decision("keyboard", obs.t, message, None, {"line": text})]
         out = [Decision("action" if outcome.command == "action" else outcome.command, obs.t,
                         f"#{outcome.entry.seq} {text}: {outcome.message}", outcome.entry.seq,
                         {"line": text, "events": outcome.events, "source": "keyboard"})]

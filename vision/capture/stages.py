@@ -115,20 +115,18 @@ class CardStage:
             self.detector = contour_cards
         else:
             raise ValueError(f"card finder {finder!r}: 'detector' or 'contour'")
+        from vision.cards.reader import CardReader
+
+        self.reader = CardReader(self.detector, self.deck)
 
     def due(self, t: float) -> bool:
         return self.gate.due(t)
 
     def read(self, image: np.ndarray) -> CardDetections:
-        from vision.cards.rectify import rectify
-
-        dets = self.detector(image)
-        for i in range(len(dets)):
-            if not dets.face_up[i]:
-                continue
-            ident = self.deck.faces.identify(rectify(image, dets.corners[i]))
-            dets.label[i] = ident.label
-            dets.label_confidence[i] = ident.confidence if ident.label is not None else 0.0
+        """The cards of one frame, found, rectified, identified (`vision.cards.reader`) and put
+        in their zones. No tracker: a card replaced by another in the same place must be read
+        afresh, not inherit the earlier card's label (the zone stabiliser handles flicker)."""
+        dets = self.reader.read(image)
         if self.locate is not None and len(dets):
             dets.zone[:] = self.locate(self.camera, dets.centers)
         return dets
@@ -136,7 +134,8 @@ class CardStage:
     def __call__(self, frame: CameraFrame) -> CardsSeen:
         dets = self.read(frame.image)
         cards = tuple(
-            CardReading(card=dets.label[i], confidence=round(float(dets.label_confidence[i]), 3),
+            CardReading(card=dets.label[i] if dets.face_up[i] else None,
+                        confidence=round(float(dets.label_confidence[i]), 3),
                         face_up=bool(dets.face_up[i]), zone=dets.zone[i],
                         corners=tuple((round(float(x), 1), round(float(y), 1)) for x, y in dets.corners[i]))
             for i in range(len(dets)))

@@ -113,3 +113,11 @@ def test_fit_learns_a_separable_toy_problem(tmp_path):
     clf.save(str(tmp_path / "c.json"))
     again = Classifier.load(str(tmp_path / "c.json"))
     assert np.allclose(again.posteriors(X), clf.posteriors(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [0, 1, 100, 700, 5000])
+def test_very_short_clips_are_silence_not_a_crash(n, listener):
+    x = (np.random.default_rng(n).standard_normal(n) * 0.01).astype(np.float32)
+    a = listener.analyse(AudioClip(x, start=2.0))
+    assert [w.label for w in a.windows] == ["silence"] and a.events == []
+    assert a.windows[0].start == 2.0

@@ -101,6 +101,8 @@ class FrameTrack:
 def _pitch(x: np.ndarray, n_frames: int) -> np.ndarray:
     import parselmouth
 
+    if len(x) < int(0.05 * SAMPLE_RATE):  # Praat needs 3 periods of the lowest pitch
+        return np.zeros(n_frames)
     snd = parselmouth.Sound(x.astype(np.float64), sampling_frequency=SAMPLE_RATE)
     pitch = snd.to_pitch_ac(time_step=FRAME_HOP / SAMPLE_RATE, pitch_floor=75.0,
                             pitch_ceiling=600.0)

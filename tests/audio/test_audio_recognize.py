@@ -75,3 +75,29 @@ def test_a_model_folder_is_found_and_loaded(tmp_path):
     words = rec.words(clip)
     assert "football" in [w.text for w in words]
     assert all(100.8 <= w.start < w.end <= 103.85 for w in words)  # on the session clock
+
+
+def test_long_talk_with_two_topics_gives_two_events(monkeypatch):
+    """A minute of talk: sport at the start, TV at the end, game talk between (recognizer faked)."""
+    import numpy as np
+
+    from vision.audio.recognize import Word
+    from vision.audio.sources import AudioClip
+
+    class Fake:
+        lang, source = "en", "fake"
+
+        def words(self, clip):
+            said = [(2, "football"), (3, "goals"), (20, "your"), (21, "turn"), (22, "chicken"),
+                    (50, "episode"), (51, "television")]
+            return [Word(w, clip.start + t, clip.start + t + 0.5, 0.9) for t, w in said]
+
+    from vision.audio import pipeline
+
+    listener = AudioListener(recognizer=Fake())
+    n = 2 * 16000  # the fake recognizer hears a minute of talk in it
+    clip = AudioClip((np.random.default_rng(0).standard_normal(n) * 0.01).astype(np.float32))
+    wins = listener.classify(clip)[:2]
+    evs, _ = listener._speech_events(clip, 0.0, 60.0, wins, pipeline.F.NoiseFloor(-40.0, 1.0))
+    assert [(e.signal, e.start, e.end) for e in evs] == [("talk_sport", 0.0, 5.5),
+                                                         ("talk_tv", 48.0, 53.5)]

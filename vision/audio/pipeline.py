@@ -157,8 +157,12 @@ class AudioListener:
                                  "recognizer": rec.source})], words
         out = []
         for v in votes:
+            # one vote: the whole stretch of talk; several (talk far apart in a long stretch):
+            # each around its own keywords
+            v0, v1 = (start, end) if len(votes) == 1 else (max(start, v.start - 2.0),
+                                                           min(end, v.end + 2.0))
             out.append(SignalEvent(
-                UNKNOWN_PLAYER, v.topic, round(start, 3), round(end, 3),
+                UNKNOWN_PLAYER, v.topic, round(v0, 3), round(v1, 3),
                 round(min(conf, v.confidence), 3),
                 {**base, "topic": v.topic, "words": heard, "language": rec.lang,
                  "recognizer": rec.source, "tally": v.tally,

@@ -43,7 +43,7 @@ def command(out, source, finder, model, threads, no_clip, quiet):
         out_dir = Path(out) if out else default_session_dir("demo")
         if not quiet:
             click.echo(f"refereeing {src.path} ({config.game}, players {', '.join(config.setup['players'])}; "
-                       f"cards found by the {config.finder}, read against the {config.deck} templates)")
+                       f"cards found by the {config.finder} finder, read against the {config.deck} templates)")
         echo = None if quiet else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
         result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo)
     except RefereeError as exc:

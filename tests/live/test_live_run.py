@@ -79,3 +79,49 @@ def test_a_missing_camera_is_a_named_error(tmp_path):
     result = CliRunner().invoke(cli, ["live", "--from", str(DEMO), "--camera", "cards=97", "--finder", "contour",
                                       "--out", str(tmp_path / "s")], input="")
     assert result.exit_code == 3 and "CameraNotFound" in result.output
+
+
+def test_live_from_a_table_file_records_the_session(tmp_path):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    out = tmp_path / "s"
+    result = CliRunner().invoke(cli, ["live", "--table", str(DEMO / "session.json"), "--camera",
+                                      f"cards={DEMO / 'cameras' / 'cards'}", "--finder", "contour",
+                                      "--duration", "3.5", "--out", str(out)], input="note hello\n")
+    assert result.exit_code == 0, result.output
+    assert "draw_egg star-3" in result.output
+    folder = SessionFolder.open(out)
+    assert folder.manifest["options"]["finder"] == "contour" and folder.manifest["zones"]
+    assert list(read_segments(folder.camera_dir("cards")))
+    notes = [e for e in folder_log(folder) if e.kind == "note"]
+    assert [n.payload["text"] for n in notes] == ["hello"]
+
+
+def folder_log(folder):
+    from referee.sessionlog import read_log
+
+    return read_log(folder.log_path).entries
+
+
+def test_compare_logs_names_what_a_newer_model_changed(tmp_path):
+    from referee.table import KeyboardLine, TableSession
+    from referee.table.run import compare_logs
+    from tests.live.streams import SETUP, beccato_zones, frames
+
+    def play(path, eggs):
+        s = TableSession.start("beccato", SETUP, path, beccato_zones(), clock_origin=1.0)
+        s.feed_all(frames(0, 1, {"eggs": eggs}))
+        s.feed(KeyboardLine(1.0, "note done"))
+        s.close()
+
+    play(tmp_path / "a.db", ["egg:star-3"])
+    play(tmp_path / "b.db", ["egg:star-3"])
+    play(tmp_path / "c.db", ["egg:star-4"])
+    same = compare_logs(tmp_path / "a.db", tmp_path / "b.db")
+    assert same["same_log"] and same["same_actions"]
+    other = compare_logs(tmp_path / "a.db", tmp_path / "c.db")
+    assert not other["same_log"] and not other["same_actions"] and other["first_difference"]["entry"] == 1
+    assert other["only_original"] == [{"kind": "draw_egg", "egg": "star-3"}]
+    assert other["only_replay"] == [{"kind": "draw_egg", "egg": "star-4"}]

@@ -32,7 +32,7 @@ from referee.scorekeeper import Scorekeeper
 from referee.table.observations import CameraStatus, CardsSeen, KeyboardLine, ZoneContent
 from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
-from referee.table.zones import TableZones
+from referee.table.zones import BadZones, TableZones
 from vision.events import SignalEvent
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
@@ -116,8 +116,8 @@ class TableSession:
             return out
         if isinstance(obs, ZoneContent):  # a stored reading fed again (a replay reusing the log)
             if obs.zone not in self.zones.by_name:
-                raise KeyError(f"no zone {obs.zone!r} at this table")
-            self.stabilizer._stable[obs.zone] = (obs.cards, obs.face_down)
+                raise BadZones(f"no zone {obs.zone!r} at this table", zone=obs.zone)
+            self.stabilizer.set_stable(obs.zone, obs.cards, obs.face_down)
             return self._on_content(obs)
         if isinstance(obs, SignalEvent):
             return self._on_signal(obs)

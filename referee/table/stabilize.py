@@ -37,6 +37,11 @@ class ZoneStabilizer:
     def stable(self, zone: str) -> tuple | None:
         return self._stable.get(zone)
 
+    def set_stable(self, zone: str, cards: tuple[str, ...], face_down: int = 0) -> None:
+        """Take a content as stable without seeing it (a stored reading fed again)."""
+        self._stable[zone] = (tuple(cards), face_down)
+        self._candidate.pop(zone, None)
+
     def reset_camera(self, camera: str) -> None:
         for z in self.zones.of_camera(camera):
             self._candidate.pop(z.name, None)

@@ -44,14 +44,6 @@ class SessionClock:
         return self._monotonic() - self._start
 
 
-def describe_spec(spec: str | int) -> str:
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
-        return "webcam"
-    if isinstance(spec, str) and "://" in spec:
-        return "stream"
-    return "file"
-
-
 class CaptureSource:
     """Frames of one camera. Subclasses implement `_open`, `_read` and `_close`."""
 

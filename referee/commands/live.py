@@ -2,6 +2,7 @@
 
     referee live --table table.json --camera cards=0 --camera people=1
     referee live --from datasets/demo --camera cards=datasets/demo/cameras/cards   # a recording as a camera
+    referee live --from datasets/demo           # every camera of a recorded session, at its speed
 
 The table (game, players, zones, body-signal calibration, options) comes from a JSON file in
 the session-manifest format (`docs/live-table.md`) or from an earlier session (`--from`). Lines
@@ -59,8 +60,9 @@ def print_decision(d) -> None:
 @click.command("live")
 @click.option("--table", "table", type=click.Path(dir_okay=False), help="table file (session manifest JSON)")
 @click.option("--from", "from_session", type=click.Path(file_okay=False), help="take the table from a session folder")
-@click.option("--camera", "cameras", multiple=True, required=True, metavar="NAME=SOURCE",
-              help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable)")
+@click.option("--camera", "cameras", multiple=True, metavar="NAME=SOURCE",
+              help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable); "
+                   "default with --from: every camera recorded in that session, played at its speed")
 @click.option("--out", type=click.Path(file_okay=False), help="session folder to write (default sessions/GAME-TIME)")
 @click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
@@ -82,7 +84,14 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
     except RefereeError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_UNREADABLE)
-    specs = {}
+    specs: dict = {}
+    if not cameras and from_session:
+        from referee.recording.folder import SessionFolder
+
+        folder = SessionFolder.open(from_session)
+        specs = {c: str(folder.camera_dir(c)) for c in folder.camera_names() if folder.camera_dir(c).is_dir()}
+    if not cameras and not specs:
+        raise click.UsageError("name at least one camera: --camera NAME=SOURCE (e.g. cards=0)")
     for item in cameras:
         name, sep, spec = item.partition("=")
         if not sep or not name or not spec:

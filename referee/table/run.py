@@ -390,6 +390,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                 if text.strip().lower() in ("quit", "exit"):
                     stop.set()
                     break
+                if not text.strip():
+                    continue
                 folder.append_input(t, text)
                 decisions.extend(_echo(session.feed(KeyboardLine(round(t, 3), text)), echo))
             for name, g in grabbers.items():

@@ -303,7 +303,9 @@ class TableSession:
         outcome = self.sk.submit(text, time=self.clock(obs.t), source="keyboard")
         if not outcome.accepted:
             return [Decision("rejected", obs.t, f"rejected: {outcome.message}", None, {"line": text})]
-        if outcome.command in ("blank", "show", "help", "history", "quit"):
+        if outcome.command == "blank":
+            return []
+        if outcome.command in ("show", "help", "history", "quit"):
             message = self.sk.table() if outcome.command == "show" else (outcome.message or outcome.command)
             return [Decision("keyboard", obs.t, message, None, {"line": text})]
         out = [Decision("action" if outcome.command == "action" else outcome.command, obs.t,

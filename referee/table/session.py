@@ -36,6 +36,7 @@ from referee.table.zones import BadZones, TableZones
 from vision.events import SignalEvent
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
+NEW_DEAL_EVENTS = ("new_hand", "dealt", "next_round", "round_started")
 
 
 @dataclasses.dataclass
@@ -77,6 +78,9 @@ class TableSession:
         self._used: set[tuple[str, tuple]] = set()
         self._asks: dict[int, _Ask] = {}
         self._eggs: list[tuple[ZoneContent, str, float, int]] = []  # new eggs not yet judged
+        # Cards a rule already judged in an eggs or trick zone: one that a hand hid and uncovered
+        # is not new (trick zones forget them at a new deal; eggs are unique in a whole game).
+        self._accounted: dict[str, Counter[str]] = {}
         self._signals: list[SignalEvent] = []
         self._seen_signals: set[tuple] = set()
         self.cameras: dict[str, bool] = {}
@@ -177,11 +181,14 @@ class TableSession:
         if zone.role == "seat":
             out.extend(self._try_reveal(content, seq))
         elif zone.role in ("eggs", "trick"):
+            # New: copies of a face beyond both what lay here before and what was judged here.
             before = Counter(previous.cards) if previous else Counter()
+            judged = self._accounted.get(content.zone, Counter())
+            known = Counter({c: max(before[c], judged[c]) for c in set(before) | set(judged)})
             new: list[tuple[str, float]] = []
             for card, conf in zip(content.cards, content.confidences):
-                if before[card] > 0:
-                    before[card] -= 1
+                if known[card] > 0:
+                    known[card] -= 1
                 else:
                     new.append((card, conf))
             if zone.role == "eggs":
@@ -247,6 +254,9 @@ class TableSession:
         return self._decide(play_rule(self.engine, self.state, content, card, conf, knock), content.t, [seq])
 
     def _decide(self, result: Proposal | Flag, t: float, evidence_entries: list[int]) -> list[Decision]:
+        zone, card = result.evidence.get("zone"), result.evidence.get("card")
+        if zone and card and self.zones.by_name[zone].role in ("eggs", "trick"):
+            self._accounted.setdefault(zone, Counter())[card] += 1
         if isinstance(result, Flag):
             payload = {"type": "flag", **result.to_payload(), "entries": evidence_entries}
             seq = self._observe(t, payload)
@@ -274,10 +284,16 @@ class TableSession:
             seq = self._observe(t, {"type": "flag", "rule": "apply", "reason": v.message, "violation": v.name,
                                     "alert": False, "evidence": {"action": self.engine.codec.to_dict(action)}})
             return [Decision("flag", t, f"FLAG: {v}", seq)]
+        self._after_events(outcome.events)
         out = [Decision("action", t, f"#{outcome.entry.seq} {describe(self.engine, action)}: {outcome.message}",
                         outcome.entry.seq, {"action": self.engine.codec.to_dict(action), "events": outcome.events,
                                             "source": source, "confidence": confidence, "why": text})]
         return out + self._reconsider(t)
+
+    def _after_events(self, events: list[dict[str, Any]]) -> None:
+        if any(e.get("kind") in NEW_DEAL_EVENTS for e in events):
+            for zone in self.zones.with_role("trick"):
+                self._accounted.pop(zone.name, None)
 
     def _reconsider(self, t: float) -> list[Decision]:
         """After the state moved, reveals already lying on the table may now be awaited."""
@@ -312,6 +328,7 @@ class TableSession:
                         f"#{outcome.entry.seq} {text}: {outcome.message}", outcome.entry.seq,
                         {"line": text, "events": outcome.events, "source": "keyboard"})]
         if outcome.command in ("action", "correction"):
+            self._after_events(outcome.events)
             out.extend(self._reconsider(obs.t))
         return out
 

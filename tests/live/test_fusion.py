@@ -145,10 +145,13 @@ def test_four_of_a_three_copy_breed_in_one_zone_is_refused(table):
 
 
 def test_an_egg_already_seen_is_flagged_not_drawn(table):
-    out = table.feed_all(frames(0, 1, {"eggs": ["egg:star-3"]}) + frames(1, 2, {"eggs": []})
-                         + frames(2, 3, {"eggs": ["egg:star-3"]}))
-    assert kinds(out) == ["action", "flag"]
-    assert out[-1].data["violation"] == "EggNotInDeck"
+    # The scorekeeper typed Star 3 onto the first henhouse; the camera then reads Star 3 turned
+    # up again as the next egg: a card already seen.
+    table.feed(KeyboardLine(0.1, "egg star-3"))
+    out = table.feed_all(frames(0.2, 1.2, {"eggs": ["egg:star-3"]}))
+    assert kinds(out) == ["flag"]
+    assert out[-1].data["violation"] == "EggNotInDeck" and "egg already seen" in out[-1].message
+    assert table.state.waiting_for() == {"step": "draw", "to": "henhouse", "breed": "padovana"}
 
 
 def test_a_camera_dropout_is_survived_from_the_keyboard(table):
@@ -277,3 +280,21 @@ def test_bestia_cards_in_the_trick_zone_are_plays_and_a_revoke_is_an_alert(tmp_p
     alerts = [d for d in out if d.kind == "alert"]
     assert len(alerts) == 1 and "illegal play by Anna" in alerts[0].message
     session.close()
+
+
+def test_cards_a_hand_hid_and_uncovered_are_not_played_again(beccaccino):
+    beccaccino.feed_all(frames(0.2, 1.2, {"trick": ["3S"]}) + frames(1.2, 2.2, {"trick": ["3S", "RS"]}))
+    before = beccaccino.state.snapshot()
+    # A hand rests over the trick for a second (nothing seen), then lifts.
+    out = beccaccino.feed_all(frames(2.2, 3.2, {"trick": []}) + frames(3.2, 4.2, {"trick": ["3S", "RS"]}))
+    assert kinds(out) == []
+    assert beccaccino.state.snapshot() == before
+    # The next card is still read.
+    out = beccaccino.feed_all(frames(4.2, 5.2, {"trick": ["3S", "RS", "6S"]}))
+    assert [d.data["action"]["card"] for d in out if d.kind == "action"] == ["6S"]
+
+
+def test_eggs_a_hand_hid_and_uncovered_are_not_drawn_again(table):
+    table.feed_all(frames(0, 1, {"eggs": ["egg:star-3"]}))
+    out = table.feed_all(frames(1, 2, {"eggs": []}) + frames(2, 3, {"eggs": ["egg:star-3"]}))
+    assert kinds(out) == []

@@ -146,6 +146,9 @@ class Perception:
         out: dict[str, Any] = {}
         for cam, stage in self.card.items():
             rec = {"finder": stage.finder, "deck": stage.deck.name, "deck_source": stage.deck.source}
+            deck_file = Path(stage.deck.source) / "deck.json"
+            if deck_file.is_file():  # an enrolled deck: its templates' index
+                rec["deck_file"] = model_record(deck_file)
             if stage.model_path:
                 rec["detector"] = model_record(stage.model_path)
             out[f"cards:{cam}"] = rec

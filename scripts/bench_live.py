@@ -74,7 +74,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3, help="best of N for the timings (the machine is shared)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--finder", choices=["contour", "detector"], default=None)
+    ap.add_argument("--finder", choices=["contour", "detector", "detector+outline"], default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     src = SessionFolder.open(DEMO)

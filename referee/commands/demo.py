@@ -25,7 +25,7 @@ DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 @click.option("--out", type=click.Path(file_okay=False), help="session folder (default sessions/demo-TIME)")
 @click.option("--source", type=click.Path(file_okay=False), default=str(DEMO), show_default=False,
               help="the recorded session to referee (default: the bundled demo)")
-@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--finder", type=click.Choice(["detector", "detector+outline", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
 @click.option("--threads", type=int, default=None)
 @click.option("--no-clip", is_flag=True, help="do not cut the dispute clip")

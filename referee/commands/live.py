@@ -64,7 +64,7 @@ def print_decision(d) -> None:
               help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable); "
                    "default with --from: every camera recorded in that session, played at its speed")
 @click.option("--out", type=click.Path(file_okay=False), help="session folder to write (default sessions/GAME-TIME)")
-@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--finder", type=click.Choice(["detector", "detector+outline", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
 @click.option("--threshold", type=float, help="confidence under which the referee asks")
 @click.option("--duration", type=float, help="stop after this many seconds")

@@ -26,7 +26,7 @@ from referee.core import RefereeError
 @click.argument("session", type=click.Path(file_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), help="where to write the replay (default SESSION-replay-N)")
 @click.option("--reuse", is_flag=True, help="reuse the stored observations instead of perceiving again")
-@click.option("--finder", type=click.Choice(["detector", "contour"]), help="how cards are found")
+@click.option("--finder", type=click.Choice(["detector", "detector+outline", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="another card detector ONNX model")
 @click.option("--threshold", type=float)
 @click.option("--threads", type=int, default=None)

@@ -182,3 +182,23 @@ def test_contour_cards_finds_light_cards_on_a_dark_cloth():
         top = np.linalg.norm(quad[1] - quad[0])
         side = np.linalg.norm(quad[2] - quad[1])
         assert top < side  # corners in the card's portrait order
+
+
+def test_outline_refines_loose_detector_corners():
+    from vision.cards.detections import CardDetections
+    from vision.capture.stages import refine_corners
+
+    img = np.full((360, 640, 3), (40, 90, 30), np.uint8)
+    img[50:210, 100:215] = 235  # a portrait card, 115 x 160, corners (100,50) (214,50) (214,209) (100,209)
+    img[150:209, 100:130] = (20, 40, 120)  # dark print reaching the card's edge
+    true = np.array([[100, 50], [214, 50], [214, 209], [100, 209]], np.float32)
+    centre = true.mean(axis=0)
+    loose = centre + 0.4 * (true - centre)  # an undertrained model's corners, pulled inwards
+    upside_down = np.roll(loose, 2, axis=0)  # and the card read as upside down
+    dets = CardDetections.from_corners(np.stack([loose, upside_down]), confidence=[0.9, 0.5])
+    out = refine_corners(img, dets[:1])
+    assert np.abs(out.corners[0] - true).max() <= 2.0
+    turned = refine_corners(img, CardDetections.from_corners(upside_down[None], confidence=[0.9]))
+    assert np.abs(turned.corners[0] - np.roll(true, 2, axis=0)).max() <= 2.0  # the detector's order kept
+    # two detections that land on the same card are one
+    assert len(refine_corners(img, dets)) == 1

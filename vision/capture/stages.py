@@ -44,15 +44,25 @@ class RateGate:
         return False
 
 
-def contour_cards(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.2,
-                  paper_level: int = 165) -> CardDetections:
-    """Light rectangles of a card's shape on a darker cloth, as `CardDetections` (corners in the
-    card's order, top edge the short edge nearer the top of the picture). For a plain table
-    without the trained model; cards touching each other merge and are not found."""
+def card_mask(image: np.ndarray, distance: float = 45.0) -> np.ndarray:
+    """Pixels that are not the cloth: colour (Lab, L1 distance) farther than `distance` from the
+    picture's median colour, the cloth that fills most of a table camera's view. A card whose
+    print is dark at its edge keeps a whole outline (its white border differs from the cloth)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    step = max(1, int(np.sqrt(lab.shape[0] * lab.shape[1] / 20000)))
+    cloth = np.median(lab[::step, ::step].reshape(-1, 3), axis=0).astype(np.uint8)
+    diff = cv2.absdiff(lab, np.full_like(lab, cloth))
+    total = cv2.transform(diff, np.ones((1, 3), np.float32))  # L1 over the three channels
+    mask = (total > distance).astype(np.uint8) * 255
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def contour_cards(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.2) -> CardDetections:
+    """Rectangles of a card's shape standing out from a plain cloth, as `CardDetections`
+    (corners in the card's order, top edge the short edge nearer the top of the picture). For
+    a plain table without the trained model; cards touching each other merge and are missed."""
     h, w = image.shape[:2]
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    _, mask = cv2.threshold(gray, paper_level, 255, cv2.THRESH_BINARY)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    mask = card_mask(image)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     quads, scores = [], []
     for c in contours:
@@ -94,6 +104,63 @@ def _portrait_order(box: np.ndarray) -> np.ndarray:
     return best[1] if best is not None else box
 
 
+def refine_corners(image: np.ndarray, dets: CardDetections, grow: float = 1.0) -> CardDetections:
+    """The detector finds a card; its outline, where it lies on a plain cloth, gives exact
+    corners. For each detection the region standing out from the cloth around its centre (inside its box grown
+    by `grow`) is fitted with a rectangle of a card's shape; when one fits, its corners replace
+    the detector's, in the detector's order (the rotation nearest to the detector's corners).
+    Where no outline fits (a card in a hand, on a light table) the detector's corners stay."""
+    if len(dets) == 0:
+        return dets
+    out = dets.copy()
+    h, w = image.shape[:2]
+    whole = card_mask(image)
+    for i in range(len(out)):
+        x0, y0, x1, y1 = out.xyxy[i]
+        gw, gh = (x1 - x0) * grow, (y1 - y0) * grow
+        ax, ay = int(max(0, x0 - gw)), int(max(0, y0 - gh))
+        bx, by = int(min(w, x1 + gw)), int(min(h, y1 + gh))
+        if bx - ax < 8 or by - ay < 8:
+            continue
+        mask = whole[ay:by, ax:bx]
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cx, cy = out.centers[i] - np.array([ax, ay], np.float32)
+        best = None
+        for c in contours:
+            if cv2.pointPolygonTest(c, (float(cx), float(cy)), False) < 0:
+                continue
+            hull = cv2.convexHull(c)
+            rect = cv2.minAreaRect(hull)
+            rw, rh = rect[1]
+            if min(rw, rh) <= 0:
+                continue
+            aspect = max(rw, rh) / min(rw, rh)
+            fill = cv2.contourArea(hull) / (rw * rh)
+            if 1.2 <= aspect <= 1.9 and fill >= 0.85:
+                best = cv2.boxPoints(rect).astype(np.float32) + np.array([ax, ay], np.float32)
+                break
+        if best is None:
+            continue
+        quad = _portrait_order(best)
+        rotations = [np.roll(quad, -k, axis=0) for k in (0, 2)]  # portrait: top is a short edge
+        errors = [float(np.linalg.norm(r - out.corners[i], axis=1).sum()) for r in rotations]
+        out.corners[i] = rotations[int(np.argmin(errors))]
+    from vision.cards.detections import orientation_of
+
+    out.orientation = orientation_of(out.corners)
+    return _dedupe(out)
+
+
+def _dedupe(dets: CardDetections, iou: float = 0.8) -> CardDetections:
+    """Two detections refined onto the same card outline are one card (the more confident)."""
+    if len(dets) < 2:
+        return dets
+    from vision.cards.detector import box_iou, nms
+
+    keep = nms(dets.xyxy, dets.confidence, iou)
+    return dets[np.sort(keep)]
+
+
 class CardStage:
     def __init__(self, camera: str, deck: str = "beccato", finder: str = "detector",
                  locate: Callable[[str, np.ndarray], list] | None = None, fps: float | None = 5.0,
@@ -106,15 +173,19 @@ class CardStage:
         self.locate = locate
         self.gate = RateGate(fps)
         self.model_path: str | None = None
-        if finder == "detector":
+        if finder in ("detector", "detector+outline"):
             from vision.cards.detector import CardDetector
 
-            self.detector = CardDetector(model, conf=detector_conf, threads=threads)
-            self.model_path = str(self.detector.path)
+            model_ = CardDetector(model, conf=detector_conf, threads=threads)
+            self.model_path = str(model_.path)
+            if finder == "detector":
+                self.detector = model_
+            else:
+                self.detector = lambda image: refine_corners(image, model_(image))
         elif finder == "contour":
             self.detector = contour_cards
         else:
-            raise ValueError(f"card finder {finder!r}: 'detector' or 'contour'")
+            raise ValueError(f"card finder {finder!r}: 'detector', 'detector+outline' or 'contour'")
         from vision.cards.reader import CardReader
 
         self.reader = CardReader(self.detector, self.deck)

@@ -156,6 +156,27 @@ def _edge_contrast(gray: np.ndarray, quad: np.ndarray) -> float:
     return float(cv2.mean(gray, m_in)[0] - cv2.mean(gray, m_out)[0])
 
 
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter) / max(float(union), 1e-6)
+
+
+def refine_with_contours(image: np.ndarray, quads: np.ndarray, min_iou: float = 0.5) -> np.ndarray:
+    """Snap each detected quad to the card's own outline where the contour finder sees the same
+    card (IoU >= min_iou): a photo's card edges are sharper than the detector's corner estimate,
+    and a template is only as aligned as its corners."""
+    found = find_quads_by_contour(image)
+    out: list[np.ndarray] = []
+    for q in quads:
+        best = max(found, key=lambda c: _iou(q, c), default=None)
+        if best is not None and _iou(q, best) >= min_iou:
+            q = order_corners(best[None], hint=q[None])[0]
+        if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
+            out.append(q)
+    return np.stack(out) if out else quads[:0]
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     return float(inter) / max(min(cv2.contourArea(a), cv2.contourArea(b)), 1e-6)
@@ -186,7 +207,15 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
     if detector is not None:
         det: CardDetections = detector(image)
         det = det[det.face_up == face_up]
-        quads = order_corners(det.corners) if len(det) else quads
+        if len(det):
+            # a photo's cards are its clear, large detections: a weak or small one beside them is
+            # a reflection or a pattern (two real cards are both clear and both large)
+            det = det[(det.confidence >= 0.5 * det.confidence.max()) & (det.area >= 0.25 * det.area.max())]
+            keep: list[int] = []  # cards laid out for a photo do not overlap: half inside another is one card
+            for i in np.argsort(-det.confidence):
+                if all(_overlap(det.corners[i], det.corners[j]) <= 0.5 for j in keep):
+                    keep.append(int(i))
+            quads = refine_with_contours(image, order_corners(det.corners[sorted(keep)]))
     if len(quads) == 0:
         quads, method = find_quads_by_contour(image), "contour"
     if len(quads) == 0:

@@ -1,13 +1,23 @@
 """Which card is this? A rectified crop against a deck's templates, with a confidence.
 
-Features (measured against alternatives in docs/card-reading.md): each crop is white-balanced on
-its own bright paper (so a warm lamp or a blue cast changes little), then described by
+Features (measured against alternatives in docs/card-reading.md): the light falling on each crop
+is divided out (each channel over its heavy blur, then white-balanced on the paper: a warm
+lamp, a blue cast or a lamp's gradient change little), then the crop is described by
 
 * its grey levels, blurred and shrunk to 30 x 45, zero-mean and unit-norm (normalised
   cross-correlation: brightness and contrast do not matter), compared at small shifts (a
   detector corner a few pixels off still matches);
+* its index corner (the top-left 24% x 22%: rank and suit) at 24 x 32, also by normalised
+  cross-correlation, at shifts of up to two pixels;
 * its chroma (Lab a, b) shrunk to 10 x 15, which tells a red 7 from a black 7 and a brown
   hen from a white one.
+
+With three templates or more, what every face of the deck shares (paper, border, layout) is
+subtracted from both sides before correlating, so the comparison looks at what differs. Faces
+within `refine_margin` of the best get a second look with histograms of gradient directions
+(HOG) with what those candidates share taken out: a club's lobes against a spade's point.
+These choices were measured on rendered decks in degraded photos (scripts/eval_card_reading.py
+and docs/card-reading.md); whole-face correlation alone confused 5-10% of French faces.
 
 A crop is compared with every template at 0 and at 180 degrees; that says which way up the card
 lies. The similarities of the best rotation of each face go through a softmax (temperature
@@ -38,11 +48,15 @@ WEIGHTS = (0.45, 0.3, 0.25)  # whole face, index corner, chroma
 REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties
 
 
-def white_balance(crop: np.ndarray) -> np.ndarray:
-    """Scale each channel so the card's paper (its bright 90th percentile) is white."""
-    img = crop.astype(np.float32)
-    ref = np.percentile(img.reshape(-1, 3), 90, axis=0)
-    return np.clip(img * (235.0 / np.maximum(ref, 20.0)), 0, 255).astype(np.uint8)
+def flat_field(crop: np.ndarray) -> np.ndarray:
+    """Divide out the light falling on the card: each channel over its own heavy blur (a lamp's
+    gradient, a coloured reflection), then white-balanced on the paper."""
+    img = crop.astype(np.float32) + 1.0
+    sigma = max(crop.shape[:2]) / 10.0
+    light = cv2.GaussianBlur(img, (0, 0), sigma)
+    flat = img / light
+    ref = np.percentile(flat.reshape(-1, 3), 90, axis=0)
+    return np.clip(flat * (235.0 / np.maximum(ref, 1e-3)), 0, 255).astype(np.uint8)
 
 
 def _gray_features(crop: np.ndarray, margin: int = _R) -> np.ndarray:
@@ -105,7 +119,7 @@ class CropFeatures:
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
            corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> "CropFeatures":
-        crop = white_balance(crop)
+        crop = flat_field(crop)
         grays, corners, chromas, hogs = [], [], [], []
         w, h = GRAY_SIZE
         cw, ch = CORNER_SIZE

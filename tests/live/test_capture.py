@@ -202,3 +202,32 @@ def test_outline_refines_loose_detector_corners():
     assert np.abs(turned.corners[0] - np.roll(true, 2, axis=0)).max() <= 2.0  # the detector's order kept
     # two detections that land on the same card are one
     assert len(refine_corners(img, dets)) == 1
+
+
+def test_a_stream_url_is_read_and_reconnected_when_it_ends(tmp_path):
+    """A stream from 127.0.0.1 (a video served over HTTP): read through OpenCV/FFmpeg; when the
+    stream ends the camera is reported lost, reopened, and back."""
+    import functools
+    import http.server
+
+    w = SegmentWriter(tmp_path / "www", segment_seconds=100.0)
+    for k in range(10):
+        w.write(k / 10, np.full((48, 64, 3), 20 * k, np.uint8))
+    w.close()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "www"))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{w.segments[0].name}"
+        src = open_capture(url, "net")
+        assert src.kind == "stream"
+        g = Grabber(src, retry=0.05).start()
+        with g._cond:
+            assert g._cond.wait_for(lambda: len(g.events) >= 2 and g.frames >= 15, timeout=30)
+        events = g.take_events()
+        assert [e.ok for e in events[:2]] == [False, True]
+        assert g.latest() is not None
+        g.stop()
+    finally:
+        server.shutdown()

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from referee.core import RefereeError
-from referee.recording.folder import AUDIO, SessionFolder, model_record, sha256_of, versions
-from referee.table.observations import CameraStatus, CardsSeen, KeyboardLine, ZoneContent
+from referee.recording.folder import SessionFolder, model_record, versions
+from referee.table.observations import CameraStatus, KeyboardLine, ZoneContent
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
 from vision.events import SignalEvent

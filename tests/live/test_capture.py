@@ -4,7 +4,6 @@ read back with their gaps, segments that survive a crash, named errors for bad s
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest

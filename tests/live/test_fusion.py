@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from referee.core import get_engine
 from referee.sessionlog import read_log, replay
 from referee.table import CameraStatus, KeyboardLine, TableSession
 from referee.table.stabilize import ZoneStabilizer

@@ -16,7 +16,7 @@ latest-frame grabbers, a slow stage simply sees fewer frames.
 from __future__ import annotations
 
 import collections
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -155,7 +155,7 @@ def _dedupe(dets: CardDetections, iou: float = 0.8) -> CardDetections:
     """Two detections refined onto the same card outline are one card (the more confident)."""
     if len(dets) < 2:
         return dets
-    from vision.cards.detector import box_iou, nms
+    from vision.cards.detector import nms
 
     keep = nms(dets.xyxy, dets.confidence, iou)
     return dets[np.sort(keep)]

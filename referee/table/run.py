@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
-import json
 import queue
 import shutil
 import threading

@@ -445,6 +445,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
                 perception.seconds["audio_error"] = str(audio.error)  # type: ignore[assignment]
         perception.close()
     seconds = time.perf_counter() - started
+    folder.manifest["duration"] = round(clock.now(), 3)  # a replay knows when the session ended
+    folder.save()
     return RunResult(folder, session, decisions, seconds, clock.now(), dict(perception.seconds),
                      dict(perception.frames), delays, captured={n: g.frames for n, g in grabbers.items()},
                      dropped={n: g.dropped for n, g in grabbers.items()})

@@ -356,7 +356,9 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
         else:
             sources[name] = open_capture(spec, name, clock, paced=paced)
     described = {n: {"source": str(cameras[n]), **s.describe()} for n, s in sources.items()}
-    folder = SessionFolder.create(out, _manifest(config, clock.origin, described, perception))
+    manifest = _manifest(config, clock.origin, described, perception)
+    manifest["duration"] = None  # known when the session ends (a killed session never says)
+    folder = SessionFolder.create(out, manifest)
     writers = {n: folder.segment_writer(n, segment_seconds=segment_seconds) for n in sources} if record else {}
     grabbers = {n: Grabber(s, sink=(lambda f, w=writers.get(n): w.write(f.t, f.image)) if record else None,
                            lost_after=config.lost_after) for n, s in sources.items()}

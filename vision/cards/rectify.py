@@ -10,6 +10,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.cards.detector import order_corners
+
 # (width, height): portrait, between the poker (63 x 88) and Italian (58 x 98) aspect ratios.
 CANONICAL_SIZE: tuple[int, int] = (120, 180)
 
@@ -43,3 +45,99 @@ def rectify_all(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = 
 def _shrinks(corners: np.ndarray, size: tuple[int, int]) -> bool:
     side = float(np.linalg.norm(corners[1] - corners[0]))
     return side > size[0] * 2
+
+
+def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02) -> np.ndarray:
+    """Card-like quadrilaterals (K, 4, 2) by contours: the fallback when the detector misses.
+
+    Edges (Canny on the blurred grey) and a bright-paper threshold (Otsu) each give external
+    contours; those that simplify to four corners, fill their quadrilateral, cover at least
+    `min_area` of the photo, have a short/long side ratio of 0.45..0.9 and are brighter just
+    inside their edges than just outside (paper on a darker surface) are kept (overlaps merged)."""
+    h, w = image.shape[:2]
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    edges = cv2.dilate(cv2.Canny(gray, 40, 120), np.ones((3, 3), np.uint8))
+    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    quads, areas = [], []
+    for mask in (edges, bright):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            area = cv2.contourArea(c)
+            if area < min_area * w * h or area > 0.95 * w * h:
+                continue
+            hull = cv2.convexHull(c)
+            approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+            if len(approx) != 4:
+                rect = cv2.minAreaRect(c)
+                if cv2.contourArea(cv2.boxPoints(rect)) > 1.15 * area:
+                    continue
+                approx = cv2.boxPoints(rect)
+            q = np.asarray(approx, np.float32).reshape(4, 2)
+            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+            short, long_ = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+            ratio = min(short, long_) / max(short, long_, 1e-6)
+            if not 0.45 <= ratio <= 0.9:
+                continue
+            if area < 0.85 * cv2.contourArea(q):  # not filled like a card: a ragged patch
+                continue
+            if _edge_contrast(gray, q) < 12:  # a card's paper stands out from the surface around it
+                continue
+            if any(_overlap(q, p) > 0.5 for p in quads):
+                continue
+            quads.append(q)
+            areas.append(area)
+    if not quads:
+        return np.zeros((0, 4, 2), np.float32)
+    return order_corners(np.stack(quads))
+
+
+def _edge_contrast(gray: np.ndarray, quad: np.ndarray) -> float:
+    """Mean grey just inside the quad's edges minus just outside them."""
+    c = quad.mean(axis=0)
+    inner = (c + (quad - c) * 0.92).astype(np.int32)
+    outer = (c + (quad - c) * 1.08).astype(np.int32)
+    band = max(2, int(0.02 * np.linalg.norm(quad[0] - quad[2])))
+    m_in = np.zeros(gray.shape, np.uint8)
+    m_out = np.zeros(gray.shape, np.uint8)
+    cv2.polylines(m_in, [inner], True, 255, band)
+    cv2.polylines(m_out, [outer], True, 255, band)
+    if not m_in.any() or not m_out.any():
+        return 0.0
+    return float(cv2.mean(gray, m_in)[0] - cv2.mean(gray, m_out)[0])
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter) / max(float(union), 1e-6)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter) / max(min(cv2.contourArea(a), cv2.contourArea(b)), 1e-6)
+
+
+
+def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.4, grow: float = 0.35) -> np.ndarray:
+    """The card's own outline near a detected quad, when one is clear: the contour finder is run
+    on the region around the quad (grown by `grow`), and the card-like quadrilateral that best
+    overlaps it (IoU >= min_iou) replaces it, corners in the quad's order. Otherwise (a card in a
+    fan, under a hand, on a surface as bright as the paper) the quad is returned unchanged."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    lo = quad.min(axis=0)
+    hi = quad.max(axis=0)
+    pad = (hi - lo) * grow
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return quad
+    found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.08)
+    if len(found) == 0:
+        return quad
+    found = found + np.array([x0, y0], np.float32)
+    ious = [_iou(quad, f) for f in found]
+    k = int(np.argmax(ious))
+    if ious[k] < min_iou:
+        return quad
+    return order_corners(found[k][None], hint=quad[None])[0]

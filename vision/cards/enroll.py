@@ -35,7 +35,7 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
-from vision.cards.rectify import CANONICAL_SIZE, _iou, _overlap, find_quads_by_contour, rectify
+from vision.cards.rectify import CANONICAL_SIZE, _overlap, best_outline, find_quads_by_contour, rectify
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -97,16 +97,16 @@ def sharpness(image: np.ndarray, corners: np.ndarray) -> float:
     return float(cv2.Laplacian(gray, cv2.CV_64F).var())
 
 
-def refine_with_contours(image: np.ndarray, quads: np.ndarray, min_iou: float = 0.5) -> np.ndarray:
+def refine_with_contours(image: np.ndarray, quads: np.ndarray, min_iou: float = 0.3) -> np.ndarray:
     """Snap each detected quad to the card's own outline where the contour finder sees the same
-    card (IoU >= min_iou): a photo's card edges are sharper than the detector's corner estimate,
+    card (`rectify.best_outline`): a photo's card edges are sharper than the detector's corner estimate,
     and a template is only as aligned as its corners."""
     found = find_quads_by_contour(image)
     out: list[np.ndarray] = []
     for q in quads:
-        best = max(found, key=lambda c: _iou(q, c), default=None)
-        if best is not None and _iou(q, best) >= min_iou:
-            q = order_corners(best[None], hint=q[None])[0]
+        k = best_outline(q, found, min_iou)
+        if k is not None:
+            q = order_corners(found[k][None], hint=q[None])[0]
         if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
             out.append(q)
     return np.stack(out) if out else quads[:0]

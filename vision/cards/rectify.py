@@ -118,10 +118,10 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 
-def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.4, grow: float = 0.35) -> np.ndarray:
+def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.3, grow: float = 0.6) -> np.ndarray:
     """The card's own outline near a detected quad, when one is clear: the contour finder is run
     on the region around the quad (grown by `grow`), and the card-like quadrilateral that best
-    overlaps it (IoU >= min_iou) replaces it, corners in the quad's order. Otherwise (a card in a
+    matches it (`best_outline`) replaces it, corners in the quad's order. Otherwise (a card in a
     fan, under a hand, on a surface as bright as the paper) the quad is returned unchanged."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     h, w = image.shape[:2]
@@ -136,8 +136,19 @@ def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.4, g
     if len(found) == 0:
         return quad
     found = found + np.array([x0, y0], np.float32)
-    ious = [_iou(quad, f) for f in found]
-    k = int(np.argmax(ious))
-    if ious[k] < min_iou:
-        return quad
-    return order_corners(found[k][None], hint=quad[None])[0]
+    k = best_outline(quad, found, min_iou)
+    return quad if k is None else order_corners(found[k][None], hint=quad[None])[0]
+
+
+def best_outline(quad: np.ndarray, outlines: np.ndarray, min_iou: float = 0.3, min_cover: float = 0.7) -> int | None:
+    """Index of the outline that best matches a detected quad: it overlaps the quad with IoU
+    >= min_iou and holds at least `min_cover` of it (keypoints tend to fall inside the card, so
+    a good outline is often larger than the quad); None when no outline does."""
+    best, best_iou = None, 0.0
+    area = max(cv2.contourArea(np.asarray(quad, np.float32)), 1e-6)
+    for k, f in enumerate(outlines):
+        iou = _iou(quad, f)
+        inter, _ = cv2.intersectConvexConvex(np.asarray(quad, np.float32), np.asarray(f, np.float32))
+        if iou >= min_iou and inter / area >= min_cover and iou > best_iou:
+            best, best_iou = k, iou
+    return best

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "audio", "session.wav")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "audio")
 
 
 def best_of(fn, repeat: int) -> float:
@@ -40,6 +40,9 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--minutes", type=float, default=1.0, help="length of the test audio")
+    ap.add_argument("--audio", default="session.wav",
+                    help="fixture repeated to that length: session.wav (about a fifth talk) or "
+                         "speech_en_sport.wav (mostly talk: the recognizer's worst case)")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))[:2]
@@ -48,7 +51,8 @@ def main(argv=None) -> None:
     from vision.audio.pipeline import AudioListener
     from vision.audio.recognize import english
 
-    base = sources.load(FIXTURE)
+    fixture = os.path.join(FIXTURES, args.audio)
+    base = sources.load(fixture)
     reps = int(np.ceil(args.minutes * 60 / base.duration))
     clip = sources.AudioClip(np.tile(base.samples, reps))
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,7 +69,7 @@ def main(argv=None) -> None:
             "recognizer": best_of(lambda: rec.words(clip), args.repeat),
             "whole": best_of(lambda: listener.analyse(sources.load(path)), args.repeat),
         }
-    print(f"audio: {secs:.1f} s ({reps} x {os.path.basename(FIXTURE)}), cores: "
+    print(f"audio: {secs:.1f} s ({reps} x {args.audio}), cores: "
           f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
           f"best and median of {args.repeat}")
     print(f"{'stage':11s} {'seconds':>8s} {'RTF':>7s} {'RTF med':>8s}")

@@ -62,6 +62,7 @@ def topics_of(listener: AudioListener, clip) -> list[str]:
 def topic_accuracy(listener: AudioListener, rng, voices) -> None:
     print(f"\ntopic accuracy, English sentences (held-out voices: {', '.join(voices)})")
     total_ok = total = 0
+    per_voice = {v: [0, 0] for v in voices}
     for topic, sentences in synth.TOPIC_SENTENCES_EN.items():
         ok = n = wrong = 0
         for text in sentences:
@@ -71,11 +72,15 @@ def topic_accuracy(listener: AudioListener, rng, voices) -> None:
                 found = topics_of(listener, c.clip)
                 n += 1
                 ok += found == [topic]
+                per_voice[voice][0] += found == [topic]
+                per_voice[voice][1] += 1
                 wrong += any(t != topic for t in found)
         total_ok += ok
         total += n
         print(f"  {topic:11s} {ok}/{n} = {ok / n:.3f} right, {wrong} with a wrong topic")
     print(f"  all topics  {total_ok}/{total} = {total_ok / total:.3f}")
+    for v, (ok, n) in per_voice.items():
+        print(f"    voice {v:20s} {ok}/{n} = {ok / n:.3f}")
     n = none = 0
     for text in synth.NEUTRAL_SENTENCES_EN:
         for voice in voices:

@@ -135,6 +135,37 @@ class CropFeatures:
         return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs))
 
 
+LEVELS = (48, 80)  # card widths (pixels) at which softened templates are kept
+LEVEL_MARGIN = 1.25  # a card under 1.25 x a level's width uses that level
+
+
+def _soften(image: np.ndarray, width: int) -> np.ndarray:
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (width, max(1, round(width * h / w))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Level:
+    gray_mean: np.ndarray
+    corner_mean: np.ndarray
+    gray: np.ndarray  # (T, D) unit, mean taken out
+    corner: np.ndarray
+    chroma: np.ndarray
+    hog: np.ndarray
+
+    @classmethod
+    def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
+        gray = np.stack([f.gray[0, 0] for f in feats])
+        corner = np.stack([f.corner[0, 0] for f in feats])
+        # What every face shares (paper, border, layout) says nothing about which face it is:
+        # with three faces or more, it is taken out of both sides of the comparison.
+        gm = gray.mean(axis=0) if len(gray) >= 3 else np.zeros_like(gray[0])
+        km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
+        return cls(gm, km, _unit(gray - gm), _unit(corner - km),
+                   np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]))
+
+
 @dataclasses.dataclass(frozen=True)
 class Identification:
     label: str | None  # the face id, None when unknown
@@ -189,16 +220,12 @@ class Templates:
         self.refine_margin = refine_margin
         self.refine_temperature = refine_temperature
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
-        gray = np.stack([f.gray[0, 0] for f in feats])  # (T, D)
-        corner = np.stack([f.corner[0, 0] for f in feats])
-        # What every face shares (paper, border, layout) says nothing about which face it is:
-        # with three faces or more, it is taken out of both sides of the comparison.
-        self._gray_mean = gray.mean(axis=0) if len(gray) >= 3 else np.zeros_like(gray[0])
-        self._corner_mean = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
-        self._gray = _unit(gray - self._gray_mean)
-        self._corner = _unit(corner - self._corner_mean)
-        self._chroma = np.stack([f.chroma[0] for f in feats])  # (T, Dc)
-        self._hog = np.stack([f.hog[0] for f in feats])
+        # Templates are also kept as a card seen small would look (shrunk to LEVELS pixels wide
+        # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
+        self._levels = {None: _Level.of(feats)}
+        for width in LEVELS:
+            self._levels[width] = _Level.of([CropFeatures.of(_soften(im, width), shifts=((0, 0),),
+                                                             corner_shifts=((0, 0),)) for im in self.images])
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
@@ -209,32 +236,44 @@ class Templates:
     def label_of(self, card_id: str) -> str | None:
         return self._label_of_id.get(card_id, card_id if card_id in self.card_ids else None)
 
-    def similarities(self, crop: np.ndarray, feats: CropFeatures | None = None) -> np.ndarray:
+    def _level(self, width: float | None) -> "_Level":
+        """The template level for a card `width` pixels wide in the frame (None: full detail)."""
+        for w in sorted(LEVELS):
+            if width is not None and width < w * LEVEL_MARGIN:
+                return self._levels[w]
+        return self._levels[None]
+
+    def similarities(self, crop: np.ndarray, feats: CropFeatures | None = None,
+                     width: float | None = None) -> np.ndarray:
         """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
         f = feats or CropFeatures.of(crop)
-        g = _unit(f.gray - self._gray_mean)  # (2 rotations, shifts, D)
-        gray = (g.reshape(-1, g.shape[-1]) @ self._gray.T).reshape(2, -1, len(self.labels)).max(axis=1)  # best shift
-        k = _unit(f.corner - self._corner_mean)
-        corner = (k.reshape(-1, k.shape[-1]) @ self._corner.T).reshape(2, -1, len(self.labels)).max(axis=1)
-        dc = f.chroma[:, None, :] - self._chroma[None, :, :]
+        lv = self._level(width)
+        g = _unit(f.gray - lv.gray_mean)  # (2 rotations, shifts, D)
+        gray = (g.reshape(-1, g.shape[-1]) @ lv.gray.T).reshape(2, -1, len(self.labels)).max(axis=1)  # best shift
+        k = _unit(f.corner - lv.corner_mean)
+        corner = (k.reshape(-1, k.shape[-1]) @ lv.corner.T).reshape(2, -1, len(self.labels)).max(axis=1)
+        dc = f.chroma[:, None, :] - lv.chroma[None, :, :]
         chroma = np.clip(1.0 - np.sqrt(np.mean(dc * dc, axis=2)) / 40.0, -1, 1)  # 1 equal, 0 at 40 rms apart
         wg, wk, wc = WEIGHTS
         return wg * gray + wk * corner + wc * chroma
 
     def refine(self, crop: np.ndarray, candidates: Sequence[int], rotations: Sequence[int],
-               feats: CropFeatures | None = None) -> np.ndarray:
+               feats: CropFeatures | None = None, width: float | None = None) -> np.ndarray:
         """Second look at near-tied faces: gradient-direction histograms with what the
         candidates share taken out (a club's lobes against a spade's point)."""
         f = feats or CropFeatures.of(crop)
-        t = self._hog[list(candidates)]
+        t = self._level(width).hog[list(candidates)]
         m = t.mean(axis=0)
         t = _unit(t - m)
         v = _unit(f.hog - m)  # (2, Dh)
         return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
 
-    def identify(self, crop: np.ndarray, possible: Iterable[str] | None = None) -> Identification:
+    def identify(self, crop: np.ndarray, possible: Iterable[str] | None = None,
+                 width: float | None = None) -> Identification:
+        """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
+        (a small card is compared with softened templates)."""
         feats = CropFeatures.of(crop)
-        sims = self.similarities(crop, feats)
+        sims = self.similarities(crop, feats, width)
         best_rot = np.argmax(sims, axis=0)  # per template
         s = sims.max(axis=0)
         order = [int(j) for j in np.argsort(-s)]
@@ -254,7 +293,7 @@ class Templates:
         p1 = p1 / p1.sum()
         cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         if len(cands) >= 2:
-            r = s[cands] + REFINE_WEIGHT * self.refine(crop, cands, [int(best_rot[j]) for j in cands], feats)
+            r = s[cands] + REFINE_WEIGHT * self.refine(crop, cands, [int(best_rot[j]) for j in cands], feats, width)
             k = int(np.argmax(r))
             top = cands[k]
             p2 = np.exp(np.clip((r - r[k]) / self.refine_temperature, -60, 0))

@@ -53,8 +53,9 @@ class CardReader:
             templates = self.deck.faces if out.face_up[i] else self.deck.backs
             if templates is None:
                 continue
+            width = float(np.linalg.norm(quad[1] - quad[0]))
             ident: Identification = templates.identify(rectify(image, quad),
-                                                       possible if out.face_up[i] else None)
+                                                       possible if out.face_up[i] else None, width=width)
             apply_identification(out, i, ident)
         return out
 

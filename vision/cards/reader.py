@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import cv2
 import numpy as np
 
 from vision.cards.detections import CardDetections, fold_orientation, orientation_of
@@ -37,15 +38,38 @@ class CardReader:
         self.tracker = tracker
         self.layout = layout
 
+    def outline(self, image: np.ndarray, cards: CardDetections) -> CardDetections:
+        """A copy with each quad snapped to the card's outline where it is clear; a detection
+        lying mostly (80%) inside a snapped card is a second guess at that card and is dropped
+        (a card that hidden under a clearly visible one is not a detection in the first place)."""
+        out = cards.copy()
+        snapped = np.zeros(len(out), bool)
+        for i in range(len(out)):
+            new = snap_to_outline(image, out.corners[i])
+            snapped[i] = not np.array_equal(new, out.corners[i])
+            out.corners[i] = new
+        keep = np.ones(len(out), bool)
+        for i in np.argsort(-out.confidence):
+            if not keep[i]:
+                continue
+            for j in range(len(out)):
+                if j != i and keep[j] and snapped[i] and _inside(out.corners[j], out.corners[i]) >= 0.8:
+                    keep[j] = False
+        out = out[keep]
+        out.orientation[:] = orientation_of(out.corners)
+        return out
+
     def identify(self, image: np.ndarray, cards: CardDetections,
-                 possible: Iterable[str] | None = None) -> CardDetections:
-        """A copy of `cards` with labels, confidences and orientations from the deck."""
+                 possible: Iterable[str] | None = None, snap: bool | None = None) -> CardDetections:
+        """A copy of `cards` with labels, confidences and orientations from the deck (each quad
+        first snapped to its outline when `snap`, by default the reader's setting)."""
         out = cards.copy()
         if self.deck is None or len(out) == 0:
             return out
+        snap = self.snap if snap is None else snap
         possible = list(possible) if possible is not None else None
         for i in range(len(out)):
-            if self.snap:  # the card's own outline, where it is clear, is sharper than the keypoints
+            if snap:  # the card's own outline, where it is clear, is sharper than the keypoints
                 out.corners[i] = snap_to_outline(image, out.corners[i])
             quad = out.corners[i]
             if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
@@ -60,12 +84,21 @@ class CardReader:
         return out
 
     def read(self, image: np.ndarray, possible: Iterable[str] | None = None) -> CardDetections:
-        cards = self.identify(image, self.detector(image), possible)
+        cards = self.detector(image)
+        if self.snap:
+            cards = self.outline(image, cards)
+        cards = self.identify(image, cards, possible, snap=False)
         if self.tracker is not None:
             cards = self.tracker.update(cards)
         if self.layout is not None:
             cards = self.layout.assign(cards, (image.shape[1], image.shape[0]))
         return cards
+
+
+def _inside(a: np.ndarray, b: np.ndarray) -> float:
+    """The fraction of quad `a` that lies inside quad `b`."""
+    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    return float(inter) / max(float(cv2.contourArea(np.asarray(a, np.float32))), 1e-6)
 
 
 def apply_identification(cards: CardDetections, i: int, ident: Identification) -> None:

@@ -1,5 +1,5 @@
 """Cards followed across frames: supervision's ByteTrack gives each card a track id, and each
-track remembers what its card was read as.
+track remembers what its card was read as (a card turned face down is still that card).
 
 ByteTrack (a Kalman filter per track, matched by box overlap in two passes, high then low
 confidence) keeps a track alive for `lost_frames` frames without a detection, so a card hidden
@@ -61,20 +61,23 @@ class CardTracker:
     def _remember(self, out: CardDetections) -> None:
         for i in range(len(out)):
             tid = int(out.track_id[i])
-            if tid < 0 or not out.face_up[i]:
+            if tid < 0:
                 continue
             votes = self.votes[tid]
-            if out.label[i] is not None:
+            if out.face_up[i] and out.label[i] is not None:  # only faces vote (not backs)
                 votes[out.label[i]] += float(out.label_confidence[i])
             if not votes:
                 continue
             label, weight = votes.most_common(1)[0]
             share = weight / sum(votes.values())
-            if out.label[i] is None or (out.label[i] != label and share >= self.min_vote
-                                        and out.label_confidence[i] < share):
-                if share >= self.min_vote:
-                    out.label[i] = label
-                    out.label_confidence[i] = share
+            if share < self.min_vote:
+                continue
+            # A card seen but not read (half covered, turned face down, blurred) keeps the name
+            # its track was read as; so does a weak read that disagrees with a strong record.
+            if (out.label[i] is None or not out.face_up[i]
+                    or (out.label[i] != label and out.label_confidence[i] < share)):
+                out.label[i] = label
+                out.label_confidence[i] = share
 
     def summary(self) -> dict[int, dict[str, Any]]:
         """What each track was read as: {track id: {"label", "share", "votes"}}."""

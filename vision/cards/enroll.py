@@ -35,7 +35,8 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
-from vision.cards.rectify import CANONICAL_SIZE, _overlap, best_outline, find_quads_by_contour, rectify
+from vision.cards.rectify import (CANONICAL_SIZE, _overlap, best_outline, find_quads_by_contour, rectify,
+                                  refine_corners)
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -105,8 +106,7 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, min_iou: float = 
     out: list[np.ndarray] = []
     for q in quads:
         k = best_outline(q, found, min_iou)
-        if k is not None:
-            q = order_corners(found[k][None], hint=q[None])[0]
+        q = order_corners(found[k][None], hint=q[None])[0] if k is not None else refine_corners(image, q)
         if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
             out.append(q)
     return np.stack(out) if out else quads[:0]

@@ -186,16 +186,18 @@ def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples:
         n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
         if np.dot(centre - (a + b) / 2, n) > 0:  # make the normal point outwards
             n = -n
-        pts = []
-        for t in np.linspace(0.15, 0.85, samples, dtype=np.float32):
-            p = a + d * t
-            xy = p[None, :] + steps[:, None] * n[None, :]
-            vals = cv2.remap(gray, xy[:, 0].reshape(1, -1), xy[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_REPLICATE)[0]
-            diff = vals[:-2] - vals[2:]  # paper inside, surface outside: a step along the normal
-            strong = np.flatnonzero(np.abs(diff) >= max(min_strength, 0.5 * float(np.abs(diff).max())))
-            if strong.size:  # the outermost strong step: the paper's edge, not a border printed inside
-                pts.append(xy[int(strong[-1]) + 1])
+        t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
+        base = a[None, :] + d[None, :] * t[:, None]  # (samples, 2)
+        xy = base[:, None, :] + steps[None, :, None] * n[None, None, :]  # (samples, steps, 2)
+        vals = cv2.remap(gray, np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        diff = np.abs(vals[:, :-2] - vals[:, 2:])  # paper inside, surface outside: a step along the normal
+        thresh = np.maximum(min_strength, 0.5 * diff.max(axis=1, keepdims=True))
+        strong = diff >= thresh
+        has = strong.any(axis=1)
+        # the outermost strong step: the paper's edge, not a border printed inside
+        last = diff.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)
+        pts = [xy[i, last[i] + 1] for i in np.flatnonzero(has)]
         if len(pts) < samples // 3:
             lines.append(None)
             continue
@@ -217,16 +219,27 @@ def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples:
     return out
 
 
-def refine_corners(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def refine_corners(image: np.ndarray, quad: np.ndarray, grow: float = 0.6) -> np.ndarray:
     """Corners of a detected card made precise: snapped to its outline where it closes
     (`snap_to_outline`), then each side moved onto its edge (`fit_edges`, twice) when that makes
-    the paper stand out more from its surroundings (`_edge_contrast`), else left as it was."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    q = snap_to_outline(image, quad)
+    the paper stand out more from its surroundings (`_edge_contrast`), else left as it was.
+    Works on the region around the quad (grown by `grow`), so its cost does not grow with the frame."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    pad = (hi - lo) * grow + 4
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return quad
+    roi = image[y0:y1 + 1, x0:x1 + 1]
+    off = np.array([x0, y0], np.float32)
+    gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
+    q = snap_to_outline(roi, quad - off, grow=grow)
     best, score = q, _edge_contrast(gray, q)
     for _ in range(2):
-        q = fit_edges(image, q)
+        q = fit_edges(gray, q)
         c = _edge_contrast(gray, q)
         if c > score:
             best, score = q, c
-    return best
+    return best + off

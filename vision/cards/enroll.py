@@ -141,8 +141,8 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
             # a photo's cards are its clear, large detections: a weak or small one beside them is
             # a reflection or a pattern (two real cards are both clear and both large)
             det = det[(det.confidence >= 0.5 * det.confidence.max()) & (det.area >= 0.25 * det.area.max())]
-            keep: list[int] = []  # cards laid out for a photo do not overlap: half inside another is one card
-            for i in np.argsort(-det.confidence):
+            keep: list[int] = []  # cards laid out for a photo do not overlap: a detection half inside
+            for i in np.argsort(-det.area):  # another is part of the same card, and the larger wins
                 if all(_overlap(det.corners[i], det.corners[j]) <= 0.5 for j in keep):
                     keep.append(int(i))
             quads = refine_with_contours(image, order_corners(det.corners[sorted(keep)]))

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from vision.cards.decks import faces  # noqa: E402
 from vision.cards.detections import CardDetections  # noqa: E402
 from vision.cards.detector import CardDetector, box_iou, order_corners  # noqa: E402
-from vision.cards.enroll import PhotoProblem, find_cards  # noqa: E402
+from vision.cards.enroll import PhotoProblem, deck_aspect, find_cards  # noqa: E402
 from vision.cards.reader import CardReader  # noqa: E402
 from vision.cards.render import HELD_OUT_DESIGN, card_mask, render_card  # noqa: E402
 from vision.cards.templates import load_deck, write_deck_folder  # noqa: E402
@@ -84,7 +84,7 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
     for card in faces(deck_name):
         for attempt in range(tries):
             try:
-                found = find_cards(enrolment_photo(card, rng), detector, 1)[0]
+                found = find_cards(enrolment_photo(card, rng), detector, 1, aspect=deck_aspect(deck_name))[0]
             except PhotoProblem as exc:
                 rejected.setdefault(card.face_key, []).append(exc.name)
                 retakes += attempt + 1 < tries

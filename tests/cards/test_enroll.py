@@ -101,3 +101,12 @@ def test_guide_and_sharpness_measure():
     sharp = photo(CARDS[0])
     q = E.find_quads_by_contour(sharp)[0]
     assert E.sharpness(sharp, q) > E.MIN_SHARPNESS > E.sharpness(cv2.GaussianBlur(sharp, (0, 0), 6), q)
+
+
+def test_a_card_of_the_wrong_proportions_is_rejected():
+    italian = E.deck_aspect("italian")
+    assert italian == pytest.approx(58 / 98)
+    square_ish = degrade(place(cloth(seed=8), CARDS[0], quad(480, 360, 420, aspect=0.75), "outline"), seed=8)
+    with pytest.raises(E.BadCardShape):
+        E.find_cards(square_ish, None, aspect=italian)
+    assert len(E.find_cards(photo(CARDS[0]), None, aspect=italian)) == 1

@@ -84,6 +84,28 @@ class BlurryPhoto(PhotoProblem):
     """The card is too blurred to make a template."""
 
 
+class BadCardShape(PhotoProblem):
+    """The card found does not have the deck's proportions (part of a card, two cards as one,
+    a card lying across the photo)."""
+
+
+def quad_aspect(quad: np.ndarray) -> float:
+    """Short over long side of a quad (opposite sides averaged)."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return float(min(a, b) / max(a, b, 1e-6))
+
+
+def deck_aspect(base: str | None) -> float | None:
+    """Width over height of the deck's cards, when the deck it follows is known."""
+    if not base:
+        return None
+    from vision.cards.decks import CARD_SIZE_MM
+
+    w, h = CARD_SIZE_MM.get(base, (0.0, 0.0))
+    return w / h if h else None
+
+
 @dataclasses.dataclass
 class FoundCard:
     crop: np.ndarray  # rectified, CANONICAL_SIZE
@@ -129,9 +151,12 @@ def reading_order(corners: np.ndarray) -> np.ndarray:
 
 
 def find_cards(image: np.ndarray, detector=None, expected: int = 1,
-               min_sharpness: float = MIN_SHARPNESS, face_up: bool = True) -> list[FoundCard]:
+               min_sharpness: float = MIN_SHARPNESS, face_up: bool = True,
+               aspect: float | None = None, aspect_tolerance: float = 0.12) -> list[FoundCard]:
     """The `expected` cards (face up, or backs with face_up=False) of a photo in reading order,
-    or a `PhotoProblem`."""
+    or a `PhotoProblem`. With the deck's `aspect` (width / height), a card whose found outline is
+    off it by more than `aspect_tolerance` (relative) is `BadCardShape`: a template cut from it
+    would be misaligned, and a misaligned template misleads every later read."""
     method = "detector"
     quads = np.zeros((0, 4, 2), np.float32)
     if detector is not None:
@@ -159,6 +184,10 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
     out = []
     for i in reading_order(quads):
         q = quads[i]
+        if aspect and abs(quad_aspect(q) / aspect - 1) > aspect_tolerance:
+            raise BadCardShape(f"the card found is {quad_aspect(q):.2f} wide for 1 high where the deck's "
+                               f"cards are {aspect:.2f}: lay it flat, whole, and square to the camera",
+                               found=round(quad_aspect(q), 3), expected=round(aspect, 3))
         sharp = sharpness(image, q)
         if sharp < min_sharpness:
             raise BlurryPhoto(f"the card is blurred (sharpness {sharp:.0f} < {min_sharpness:.0f}); "
@@ -241,7 +270,7 @@ def enroll_images(
     for k, (photo, image) in enumerate(images):
         want = min(per_photo, len(labels) - k * per_photo)
         try:
-            found.extend(find_cards(image, detector, want, min_sharpness))
+            found.extend(find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base)))
         except PhotoProblem as exc:
             rejected.append({"photo": photo, "reason": exc.name, "message": exc.message,
                              "cards": labels[k * per_photo:k * per_photo + want]})

@@ -14,7 +14,8 @@ orientation: degrees, the direction the card's top points in the image, clockwis
     image's up: 0 upright, 90 top to the right, 180 upside down. For a face that looks the
     same turned 180 degrees (French and Italian pips, backs) it is only known modulo 180 and
     is reported in [-90, 90).
-label: the face id (`vision.cards.decks.Card.face_key`), or None while unknown.
+label: the face id (`vision.cards.decks.Card.face_key`), or None while unknown. A face-down card
+    is named by its back's id, or, once tracked, by the face its track was read as.
 track_id: -1 while not tracked. zone: None while unknown.
 """
 

@@ -35,7 +35,7 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
-from vision.cards.rectify import (CANONICAL_SIZE, _overlap, best_outline, find_quads_by_contour, rectify,
+from vision.cards.rectify import (CANONICAL_SIZE, _iou, _overlap, find_quads_by_contour, rectify,
                                   refine_corners)
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
@@ -120,15 +120,22 @@ def sharpness(image: np.ndarray, corners: np.ndarray) -> float:
     return float(cv2.Laplacian(gray, cv2.CV_64F).var())
 
 
-def refine_with_contours(image: np.ndarray, quads: np.ndarray, min_iou: float = 0.3) -> np.ndarray:
-    """Snap each detected quad to the card's own outline where the contour finder sees the same
-    card (`rectify.best_outline`): a photo's card edges are sharper than the detector's corner estimate,
-    and a template is only as aligned as its corners."""
+def refine_with_contours(image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """Corners for each detected card of an enrollment photo: the card's own outline (contour
+    finder) that contains the detection's centre, when there is one; else the detection refined
+    (`rectify.refine_corners`). On a plain surface the outline is exact, while the detector's
+    keypoints can be a tenth of the card off, or turned; a template is only as good as its corners."""
     found = find_quads_by_contour(image)
     out: list[np.ndarray] = []
     for q in quads:
-        k = best_outline(q, found, min_iou)
-        q = order_corners(found[k][None], hint=q[None])[0] if k is not None else refine_corners(image, q)
+        c = q.mean(axis=0)
+        inside = [k for k, f in enumerate(found)
+                  if cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0]
+        if inside:
+            k = max(inside, key=lambda k: _iou(q, found[k]))
+            q = order_corners(found[k][None])[0]  # enrollment photos are upright: top edge up
+        else:
+            q = refine_corners(image, q)
         if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
             out.append(q)
     return np.stack(out) if out else quads[:0]

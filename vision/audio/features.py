@@ -48,23 +48,30 @@ FEATURE_NAMES = (
 
 @dataclasses.dataclass(frozen=True)
 class NoiseFloor:
-    """The room's loudness at rest, in dB full scale (per 25 ms frame)."""
+    """The room at rest: loudness in dB full scale (per 25 ms frame), and the noise power in
+    each band the spectral balance uses (subtracted before it is measured, so a hiss does not
+    make a hum or a mumble look bright)."""
 
     db: float
     seconds: float  # how much audio the calibration used
+    bands: tuple[float, float, float] = (0.0, 0.0, 0.0)  # low, high, top: power per frame
 
     @classmethod
     def calibrate(cls, clip: AudioClip, seconds: float = 1.0, percentile: float = 20.0) -> "NoiseFloor":
         """Calibrate on the first `seconds` of a session: a low percentile of frame loudness,
-        so a word spoken during calibration does not raise the floor much. Digital silence is
-        clamped at -90 dBFS."""
+        so a word spoken during calibration does not raise the floor much (band powers: their
+        median over the quieter half of the frames). Digital silence is clamped at -90 dBFS."""
         n = min(len(clip.samples), int(seconds * SAMPLE_RATE))
         part = clip.samples[:n]
         if n < FRAME_LEN:
             part = clip.samples
-        db = frame_db(part)
+        frames = _frames(np.asarray(part, np.float32))
+        db = 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
         value = float(np.percentile(db, percentile)) if db.size else -90.0
-        return cls(max(value, -90.0), n / SAMPLE_RATE)
+        quiet = db <= np.median(db)
+        low, high, top, _ = _bands(frames[quiet])
+        return cls(max(value, -90.0), n / SAMPLE_RATE,
+                   (float(np.median(low)), float(np.median(high)), float(np.median(top))))
 
 
 def _frames(x: np.ndarray) -> np.ndarray:
@@ -73,6 +80,16 @@ def _frames(x: np.ndarray) -> np.ndarray:
     n = 1 + (len(x) - FRAME_LEN) // FRAME_HOP
     idx = np.arange(FRAME_LEN)[None, :] + FRAME_HOP * np.arange(n)[:, None]
     return x[idx]
+
+
+def _bands(frames: np.ndarray):
+    """Per-frame power 80 Hz-1 kHz, above 1 kHz, 2-8 kHz, and the 80 Hz-6 kHz spectrum."""
+    spec = np.abs(np.fft.rfft(frames * np.hanning(FRAME_LEN)[None, :], n=NFFT)) ** 2
+    freqs = np.fft.rfftfreq(NFFT, 1 / SAMPLE_RATE)
+    low = spec[:, (freqs >= 80) & (freqs < 1000)].sum(1) + 1e-12
+    high = spec[:, freqs >= 1000].sum(1) + 1e-12
+    top = spec[:, (freqs >= 2000) & (freqs < 8000)].sum(1) + 1e-12
+    return low, high, top, spec[:, (freqs >= 80) & (freqs < 6000)] + 1e-12
 
 
 def frame_db(x: np.ndarray) -> np.ndarray:
@@ -155,12 +172,7 @@ def frame_track(clip: AudioClip) -> FrameTrack:
     frames = _frames(x)
     n = len(frames)
     db = 10 * np.log10(np.mean(frames.astype(np.float64) ** 2, axis=1) + 1e-12)
-    spec = np.abs(np.fft.rfft(frames * np.hanning(FRAME_LEN)[None, :], n=NFFT)) ** 2
-    freqs = np.fft.rfftfreq(NFFT, 1 / SAMPLE_RATE)
-    low = spec[:, (freqs >= 80) & (freqs < 1000)].sum(1) + 1e-12
-    high = spec[:, freqs >= 1000].sum(1) + 1e-12
-    top = spec[:, (freqs >= 2000) & (freqs < 8000)].sum(1) + 1e-12
-    band = spec[:, (freqs >= 80) & (freqs < 6000)] + 1e-12
+    low, high, top, band = _bands(frames)
     flatness = np.exp(np.mean(np.log(band), 1)) / np.mean(band, 1)
     env = np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
     if n > 30:
@@ -204,8 +216,15 @@ def window_features(track: FrameTrack, floor: NoiseFloor, i0: int, i1: int) -> n
     pitch_step = float(np.median(steps)) if steps.size else 3.0
     pitch_spread = float(np.std(st[voiced])) if voiced.sum() > 2 else 0.0
     a = active if active.sum() >= 3 else np.ones_like(active)
-    balance = 10 * np.log10(track.high[i0:i1][a].sum() / track.low[i0:i1][a].sum())
-    high_db = 10 * np.log10(track.top[i0:i1][a].sum() / track.low[i0:i1][a].sum())
+    nl, nh, nt = floor.bands
+
+    def clean(band: np.ndarray, noise: float) -> float:
+        # spectral subtraction of the calibrated room noise, never below -13 dB of the raw band
+        return float(np.maximum(band[i0:i1][a] - noise, 0.05 * band[i0:i1][a]).sum())
+
+    low_c = clean(track.low, nl)
+    balance = 10 * np.log10(clean(track.high, nh) / low_c)
+    high_db = 10 * np.log10(clean(track.top, nt) / low_c)
     flat = float(np.mean(track.flatness[i0:i1][a]))
     mod, env = track.modulation[0, i0:i1], track.modulation[1, i0:i1]
     syll = float(np.std(mod) / (np.mean(env) + 1e-9))

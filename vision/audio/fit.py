@@ -33,12 +33,13 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--per-class", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hard", type=float, default=0.3, help="share of clips with a harsh background")
     ap.add_argument("--out", default=WEIGHTS_PATH)
     args = ap.parse_args(argv)
-    clips = synth.dataset(args.per_class, args.seed, heldout=False)
+    clips = synth.dataset(args.per_class, args.seed, heldout=False, hard=args.hard)
     X, y = labelled_windows(clips)
     clf = Classifier.fit(X, y, meta={
-        "fitted_on": f"synth.dataset({args.per_class}, seed={args.seed}, heldout=False)",
+        "fitted_on": f"synth.dataset({args.per_class}, seed={args.seed}, heldout=False, hard={args.hard})",
         "voices_en": list(synth.TUNE_VOICES_EN), "voices_it": list(synth.TUNE_VOICES_IT),
         "windows": int(len(y)), "per_class_windows": np.bincount(y, minlength=4).tolist()})
     pred = clf.posteriors(X).argmax(1)

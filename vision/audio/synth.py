@@ -270,7 +270,8 @@ class LabelledClip:
 def make_clip(label: str, rng: np.random.Generator, voices_en: tuple[str, ...],
               voices_it: tuple[str, ...], text: str | None = None, lang: str | None = None,
               topic: str | None = None, snr_db: float | None = None,
-              noise: str | None = None, seconds: float | None = None) -> LabelledClip:
+              noise: str | None = None, seconds: float | None = None,
+              babble_min_db: float = 20.0) -> LabelledClip:
     """One labelled clip: LEAD s of room noise, the content, 0.5 s of room noise."""
     voice = ""
     if label == "speech":
@@ -295,8 +296,9 @@ def make_clip(label: str, rng: np.random.Generator, voices_en: tuple[str, ...],
     noise = noise or str(rng.choice(["white", "pink", "brown", "babble"]))
     if noise == "babble":
         bg = babble(n, rng, voices_en + voices_it)
-        # babble is far away: at least 20 dB under the talker
-        bg_level = level * 10 ** (-max(snr_db, 20.0) / 20)
+        # babble is far away: at least `babble_min_db` under the talker
+        snr_db = max(snr_db, babble_min_db)
+        bg_level = level * 10 ** (-snr_db / 20)
         bg = bg * bg_level + room_noise(n, rng, "pink") * level * 10 ** (-40 / 20)
     else:
         bg = room_noise(n, rng, noise) * level * 10 ** (-snr_db / 20)
@@ -310,9 +312,20 @@ def make_clip(label: str, rng: np.random.Generator, voices_en: tuple[str, ...],
                         lang or "", topic, noise, snr_db)
 
 
-def dataset(n_per_class: int, seed: int, heldout: bool) -> list[LabelledClip]:
-    """A balanced set of labelled clips; `heldout` picks the voices kept out of fitting."""
+def dataset(n_per_class: int, seed: int, heldout: bool, hard: float = 0.0) -> list[LabelledClip]:
+    """A balanced set of labelled clips; `heldout` picks the voices kept out of fitting.
+
+    hard: the share of clips with a harsh background (noise 6 dB under the content, or babble
+    6-10 dB under it) instead of the usual 12-30 dB."""
     rng = np.random.default_rng(seed)
     ven = HELDOUT_VOICES_EN if heldout else TUNE_VOICES_EN
     vit = HELDOUT_VOICES_IT if heldout else TUNE_VOICES_IT
-    return [make_clip(label, rng, ven, vit) for _ in range(n_per_class) for label in CLASSES]
+    out = []
+    for _ in range(n_per_class):
+        for label in CLASSES:
+            if rng.random() < hard:
+                out.append(make_clip(label, rng, ven, vit, snr_db=float(rng.choice([6.0, 10.0])),
+                                     babble_min_db=0.0))
+            else:
+                out.append(make_clip(label, rng, ven, vit))
+    return out

@@ -121,3 +121,23 @@ def test_very_short_clips_are_silence_not_a_crash(n, listener):
     a = listener.analyse(AudioClip(x, start=2.0))
     assert [w.label for w in a.windows] == ["silence"] and a.events == []
     assert a.windows[0].start == 2.0
+
+
+def test_calibrated_noise_spectrum_keeps_a_hum_dark_in_hiss():
+    """White noise 6 dB under a low hum makes it look bright unless the room's noise spectrum,
+    measured during calibration, is taken out before the spectral balance."""
+    rng = np.random.default_rng(3)
+    t = np.arange(3 * SAMPLE_RATE) / SAMPLE_RATE
+    hum = sum(np.sin(2 * np.pi * 150 * k * t) / k ** 2 for k in range(1, 6))
+    hum[: SAMPLE_RATE] = 0  # the calibration second
+    hum *= 0.05 / np.sqrt(np.mean(hum[SAMPLE_RATE:] ** 2))
+    noise = rng.standard_normal(len(t)) * 0.05 * 10 ** (-6 / 20)
+    clip = AudioClip((hum + noise).astype(np.float32))
+    floor = F.NoiseFloor.calibrate(clip)
+    assert floor.bands[1] > 0
+    track = F.frame_track(clip)
+    i0, i1 = 150, 250  # 1.5-2.5 s
+    k = F.FEATURE_NAMES.index("balance_db")
+    with_noise_out = F.window_features(track, floor, i0, i1)[k]
+    raw = F.window_features(track, F.NoiseFloor(floor.db, 1.0), i0, i1)[k]
+    assert with_noise_out < raw - 5

@@ -46,6 +46,7 @@ _R = 1
 SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in GRAY_SIZE pixels
 WEIGHTS = (0.45, 0.3, 0.25)  # whole face, index corner, chroma
 REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties
+LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
 def flat_field(crop: np.ndarray) -> np.ndarray:
@@ -55,7 +56,7 @@ def flat_field(crop: np.ndarray) -> np.ndarray:
     h, w = crop.shape[:2]
     # the light is smooth: blur a sixth-size copy (sigma a tenth of the card) and enlarge it
     small = cv2.resize(img, (max(1, w // 6), max(1, h // 6)), interpolation=cv2.INTER_AREA)
-    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(h, w) / 60.0), (w, h), interpolation=cv2.INTER_LINEAR)
+    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(h, w) / 6.0 / LIGHT_SCALE), (w, h), interpolation=cv2.INTER_LINEAR)
     flat = img / light
     ref = np.percentile(flat[::3, ::3].reshape(-1, 3), 90, axis=0)
     return np.clip(flat * (235.0 / np.maximum(ref, 1e-3)), 0, 255).astype(np.uint8)

@@ -2,7 +2,6 @@
 named reasons a photo is rejected."""
 
 import cv2
-import numpy as np
 import pytest
 
 from vision.cards import enroll as E

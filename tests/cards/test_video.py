@@ -36,8 +36,9 @@ def test_bad_media_are_named_errors(tmp_path):
     bad.write_bytes(b"\x89PNG but not really")
     with pytest.raises(UnreadableImage):
         open_frames(bad)
+    (tmp_path / "empty.jpg").write_bytes(b"")
     with pytest.raises(UnreadableImage):
-        read_image(tmp_path / "empty.jpg") if (tmp_path / "empty.jpg").write_bytes(b"") is not None else None
+        read_image(tmp_path / "empty.jpg")
     empty = tmp_path / "empty.avi"
     w = cv2.VideoWriter(str(empty), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
     w.release()

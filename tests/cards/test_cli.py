@@ -80,3 +80,8 @@ def test_enroll_deck_command(tmp_path):
     assert res.exit_code == 2 and "EmptyEnrollment" in res.stderr
     res = CliRunner().invoke(cli, ["enroll-deck", "x", "--base", "italian", "--per-photo", "10", "--guide"])
     assert res.exit_code == 0 and len(res.output.splitlines()) == 4
+
+
+def test_cards_missing_camera_is_a_named_error():
+    res = CliRunner().invoke(cli, ["cards", "97", "--json"])
+    assert res.exit_code == 2 and json.loads(res.stderr)["error"] == "CameraNotFound"

@@ -132,7 +132,7 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         inside = [k for k, f in enumerate(found)
                   if cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0]
         if inside:
-            k = max(inside, key=lambda k: _iou(q, found[k]))
+            k = max(inside, key=lambda k: cv2.contourArea(found[k]))  # the card's edge, not a frame inside it
             q = order_corners(found[k][None])[0]  # enrollment photos are upright: top edge up
         else:
             q = refine_corners(image, q)

@@ -4,7 +4,8 @@ Features (measured against alternatives in docs/card-reading.md): the light fall
 is divided out (each channel over its heavy blur, then white-balanced on the paper: a warm
 lamp, a blue cast or a lamp's gradient change little), then the crop is described by
 
-* its grey levels, blurred and shrunk to 30 x 45, zero-mean and unit-norm (normalised
+* its grey levels without a 10% band along the edges (where corner errors and frames printed
+  near the edge differ most between photos), blurred and shrunk to 30 x 45, zero-mean and unit-norm (normalised
   cross-correlation: brightness and contrast do not matter), compared at small shifts (a
   detector corner a few pixels off still matches);
 * its index corner (the top-left 24% x 22%: rank and suit) at 24 x 32, also by normalised
@@ -76,6 +77,19 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
 
 
+EDGE_MARGIN = 0.1  # of the card's width and height, left out of the whole-face features
+
+
+def _inner(crop: np.ndarray) -> np.ndarray:
+    """The crop without a band along its edges: where corner errors, a frame printed near the
+    edge and the table showing past a rounded corner differ most from one photo to the next."""
+    if EDGE_MARGIN <= 0:
+        return crop
+    h, w = crop.shape[:2]
+    mx, my = int(round(w * EDGE_MARGIN)), int(round(h * EDGE_MARGIN))
+    return crop[my:h - my, mx:w - mx]
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-6)
 
@@ -127,12 +141,12 @@ class CropFeatures:
         w, h = GRAY_SIZE
         cw, ch = CORNER_SIZE
         for rot in (crop, cv2.rotate(crop, cv2.ROTATE_180)):
-            g = _gray_features(rot)
+            g = _gray_features(_inner(rot))
             grays.append(_norm(np.stack([g[_R + dy:_R + dy + h, _R + dx:_R + dx + w] for dx, dy in shifts])))
             k = _corner(rot)
             corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
-            chromas.append(_chroma(rot))
-            hogs.append(_hog(rot))
+            chromas.append(_chroma(_inner(rot)))
+            hogs.append(_hog(_inner(rot)))
         return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs))
 
 

@@ -53,7 +53,8 @@ def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02, min_contras
     Edges (Canny on the blurred grey) and a bright-paper threshold (Otsu) each give external
     contours; those that simplify to four corners, fill their quadrilateral, cover at least
     `min_area` of the photo, have a short/long side ratio of 0.45..0.9 and are brighter just
-    inside their edges than just outside (paper on a darker surface) are kept (overlaps merged)."""
+    inside their edges than just outside (paper on a darker surface) are kept; of two that
+    overlap, the outer (the card's edge rather than a frame printed inside it)."""
     h, w = image.shape[:2]
     gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.dilate(cv2.Canny(gray, 40, 120), np.ones((3, 3), np.uint8))
@@ -82,7 +83,11 @@ def find_quads_by_contour(image: np.ndarray, min_area: float = 0.02, min_contras
                 continue
             if _edge_contrast(gray, q) < min_contrast:  # a card's paper stands out from the surface around it
                 continue
-            if any(_overlap(q, p) > 0.5 for p in quads):
+            same = [k for k, p in enumerate(quads) if _overlap(q, p) > 0.5]
+            if same:  # one card seen twice (its edge, a border printed inside it): keep the outer
+                k = same[0]
+                if cv2.contourArea(q) > cv2.contourArea(quads[k]):
+                    quads[k], areas[k] = q, area
                 continue
             quads.append(q)
             areas.append(area)

@@ -126,7 +126,7 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
             # up from down: top edge towards the image top)
             gt = CardDetections.from_corners(order_corners(corners))
             for name, reader in readers.items():
-                label = reader.identify(img, gt).label[0]
+                label = reader.identify(img, gt, snap=False).label[0]
                 for key in (("gt_clear", "gt_all") if clear else ("gt_all",)):
                     ident[name].setdefault(key, [0, 0, 0, 0])
                     s = ident[name][key]

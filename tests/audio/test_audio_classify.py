@@ -116,9 +116,11 @@ def test_fit_learns_a_separable_toy_problem(tmp_path):
 
 
 @pytest.mark.parametrize("n", [0, 1, 100, 700, 5000])
-def test_very_short_clips_are_silence_not_a_crash(n, listener):
+def test_very_short_clips_are_silence_not_a_crash(n):
+    from vision.audio.pipeline import AudioListener
+
     x = (np.random.default_rng(n).standard_normal(n) * 0.01).astype(np.float32)
-    a = listener.analyse(AudioClip(x, start=2.0))
+    a = AudioListener().analyse(AudioClip(x, start=2.0))
     assert [w.label for w in a.windows] == ["silence"] and a.events == []
     assert a.windows[0].start == 2.0
 
@@ -141,3 +143,22 @@ def test_calibrated_noise_spectrum_keeps_a_hum_dark_in_hiss():
     with_noise_out = F.window_features(track, floor, i0, i1)[k]
     raw = F.window_features(track, F.NoiseFloor(floor.db, 1.0), i0, i1)[k]
     assert with_noise_out < raw - 5
+
+
+def test_a_live_chunk_that_opens_mid_sentence_keeps_the_session_floor():
+    """Chunks of a stream: the second one is all talk. Calibrating on it would take the talk
+    for the room at rest; carrying on from the first chunk keeps the room's floor."""
+    from vision.audio.pipeline import AudioListener
+
+    talk = load(fixture_path("speech_en_sport.wav"))
+    quiet = talk.slice(0.0, 1.0)  # the room before anyone speaks
+    words = talk.slice(1.0, 3.4)
+    chunk2 = AudioClip(words.samples, start=quiet.end)
+    live = AudioListener(recognize=False)
+    first = live.analyse(quiet)
+    assert first.events == []
+    second = live.analyse(chunk2)
+    assert second.noise_floor_db == first.noise_floor_db
+    assert [e.signal for e in second.events] == ["talking"]
+    alone = AudioListener(recognize=False).analyse(chunk2)
+    assert alone.noise_floor_db > first.noise_floor_db + 6  # what calibrating on talk would do

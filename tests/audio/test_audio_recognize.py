@@ -101,3 +101,14 @@ def test_long_talk_with_two_topics_gives_two_events(monkeypatch):
     evs, _ = listener._speech_events(clip, 0.0, 60.0, wins, pipeline.F.NoiseFloor(-40.0, 1.0))
     assert [(e.signal, e.start, e.end) for e in evs] == [("talk_sport", 0.0, 5.5),
                                                          ("talk_tv", 48.0, 53.5)]
+
+
+def test_recognizer_on_noise_too_short_for_a_word_hears_nothing():
+    import numpy as np
+
+    from vision.audio.recognize import english
+    from vision.audio.sources import AudioClip
+
+    for n in (0, 100, 1600):
+        x = (np.random.default_rng(n).standard_normal(n) * 0.01).astype(np.float32)
+        assert english().words(AudioClip(x)) == []

@@ -84,6 +84,8 @@ class AudioListener:
         self.min_event, self.vote_seconds, self.stay = min_event, vote_seconds, stay
         self.recognize = recognize
         self._recognizer = recognizer
+        self._floor: F.NoiseFloor | None = None
+        self._last_end: float | None = None
         self.no_recognizer_reason: str | None = None
         if recognize and recognizer is None and lang != "en":
             self.no_recognizer_reason = (
@@ -112,7 +114,18 @@ class AudioListener:
                 for a, b, k, p, f in zip(w.starts, w.ends, path, post, w.features)]
 
     def analyse(self, clip: AudioClip, floor: F.NoiseFloor | None = None) -> AudioAnalysis:
-        floor = floor or self.calibrate(clip)
+        """Classify a clip and report its events.
+
+        The noise floor is calibrated on the first second of a session. A clip that carries on
+        where the previous one ended (a live stream listened to in chunks) keeps the session's
+        floor, so a chunk that opens mid-sentence is not taken for the room at rest; any other
+        clip starts a new calibration. Pass `floor` to choose it yourself.
+        """
+        if floor is None:
+            follows = (self._floor is not None and self._last_end is not None
+                       and abs(clip.start - self._last_end) <= 0.25)
+            floor = self._floor if follows else self.calibrate(clip)
+        self._floor, self._last_end = floor, clip.end
         track = F.frame_track(clip)
         wins = self.classify(clip, floor, track)
         events: list[SignalEvent] = []

@@ -88,7 +88,7 @@ class SphinxRecognizer:
         d.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         d.end_utt()
         out = []
-        for seg in d.seg():
+        for seg in d.seg() or []:  # None when nothing was recognised
             text = re.sub(r"\(\d+\)$", "", seg.word)
             if _FILLER.match(text):
                 continue

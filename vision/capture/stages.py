@@ -61,28 +61,10 @@ def contour_cards(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac
     """Rectangles of a card's shape standing out from a plain cloth, as `CardDetections`
     (corners in the card's order, top edge the short edge nearer the top of the picture). For
     a plain table without the trained model; cards touching each other merge and are missed."""
-    h, w = image.shape[:2]
-    mask = card_mask(image)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    quads, scores = [], []
-    for c in contours:
-        area = cv2.contourArea(cv2.convexHull(c))  # dark print at a card's edge leaves notches
-        if not (min_area_frac * w * h <= area <= max_area_frac * w * h):
-            continue
-        rect = cv2.minAreaRect(c)
-        (rw, rh) = rect[1]
-        if min(rw, rh) <= 0:
-            continue
-        aspect = max(rw, rh) / min(rw, rh)
-        fill = area / (rw * rh)
-        if not (1.2 <= aspect <= 1.9) or fill < 0.85:
-            continue
-        box = cv2.boxPoints(rect).astype(np.float32)
-        quads.append(_portrait_order(box))
-        scores.append(min(1.0, fill))
+    quads = _outlines(image, min_area_frac, max_area_frac)
     if not quads:
         return CardDetections.empty()
-    return CardDetections.from_corners(np.stack(quads), confidence=np.array(scores, np.float32))
+    return CardDetections.from_corners(np.stack(quads), confidence=np.ones(len(quads), np.float32))
 
 
 def _portrait_order(box: np.ndarray) -> np.ndarray:
@@ -104,61 +86,73 @@ def _portrait_order(box: np.ndarray) -> np.ndarray:
     return best[1] if best is not None else box
 
 
-def refine_corners(image: np.ndarray, dets: CardDetections, grow: float = 1.0) -> CardDetections:
-    """The detector finds a card; its outline, where it lies on a plain cloth, gives exact
-    corners. For each detection the region standing out from the cloth around its centre (inside its box grown
-    by `grow`) is fitted with a rectangle of a card's shape; when one fits, its corners replace
-    the detector's, in the detector's order (the rotation nearest to the detector's corners).
-    Where no outline fits (a card in a hand, on a light table) the detector's corners stay."""
+def _outlines(image: np.ndarray, min_area_frac: float = 0.002, max_area_frac: float = 0.2) -> list[np.ndarray]:
+    """Card-shaped regions standing out from the cloth: (4, 2) rectangles in portrait order."""
+    h, w = image.shape[:2]
+    contours, _ = cv2.findContours(card_mask(image), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    quads = []
+    for c in contours:
+        hull = cv2.convexHull(c)
+        area = cv2.contourArea(hull)  # dark print at a card's edge leaves notches
+        if not (min_area_frac * w * h <= area <= max_area_frac * w * h):
+            continue
+        rect = cv2.minAreaRect(hull)
+        rw, rh = rect[1]
+        if min(rw, rh) <= 0:
+            continue
+        if 1.2 <= max(rw, rh) / min(rw, rh) <= 1.9 and area / (rw * rh) >= 0.85:
+            quads.append(_portrait_order(cv2.boxPoints(rect).astype(np.float32)))
+    return quads
+
+
+def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a = cv2.convexHull(a.astype(np.float32))
+    b = cv2.convexHull(b.astype(np.float32))
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def refine_corners(image: np.ndarray, dets: CardDetections, min_iou: float = 0.05) -> CardDetections:
+    """The detector finds the cards; their outlines against the cloth give exact corners.
+
+    The card-shaped outlines of the picture (`_outlines`) are matched one to one with the
+    detections, best overlap first (IoU of the quadrilaterals at least `min_iou`); a matched
+    detection takes its outline's corners, in the detector's order (of the two portrait
+    rotations, the nearer to the detector's corners). A detection left without an outline
+    keeps its corners (a card in a hand, on a light table), unless it overlaps an outline
+    already taken or has its centre on it (a second, looser guess at the same card). Outlines no detection claims are not
+    cards: the detector decides what is a card."""
     if len(dets) == 0:
         return dets
+    quads = _outlines(image)
     out = dets.copy()
-    h, w = image.shape[:2]
-    whole = card_mask(image)
+    pairs = sorted(((_quad_iou(out.corners[i], q), i, j) for i in range(len(out)) for j, q in enumerate(quads)),
+                   reverse=True)
+    det_to: dict[int, int] = {}
+    taken: set[int] = set()
+    for iou, i, j in pairs:
+        if iou < min_iou:
+            break
+        if i in det_to or j in taken:
+            continue
+        det_to[i], _ = j, taken.add(j)
+    keep = []
     for i in range(len(out)):
-        x0, y0, x1, y1 = out.xyxy[i]
-        gw, gh = (x1 - x0) * grow, (y1 - y0) * grow
-        ax, ay = int(max(0, x0 - gw)), int(max(0, y0 - gh))
-        bx, by = int(min(w, x1 + gw)), int(min(h, y1 + gh))
-        if bx - ax < 8 or by - ay < 8:
-            continue
-        mask = whole[ay:by, ax:bx]
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        cx, cy = out.centers[i] - np.array([ax, ay], np.float32)
-        best = None
-        for c in contours:
-            if cv2.pointPolygonTest(c, (float(cx), float(cy)), False) < 0:
-                continue
-            hull = cv2.convexHull(c)
-            rect = cv2.minAreaRect(hull)
-            rw, rh = rect[1]
-            if min(rw, rh) <= 0:
-                continue
-            aspect = max(rw, rh) / min(rw, rh)
-            fill = cv2.contourArea(hull) / (rw * rh)
-            if 1.2 <= aspect <= 1.9 and fill >= 0.85:
-                best = cv2.boxPoints(rect).astype(np.float32) + np.array([ax, ay], np.float32)
-                break
-        if best is None:
-            continue
-        quad = _portrait_order(best)
-        rotations = [np.roll(quad, -k, axis=0) for k in (0, 2)]  # portrait: top is a short edge
-        errors = [float(np.linalg.norm(r - out.corners[i], axis=1).sum()) for r in rotations]
-        out.corners[i] = rotations[int(np.argmin(errors))]
+        if i in det_to:
+            quad = quads[det_to[i]]
+            rotations = [quad, np.roll(quad, -2, axis=0)]  # portrait: the top is a short edge
+            errors = [float(np.linalg.norm(r - out.corners[i], axis=1).sum()) for r in rotations]
+            out.corners[i] = rotations[int(np.argmin(errors))]
+            keep.append(i)
+        elif not any(_quad_iou(out.corners[i], quads[j]) >= 0.15
+                     or cv2.pointPolygonTest(quads[j].reshape(-1, 1, 2), tuple(map(float, out.centers[i])), False) >= 0
+                     for j in taken):
+            keep.append(i)
     from vision.cards.detections import orientation_of
 
     out.orientation = orientation_of(out.corners)
-    return _dedupe(out)
-
-
-def _dedupe(dets: CardDetections, iou: float = 0.8) -> CardDetections:
-    """Two detections refined onto the same card outline are one card (the more confident)."""
-    if len(dets) < 2:
-        return dets
-    from vision.cards.detector import nms
-
-    keep = nms(dets.xyxy, dets.confidence, iou)
-    return dets[np.sort(keep)]
+    return out[np.array(keep, dtype=int)]
 
 
 class CardStage:
@@ -188,7 +182,9 @@ class CardStage:
             raise ValueError(f"card finder {finder!r}: 'detector', 'detector+outline' or 'contour'")
         from vision.cards.reader import CardReader
 
-        self.reader = CardReader(self.detector, self.deck)
+        # The reader's own corner snapping serves the bare detector; the outline and contour
+        # finders give exact corners already.
+        self.reader = CardReader(self.detector, self.deck, snap=(finder == "detector"))
 
     def due(self, t: float) -> bool:
         return self.gate.due(t)

@@ -117,7 +117,8 @@ def refine_corners(image: np.ndarray, dets: CardDetections, min_iou: float = 0.0
     """The detector finds the cards; their outlines against the cloth give exact corners.
 
     The card-shaped outlines of the picture (`_outlines`) are matched one to one with the
-    detections, best overlap first (IoU of the quadrilaterals at least `min_iou`); a matched
+    detections, best overlap first (IoU of the quadrilaterals at least `min_iou`), then by a
+    detection's centre lying on an outline nobody claimed (its corners collapsed); a matched
     detection takes its outline's corners, in the detector's order (of the two portrait
     rotations, the nearer to the detector's corners). A detection left without an outline
     keeps its corners (a card in a hand, on a light table), unless it overlaps an outline
@@ -137,6 +138,17 @@ def refine_corners(image: np.ndarray, dets: CardDetections, min_iou: float = 0.0
         if i in det_to or j in taken:
             continue
         det_to[i], _ = j, taken.add(j)
+    # A detection whose corners collapsed but whose centre lies on a card no one claimed has
+    # found that card: it takes the outline.
+    for i in np.argsort(-out.confidence):
+        if int(i) in det_to:
+            continue
+        centre = tuple(map(float, out.centers[i]))
+        for j, q in enumerate(quads):
+            if j not in taken and cv2.pointPolygonTest(q.reshape(-1, 1, 2), centre, False) >= 0:
+                det_to[int(i)] = j
+                taken.add(j)
+                break
     keep = []
     for i in range(len(out)):
         if i in det_to:

@@ -171,6 +171,21 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     return record
 
 
+def _real_photos_section(r: dict) -> str:
+    real = r.get("real_photos")
+    if not real:
+        return ""
+    rows = "".join(f"| {name} | {v['expected']} | {v['found']} |\n" for name, v in real["images"].items())
+    return f"""## Real photos
+
+{real['note']}
+
+| image | cards in it | detections (conf {real['conf']}) |
+|---|---|---|
+{rows}
+"""
+
+
 def write_model_card(path: Path, r: dict, provisional: bool = False) -> None:
     m = r["held_out_test"]
     ds = r.get("dataset") or {}
@@ -230,7 +245,7 @@ The test split uses a card design and backgrounds that training never saw.
 | corner error, median / 90th percentile, fraction of the card's diagonal | {fmt(m['corner_error_median_of_diagonal'])} / {fmt(m['corner_error_p90_of_diagonal'])} |
 | Beccato! faces read the right way up ({m['orientation_cards']} cards) | {fmt(m['orientation_accuracy_beccato'])} |
 
-Reproduce: `.venv-train/bin/python scripts/eval_card_detector.py` (after
+{_real_photos_section(r)}Reproduce: `.venv-train/bin/python scripts/eval_card_detector.py` (after
 `scripts/make_card_dataset.py` with the seed and counts above); the numbers are in
 `metrics.json`, the per-epoch log in `train_log.txt`.
 

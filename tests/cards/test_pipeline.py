@@ -49,7 +49,7 @@ def test_cards_on_a_table_are_found_named_and_turned(detector):
 
 def test_possible_cards_pass_through_the_reader(detector):
     reader = CardReader(detector, load_deck("beccato"))
-    cards = reader.read(table_photo(1), possible=["chicken:orloff:2", "egg:moon-3", "henhouse:sussex"])
+    cards = reader.read(table_photo(), possible=["chicken:orloff:2", "egg:moon-3", "henhouse:sussex"])
     assert {lbl for lbl in cards.label if lbl} == {"chicken:orloff", "egg:moon-3", "henhouse:sussex"}
 
 

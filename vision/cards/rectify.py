@@ -156,6 +156,8 @@ def best_outline(quad: np.ndarray, outlines: np.ndarray, min_iou: float = 0.3, m
     best, best_area = None, 0.0
     quad = np.asarray(quad, np.float32)
     area = max(cv2.contourArea(quad), 1e-6)
+    centre = quad.mean(axis=0)
+    holding = []  # outlines that hold the quad's centre (for a quad that is badly off)
     for k, f in enumerate(outlines):
         f = np.asarray(f, np.float32)
         f_area = cv2.contourArea(f)
@@ -163,6 +165,13 @@ def best_outline(quad: np.ndarray, outlines: np.ndarray, min_iou: float = 0.3, m
         if (_iou(quad, f) >= min_iou and inter / area >= min_cover and min_growth * area <= f_area <= max_growth * area
                 and f_area > best_area):
             best, best_area = k, f_area
+        if (cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+                and inter / area >= min_cover and area <= f_area <= 8 * area):
+            holding.append((f_area, k))
+    if best is None and holding:
+        # keypoints gathered on a picture inside the card (a quad turned, a fifth of its size):
+        # the card-shaped outline around them is the card
+        best = min(holding)[1]
     return best
 
 

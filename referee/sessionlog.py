@@ -39,7 +39,7 @@ FORMAT = "table-referee-log"
 FORMAT_VERSION = 1
 APPLICATION_ID = 0x52464C47  # "RFLG" in the SQLite header: this file is a session log
 
-SOURCES = ("keyboard", "camera", "web", "script")
+SOURCES = ("keyboard", "camera", "microphone", "web", "script")
 KINDS = ("action", "correction", "observation", "note")
 CORRECTION_OPS = ("undo", "amend")
 

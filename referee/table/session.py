@@ -33,6 +33,7 @@ from referee.table.observations import CameraStatus, CardsSeen, KeyboardLine, Zo
 from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
 from referee.table.zones import BadZones, TableZones
+from referee.signal_cards import BY_ID as SIGNAL_CARDS
 from vision.events import SignalEvent
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
@@ -163,7 +164,8 @@ class TableSession:
             return []
         self._seen_signals.add(key)
         self._signals.append(ev)
-        seq = self._observe(ev.end, {"type": "signal", **ev.to_dict()}, confidence=ev.confidence)
+        seq = self._observe(ev.end, {"type": "signal", **ev.to_dict()}, confidence=ev.confidence,
+                            source="microphone" if _heard(ev.signal) else "camera")
         sure = " (unsure)" if ev.unsure else ""
         return [Decision("signal", ev.end, f"signal: {ev.player} {ev.signal} {ev.start:.1f}-{ev.end:.1f} s"
                          f" ({ev.confidence:.2f}){sure}", seq, ev.to_dict())]
@@ -359,3 +361,9 @@ def _last_cards_entry(entries, zone: str) -> int:
         if e.kind == "observation" and e.payload.get("type") == "cards" and e.payload.get("zone") == zone:
             return e.seq
     return 0
+
+
+def _heard(signal: str) -> bool:
+    """Signals that come from the microphone: the audio Signal cards and plain talk."""
+    card = SIGNAL_CARDS.get(signal)
+    return signal == "talking" or (card is not None and card.cue == "audio")

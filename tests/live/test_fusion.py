@@ -180,6 +180,13 @@ def test_signals_are_evidence_and_never_change_the_state(table):
     entry = table.log.entries[-1]
     assert entry.kind == "observation" and entry.payload["player"] == "Bruno"
     assert entry.time == pytest.approx(ORIGIN + 4.1)
+    assert entry.source == "camera"
+
+
+def test_heard_signals_are_logged_from_the_microphone(table):
+    table.feed(SignalEvent("unknown", "hum", 5.0, 7.5, 0.8, {"pitch_hz": 180}))
+    table.feed(SignalEvent("Bruno", "talking", 8.0, 9.0, 0.7, {}))
+    assert [e.source for e in table.log.entries[-2:]] == ["microphone", "microphone"]
 
 
 def test_a_shaky_zone_is_not_read_until_it_is_stable(table):

@@ -161,6 +161,20 @@ class GameState(Protocol):
         """The whole state as JSON; two states that replay the same log snapshot equal."""
 
 
+class StateBase:
+    """What every state shares: `can` is `verify` that answers with a bool."""
+
+    def verify(self, action: Action) -> None:
+        raise NotImplementedError
+
+    def can(self, action: Action) -> bool:
+        try:
+            self.verify(action)
+        except Violation:
+            return False
+        return True
+
+
 class Engine(Protocol):
     """A game: makes states from a setup and decodes actions."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping
 
-from referee.core import Event, GameAlreadyOver, MalformedAction, Violation
+from referee.core import Event, GameAlreadyOver, MalformedAction, StateBase, Violation
 from referee.tricks import (
     BECCACCINO_ORDER,
     ITALIAN_40,
@@ -72,7 +72,7 @@ class MarafonaTooLate(Violation):
     """A Marafona declared after the first trick (M5), or a second one in the same hand."""
 
 
-class BeccaccinoState:
+class BeccaccinoState(StateBase):
     """One game of Beccaccino, from the first deal to the winning team."""
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
@@ -178,12 +178,6 @@ class BeccaccinoState:
     def is_over(self) -> bool:
         return self.phase == "over"
 
-    def can(self, action) -> bool:
-        try:
-            self.verify(action)
-        except Violation:
-            return False
-        return True
 
     def verify(self, action) -> None:
         if self.is_over:

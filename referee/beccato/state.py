@@ -47,14 +47,14 @@ from referee.beccato.scoring import (
 )
 from referee.beccato.table import EGGS_TO_END, Table
 from referee.beccato import violations as V
-from referee.core import Action, Event, jsonable
+from referee.core import Action, Event, StateBase, jsonable
 from referee.signal_cards import BY_ID as SIGNALS_BY_ID
 from referee.signal_cards import FREE_SIGNAL
 
 WAITING_STEPS = ("reveal", "choose", "draw", "place")
 
 
-class BeccatoState:
+class BeccatoState(StateBase):
     """A game of Beccato! in progress (see the module docstring)."""
 
     def __init__(self, table: Table) -> None:
@@ -90,12 +90,6 @@ class BeccatoState:
         _check_field_types(action)
         check(self, action)
 
-    def can(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except V.Violation:
-            return False
-        return True
 
     def apply(self, action: Action) -> list[Event]:
         self.verify(action)

@@ -16,7 +16,7 @@ import copy
 import itertools
 from typing import Any, Mapping
 
-from referee.core import Event, GameAlreadyOver, MalformedAction, Violation
+from referee.core import Event, GameAlreadyOver, MalformedAction, StateBase, Violation
 from referee.tricks import (
     BadDeal,
     BadOption,
@@ -83,7 +83,7 @@ def variant_named(name: str) -> Variant:
                     option="variant", value=name, supported=sorted(VARIANTS))
 
 
-class BestiaState:
+class BestiaState(StateBase):
     """A game of Bestia: deal after deal, until the agreed number of deals has been played
     (and, by default, a deal has ended with nobody in bestia)."""
 
@@ -314,12 +314,6 @@ class BestiaState:
     def is_over(self) -> bool:
         return self.phase == "over"
 
-    def can(self, action) -> bool:
-        try:
-            self.verify(action)
-        except Violation:
-            return False
-        return True
 
     def verify(self, action) -> None:
         if self.is_over:

@@ -178,7 +178,6 @@ class BeccaccinoState(StateBase):
     def is_over(self) -> bool:
         return self.phase == "over"
 
-
     def verify(self, action) -> None:
         if self.is_over:
             raise GameAlreadyOver("the game is over", winner=self.winner)

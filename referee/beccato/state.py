@@ -90,7 +90,6 @@ class BeccatoState(StateBase):
         _check_field_types(action)
         check(self, action)
 
-
     def apply(self, action: Action) -> list[Event]:
         self.verify(action)
         self._events = []

@@ -314,7 +314,6 @@ class BestiaState(StateBase):
     def is_over(self) -> bool:
         return self.phase == "over"
 
-
     def verify(self, action) -> None:
         if self.is_over:
             raise GameAlreadyOver("the game is over", result=self.result)

@@ -9,17 +9,12 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from vision.cards.decks import faces
-from vision.cards.detector import DEFAULT_MODEL
 from tests.cards.helpers import cloth, degrade, place, quad
-
-needs_model = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="the card detector model is not in this tree")
-
 
 def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
-@needs_model
 def test_cards_json_on_an_image_and_overlay(tmp_path):
     img = tmp_path / "table.png"
     cv2.imwrite(str(img), degrade(place(cloth(), faces("beccato")[0], quad(480, 360, 330))))
@@ -34,7 +29,6 @@ def test_cards_json_on_an_image_and_overlay(tmp_path):
     assert written is not None and written.shape == (720, 960, 3)
 
 
-@needs_model
 def test_cards_on_a_video_gives_times(tmp_path):
     p = tmp_path / "v.avi"
     w = cv2.VideoWriter(str(p), cv2.VideoWriter_fourcc(*"MJPG"), 5, (320, 240))

@@ -94,7 +94,6 @@ def test_missing_model_is_a_named_error(tmp_path):
         D.CardDetector(tmp_path / "nope.onnx")
 
 
-@pytest.mark.skipif(not D.DEFAULT_MODEL.is_file(), reason="the card detector model is not in this tree")
 def test_shipped_model_layout_and_no_torch():
     """The shipped model loads with onnxruntime alone: its metadata gives two classes and four
     corner keypoints, a frame decodes, and torch is never imported (fresh interpreter)."""

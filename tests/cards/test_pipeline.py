@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vision.cards.decks import card
-from vision.cards.detector import DEFAULT_MODEL, CardDetector
+from vision.cards.detector import CardDetector
 from vision.cards.enroll import enroll_images, find_cards
 from vision.cards.reader import CardReader
 from vision.cards.templates import load_deck
@@ -13,7 +13,6 @@ from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
 from tests.cards.helpers import cloth, degrade, place, quad
 
-pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="the card detector model is not in this tree")
 
 TABLE = [("chicken:orloff:1", 300, 330, 0), ("egg:moon-3", 640, 360, 180), ("henhouse:sussex", 980, 380, -20)]
 

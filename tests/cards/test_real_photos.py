@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards.detector import DEFAULT_MODEL, CardDetector
+from vision.cards.detector import CardDetector
 from tests.cards.helpers import FIXTURES
 
 CARDS = {  # file: [(name, centre x, centre y)]
@@ -20,7 +20,6 @@ CARDS = {  # file: [(name, centre x, centre y)]
     "geaxgx_scene_2c.png": [("2C", 352, 340)],
 }
 
-pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="the card detector model is not in this tree")
 
 
 @pytest.fixture(scope="module")

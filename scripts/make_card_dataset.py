@@ -14,7 +14,10 @@ hidden under another card or a hand. 180-degree-symmetric faces and backs are ca
 corners 0-1 are the short edge whose midpoint is nearer the image top (see docs/card-detector.md).
 
 Held out: the design `outline` and the backgrounds in TEST_BACKGROUNDS appear only in the test
-split. Output (git-ignored): OUT/images/{train,val,test}, OUT/labels/..., OUT/data.yaml,
+split. In training and validation scenes, RANDOM_DESIGN_SHARE of the scenes use a design drawn
+by `render.random_design` (paper, font, stroke, border, index tabs, back colour and pattern), so
+the detector meets many printings, never the held-out one's outlined pips, font or dotted back.
+The test split consumes the random stream exactly as before, so its scenes do not change. Output (git-ignored): OUT/images/{train,val,test}, OUT/labels/..., OUT/data.yaml,
 OUT/meta.json, and OUT/cards/<split>.jsonl: per image, the card id, deck and design of each
 label line in order (ground truth for identification).
 
@@ -48,6 +51,7 @@ TRAIN_BACKGROUNDS = ("felt", "wood", "stripes", "noise", "gradient", "skimage_br
 TEST_BACKGROUNDS = ("marble", "plaid", "skimage_gravel")
 PX_PER_MM = 4.0  # resolution of the rendered faces that are warped into scenes
 MIN_VISIBLE = 0.2  # a card less visible than this is not labelled
+RANDOM_DESIGN_SHARE = 0.6  # training/validation scenes drawn in a random design
 
 
 # --- backgrounds ---------------------------------------------------------------------------------
@@ -165,7 +169,7 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
 class Placed:
     card: D.Card
     face_up: bool
-    design: str
+    design: str | R.Design
     cx: float
     cy: float
     angle: float  # degrees, counter-clockwise in image terms
@@ -329,6 +333,8 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
     bg_kind = bgs[int(rng.integers(len(bgs)))]
     img = background(bg_kind, rng, h, w).astype(np.float32)
     designs = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
+    if split != "test" and rng.random() < RANDOM_DESIGN_SHARE:
+        designs = (R.random_design(rng),)
     if deck_name is None:
         deck_name = str(rng.choice(["beccato", "italian", "french52"], p=[0.45, 0.25, 0.3]))
     P = _perspective(rng, w, h, rng.uniform(0.0, 0.18))
@@ -399,7 +405,8 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
             qx, qy = int(np.clip(q[0], 0, w - 1)), int(np.clip(q[1], 0, h - 1))
             vis.append(2 if owner[qy, qx] == idx else 1)
         labels.append((0 if face_up else 1, c, vis))
-        ids.append({"id": card.id, "deck": card.deck, "design": design, "symmetric": card.symmetric,
+        ids.append({"id": card.id, "deck": card.deck, "design": getattr(design, "name", design),
+                    "symmetric": card.symmetric,
                     "visible": round(visible, 3)})
     if rng.random() < 0.08 and labels:  # an annotation rectangle around a card, as on recorded video
         _, c, _ = labels[int(rng.integers(len(labels)))]
@@ -485,7 +492,8 @@ def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640
             index.write(json.dumps({"image": f"{name}.jpg", **info}) + "\n")
         index.close()
         stats["splits"][split] = {"images": n, "cards": n_cards, "face_up": n_up, "backgrounds": bgs,
-                                  "designs": [R.HELD_OUT_DESIGN] if split == "test" else list(R.TRAIN_DESIGNS)}
+                                  "designs": [R.HELD_OUT_DESIGN] if split == "test"
+                                  else list(R.TRAIN_DESIGNS) + [f"random ({RANDOM_DESIGN_SHARE:.0%} of scenes)"]}
     yaml = (f"path: {out}\ntrain: images/train\nval: images/val\n"
             + ("test: images/test\n" if "test" in counts else "")
             + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"

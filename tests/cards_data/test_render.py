@@ -96,3 +96,27 @@ def test_italian_cards_fit_a_page():
 
     cols, rows = print_deck.grid("italian", "letter")
     assert cols * 58 <= 215.9 and rows * 98 <= 279.4 and cols * rows >= 4
+
+
+def test_random_designs_vary_and_never_copy_the_held_out_traits():
+    rng = np.random.default_rng(3)
+    held = R.DESIGNS[R.HELD_OUT_DESIGN]
+    designs = [R.random_design(rng) for _ in range(60)]
+    assert len({d.name for d in designs}) == 60
+    assert {d.back_pattern for d in designs} == set(R.BACK_PATTERNS) - {held.back_pattern}
+    assert not any(d.outline_pips or d.font == held.font for d in designs)
+    card = D.deck("french52")[0]
+    back = D.backs("french52")[0]
+    faces = {R.render_card(card, d, 4.0).tobytes() for d in designs[:8]}
+    backs = {R.render_card(back, d, 4.0).tobytes() for d in designs[:8]}
+    assert len(faces) == 8 and len(backs) == 8
+    # a Design object and its registered name render the same card
+    assert np.array_equal(R.render_card(card, R.DESIGNS["bold"], 4.0), R.render_card(card, "bold", 4.0))
+
+
+@pytest.mark.parametrize("pattern", R.BACK_PATTERNS)
+def test_every_back_pattern_draws_a_symmetric_back(pattern):
+    d = R.dataclasses.replace(R.DESIGNS["classic"], back_pattern=pattern)
+    img = R.render_card(D.backs("italian")[0], d, 4.0)
+    assert np.array_equal(img, img[::-1, ::-1])  # backs read the same both ways up
+    assert img.std() > 10

@@ -79,9 +79,13 @@ def test_test_split_holds_out_design_and_backgrounds():
     for img, labels, info in _scenes("test", 6, seed=1):
         assert info["background"] in G.TEST_BACKGROUNDS
         assert all(c["design"] == R.HELD_OUT_DESIGN for c in info["cards"])
-    for img, labels, info in _scenes("val", 6, seed=2):
+    seen = set()
+    for img, labels, info in _scenes("val", 12, seed=2):
         assert info["background"] in G.TRAIN_BACKGROUNDS
-        assert all(c["design"] in R.TRAIN_DESIGNS for c in info["cards"])
+        for c in info["cards"]:
+            assert c["design"] in R.TRAIN_DESIGNS or c["design"].startswith("random-")
+            seen.add("random" if c["design"].startswith("random-") else c["design"])
+    assert "random" in seen and seen & set(R.TRAIN_DESIGNS)  # both kinds of training design occur
     assert not set(G.TRAIN_BACKGROUNDS) & set(G.TEST_BACKGROUNDS)
 
 

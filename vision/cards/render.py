@@ -6,7 +6,10 @@ clear top (a title banner above, the ground below) so a card held upside down ca
 
 Several *designs* (styles) exist for every deck so that one can be held out of the detector's
 training data: `TRAIN_DESIGNS` are used by the scene generator for training, `HELD_OUT_DESIGN`
-only in its held-out split.
+only in its held-out split. `random_design(rng)` draws a new design (paper tint, font, stroke,
+border, four-colour suits, index tabs, back colour and pattern) so the detector's training sees
+many printings instead of two; it never draws the held-out design's outlined pips, font or
+dotted back.
 
     img = render_card(card, design="classic", px_per_mm=8)   # BGR uint8, portrait
     mask = card_mask(img.shape[:2], px_per_mm)               # uint8 0/255, rounded corners
@@ -47,8 +50,9 @@ class Design:
     four_colour: bool  # French suits in four colours instead of red/black
     outline_pips: bool  # pips drawn as outlines with a light fill
     back_colour: tuple[int, int, int]
-    back_pattern: str  # "lattice", "rings", "dots"
+    back_pattern: str  # one of BACK_PATTERNS
     index_box: bool  # indices on a coloured tab
+    beccato_back_tint: float = 0.0  # Beccato! backs: how far their kind colour is pulled to back_colour
 
 
 DESIGNS: dict[str, Design] = {
@@ -61,6 +65,32 @@ DESIGNS: dict[str, Design] = {
 }
 TRAIN_DESIGNS: tuple[str, ...] = ("classic", "bold")
 HELD_OUT_DESIGN = "outline"
+BACK_PATTERNS = ("lattice", "rings", "dots", "stripes", "checks", "plain", "waves", "diamonds")
+_RANDOM_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+                 cv2.FONT_HERSHEY_PLAIN)
+_RANDOM_BACKS = tuple(p for p in BACK_PATTERNS if p != DESIGNS[HELD_OUT_DESIGN].back_pattern)
+
+
+def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
+    px = cv2.cvtColor(np.uint8([[[h, s, v]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    return tuple(int(x) for x in px)
+
+
+def random_design(rng: np.random.Generator) -> Design:
+    """A design drawn at random for training scenes; never the held-out design's distinctive
+    traits (outlined pips, its font, its dotted back). Designs are hashable, so renders cache."""
+    paper = _hsv_bgr(rng.uniform(0, 180), rng.uniform(0, 45), rng.uniform(205, 255))
+    border = None if rng.random() < 0.4 else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255),
+                                                        rng.uniform(30, 170))
+    back = _hsv_bgr(rng.uniform(0, 180), rng.uniform(60, 255), rng.uniform(40, 220))
+    return Design(
+        name=f"random-{int(rng.integers(1 << 30)):08x}", paper=paper,
+        font=int(_RANDOM_FONTS[int(rng.integers(len(_RANDOM_FONTS)))]),
+        thick=float(rng.uniform(0.8, 1.9)), border=border, four_colour=bool(rng.random() < 0.4),
+        outline_pips=False, back_colour=back,
+        back_pattern=str(_RANDOM_BACKS[int(rng.integers(len(_RANDOM_BACKS)))]),
+        index_box=bool(rng.random() < 0.4), beccato_back_tint=float(rng.uniform(0, 0.7)),
+    )
 
 # --- colours (BGR) ----------------------------------------------------------------------------
 BLACK = (25, 25, 25)
@@ -628,7 +658,9 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     h, w = img.shape[:2]
     colour = d.back_colour
     if c.deck == "beccato":
-        colour = BACK_KIND_COLOURS[c.id.split(":")[2]]
+        kind = np.float32(BACK_KIND_COLOURS[c.id.split(":")[2]])
+        t = d.beccato_back_tint
+        colour = tuple(int(round(x)) for x in kind * (1 - t) + np.float32(d.back_colour) * t)
     m = int(3 * ppm)
     img[m:h - m, m:w - m] = colour
     light = _lighter(colour, 0.45)
@@ -641,10 +673,32 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     elif d.back_pattern == "rings":
         for r in np.arange(step, max(w, h), step):
             cv2.ellipse(img, _pt(w / 2, h / 2), _pt(r * w / h, r), 0, 0, 360, light, max(1, int(0.6 * ppm)), cv2.LINE_AA)
-    else:
+    elif d.back_pattern == "dots":
         for yy in np.arange(m + step / 2, h - m, step):
             for xx in np.arange(m + step / 2, w - m, step):
                 cv2.circle(img, _pt(xx, yy), max(1, int(1.1 * ppm)), light, -1, cv2.LINE_AA)
+    elif d.back_pattern == "stripes":
+        for k in range(-int(h / step), int((w + h) / step) + 1):
+            x = k * step
+            cv2.line(img, _pt(x, m), _pt(x + h, m + h), light, max(1, int(1.2 * ppm)), cv2.LINE_AA)
+    elif d.back_pattern == "checks":
+        sq = int(round(step))
+        for yy in range(m, h - m, sq):
+            for xx in range(m + (sq if ((yy - m) // sq) % 2 else 0), w - m, 2 * sq):
+                img[yy:min(yy + sq, h - m), xx:min(xx + sq, w - m)] = light
+    elif d.back_pattern == "waves":
+        xs = np.arange(m, w - m, max(1.0, ppm / 2))
+        for yy in np.arange(m + step / 2, h - m, step):
+            pts = np.stack([xs, yy + 0.3 * step * np.sin(xs / step * 2 * math.pi)], 1)
+            cv2.polylines(img, [np.round(pts).astype(np.int32)], False, light, max(1, int(0.5 * ppm)), cv2.LINE_AA)
+    elif d.back_pattern == "diamonds":
+        r = step * 0.45
+        for yy in np.arange(m + step / 2, h - m, step):
+            for xx in np.arange(m + step / 2, w - m, step):
+                pts = np.float32([[xx, yy - r], [xx + r * 0.7, yy], [xx, yy + r], [xx - r * 0.7, yy]])
+                cv2.fillConvexPoly(img, np.round(pts).astype(np.int32), light, cv2.LINE_AA)
+    elif d.back_pattern != "plain":
+        raise ValueError(f"unknown back pattern {d.back_pattern!r}")
     inner = 6 * ppm
     cv2.rectangle(img, _pt(inner, inner), _pt(w - inner, h - inner), (245, 245, 245), max(1, int(0.8 * ppm)), cv2.LINE_AA)
     if c.deck == "beccato":
@@ -656,18 +710,22 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
 
 
 # --- public API -----------------------------------------------------------------------------------
-def render_card(c: Card, design: str = "classic", px_per_mm: float = 8.0) -> np.ndarray:
-    """The face (or back) of card `c` in `design`, as a BGR uint8 image, portrait, with the
-    card's paper filling the whole rectangle (use `card_mask` for the rounded corners)."""
+def render_card(c: Card, design: str | Design = "classic", px_per_mm: float = 8.0) -> np.ndarray:
+    """The face (or back) of card `c` in `design` (a name of DESIGNS or a Design), as a BGR uint8
+    image, portrait, with the card's paper filling the whole rectangle (use `card_mask` for the
+    rounded corners)."""
     return _render_cached(c, design, float(px_per_mm)).copy()
 
 
 @lru_cache(maxsize=2048)
-def _render_cached(c: Card, design: str, ppm: float) -> np.ndarray:
-    try:
-        d = DESIGNS[design]
-    except KeyError:
-        raise KeyError(f"no design {design!r}; known: {', '.join(DESIGNS)}") from None
+def _render_cached(c: Card, design: str | Design, ppm: float) -> np.ndarray:
+    if isinstance(design, Design):
+        d = design
+    else:
+        try:
+            d = DESIGNS[design]
+        except KeyError:
+            raise KeyError(f"no design {design!r}; known: {', '.join(DESIGNS)}") from None
     w, h = card_size_px(c.deck, ppm)
     img = np.empty((h, w, 3), np.uint8)
     img[:] = d.paper
@@ -692,6 +750,6 @@ def render_deck(deck_name: str, design: str = "classic", px_per_mm: float = 8.0,
 
 
 __all__ = [
-    "DESIGNS", "TRAIN_DESIGNS", "HELD_OUT_DESIGN", "BREEDS", "GUILDS", "GUILD_SYMBOLS",
+    "DESIGNS", "TRAIN_DESIGNS", "HELD_OUT_DESIGN", "BACK_PATTERNS", "Design", "random_design", "BREEDS", "GUILDS", "GUILD_SYMBOLS",
     "card_size_px", "card_mask", "render_card", "render_deck",
 ]

@@ -10,6 +10,10 @@ the run folder; whatever happens, the best checkpoint so far is exported and eva
         --hours 0.9 --name main
     .venv-train/bin/python scripts/train_card_detector.py --export-only runs/card_detector/main
 
+`--init CHECKPOINT` continues from weights trained here before (same YAML), e.g. on a richer
+dataset; the record of that earlier run (models/card_detector/metrics.json at the time) is kept
+in the new metrics.json under "init", so the model card counts all the training it had.
+
 Outputs: runs/card_detector/NAME/ (Ultralytics' run: weights, results.csv), and in --out
 (models/card_detector/): card_detector.onnx, metrics.json, train_log.txt.
 """
@@ -90,13 +94,24 @@ def train(args) -> Path:
     stop_file = run_dir / "STOP"
     stop_file.unlink(missing_ok=True)
     model = YOLO(args.model, task="pose")
+    if args.init:
+        model.load(str(args.init))  # weights of an earlier run of the same YAML
+        prev = Path(args.out) / "metrics.json"
+        init = {"weights": str(Path(args.init).resolve().relative_to(ROOT))}
+        if prev.exists():
+            old = json.loads(prev.read_text())
+            init.update({k: old.get(k) for k in ("epochs_run", "train_seconds", "exported", "init")})
+            init["dataset_splits"] = {k: {kk: v.get(kk) for kk in ("images", "cards", "designs")}
+                                      for k, v in ((old.get("dataset") or {}).get("splits") or {}).items()}
+            init["held_out_test"] = old.get("held_out_test")
+        (run_dir / "init.json").write_text(json.dumps(init, indent=1))
     fit_end, batch_end = _progress_callback(log_path, stop_file)
     model.add_callback("on_fit_epoch_end", fit_end)
     model.add_callback("on_train_batch_end", batch_end)
     kw = dict(
         data=str(Path(args.data).resolve()), epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
         device="cpu", workers=args.workers, project=str(RUNS / "card_detector"), name=args.name,
-        exist_ok=True, pretrained=False, amp=False, plots=False, seed=args.seed, deterministic=False,
+        exist_ok=True, pretrained=str(args.init) if args.init else False, amp=False, plots=False, seed=args.seed, deterministic=False,
         patience=max(args.epochs, 100), cache=args.cache,
         # the scenes already carry perspective, rotation, colour and blur; mirrored cards do not exist
         fliplr=0.0, degrees=0.0, mosaic=args.mosaic, close_mosaic=args.close_mosaic,
@@ -161,6 +176,8 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "onnx_bytes": target.stat().st_size,
     }
+    if (run_dir / "init.json").exists():
+        record["init"] = json.loads((run_dir / "init.json").read_text())
     (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
     lines = [json.dumps(p) for p in progress]
     (out / "train_log.txt").write_text(
@@ -169,6 +186,16 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     write_model_card(out / "MODEL_CARD.md", record, provisional=args.provisional)
     print(json.dumps(metrics, indent=1))
     return record
+
+
+def _init_row(r: dict) -> str:
+    init = r.get("init")
+    if not init:
+        return ""
+    return (f"| initial weights | `{init['weights']}`: an earlier run of the same YAML here, "
+            f"{init.get('epochs_run', '?')} epochs and {init.get('train_seconds') or 0:.0f} s on the previous "
+            f"dataset (train: {(init.get('dataset_splits') or {}).get('train', {}).get('images', '?')} images, "
+            f"designs {', '.join((init.get('dataset_splits') or {}).get('train', {}).get('designs') or [])}) |\n")
 
 
 def _real_photos_section(r: dict) -> str:
@@ -212,7 +239,7 @@ templates of an enrolled deck). Input, output layout and decoding: `docs/card-de
 | file | ONNX opset 18, {r['onnx_bytes'] / 1e6:.1f} MB; runs with onnxruntime alone |
 | trained | {r['exported']}, ultralytics {r['versions']['ultralytics']}, torch {r['versions']['torch']}, CPU |
 | epochs | {r['epochs_run']} (checkpoint `{r['checkpoint']}`: the best by validation fitness), {r['train_seconds'] or 0:.0f} s of training |
-
+{_init_row(r)}
 ## Data
 
 Synthetic scenes only (`scripts/make_card_dataset.py`, seed {ds.get('seed', '?')}, {ds.get('width', '?')} px
@@ -264,6 +291,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(ROOT / "datasets" / "generated" / "cards" / "data.yaml"))
     ap.add_argument("--model", default="yolo11n-pose.yaml")
+    ap.add_argument("--init", type=Path, help="start from this checkpoint of an earlier run of --model")
     ap.add_argument("--name", default="main")
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--hours", type=float, default=0.0, help="stop after this time (re-plans the schedule)")

@@ -64,6 +64,25 @@ class CameraStatus:
 
 
 @dataclasses.dataclass(frozen=True)
+class HandTips:
+    """One hand's fingertips and finger pads in a card camera's pixels (`player`: whose, when
+    the landmarks stage knew it)."""
+
+    points: tuple[tuple[float, float], ...]
+    player: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class HandsSeen:
+    """The hands one card camera saw in one frame (an empty tuple: looked for, none seen). Only
+    the lead-motion cue uses them (a hand on a card as it lands); they are not logged."""
+
+    t: float
+    camera: str
+    hands: tuple[HandTips, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class ZoneContent:
     """What a zone holds once it has stayed the same for the stabiliser's dwell: the face-up
     cards (face ids, `UNKNOWN_CARD` for one not read), their mean confidences over the dwell,

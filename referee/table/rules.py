@@ -18,8 +18,22 @@ Rules here:
 * `play` (Beccaccino, Bestia): a card newly laid face up in the trick zone is played by the
   player whose turn it is; an illegal one raises an alert at once (the engine's violation). A
   table knock (signal `tap_table_*`) by the leader just before the lead card is recorded as
-  Busso where the game announces it. Volo and Striscio have no perception cue yet: the
-  scorekeeper types them (`play Dan 3 di spade striscio`).
+  Busso where the game announces it.
+* Volo and Striscio (Beccaccino): how the lead card arrived in the trick zone
+  (`referee.table.lead_motion`, logged as an observation `type: motion` before the card): slid
+  along the cloth into the trick (`slide`) is recorded as Striscio, tossed so that it landed from
+  the air (`toss`) as Volo, a card set down (`placed`) as a plain lead. The cue follows the card
+  back through the last frames and measures, in card-lengths and seconds, how far it travelled
+  at table level, how straight, how much bigger it looked (closer to the camera: in the air), how
+  much it turned, and whether a fingertip lay on it on the way and as it landed (where the card
+  camera sees hands). Confidence: the lower of the card's and the motion's; a motion under
+  `MIN_MOTION` is only evidence. Below the table's threshold the referee asks; when only the
+  announcement is in doubt (the card itself read surely), `no N` records the plain lead
+  instead. A knock wins over a motion (one announcement per lead); a player who already
+  announced this hand, or a card that is not a lead, never gets one from the motion (it stays
+  evidence). Only games whose play action carries a `call` (Beccaccino) use the cue; a
+  knock, toss or slide never becomes an announcement in Bestia or Beccato!. The scorekeeper
+  can still type any of them (`play Dan 3 di spade striscio`).
 """
 
 from __future__ import annotations
@@ -29,11 +43,13 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from referee.core import Action, Violation
+from referee.table.lead_motion import LeadMotion
 from referee.table.observations import UNKNOWN_CARD, ZoneContent, card_kind, engine_card
 
 CONTRADICTIONS = ("CardAlreadySeen", "TooManyOfBreed", "RevealDoesNotMatchHand", "EggNotInDeck")
 COPIES = {"chicken:serama": 4}
 CHICKEN_COPIES = 3
+MIN_MOTION = 0.5  # a slide or toss judged less sure than this is evidence only, never asked
 
 
 @dataclasses.dataclass
@@ -43,11 +59,17 @@ class Proposal:
     confidence: float
     reasoning: str
     evidence: dict[str, Any]
+    # What `no N` records instead, when only part of the action is in doubt (a lead whose
+    # announcement, read from the card's motion, is unsure: the plain lead); None: nothing.
+    alternative: Action | None = None
 
     def to_payload(self, codec) -> dict[str, Any]:
-        return {"rule": self.rule, "action": None if self.action is None else codec.to_dict(self.action),
-                "confidence": round(float(self.confidence), 3), "reasoning": self.reasoning,
-                "evidence": self.evidence}
+        out = {"rule": self.rule, "action": None if self.action is None else codec.to_dict(self.action),
+               "confidence": round(float(self.confidence), 3), "reasoning": self.reasoning,
+               "evidence": self.evidence}
+        if self.alternative is not None:
+            out["alternative"] = codec.to_dict(self.alternative)
+        return out
 
 
 @dataclasses.dataclass
@@ -145,8 +167,14 @@ def egg_rule(engine, state, content: ZoneContent, new_faces: Sequence[tuple[str,
     return out
 
 
+def announces(engine) -> bool:
+    """Whether the game's play action carries an announcement (Busso, Volo, Striscio)."""
+    return "call" in getattr(engine.codec.classes.get("play"), "__dataclass_fields__", {})
+
+
 def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
-              knock: Mapping[str, Any] | None) -> Proposal | Flag:
+              knock: Mapping[str, Any] | None, motion: LeadMotion | None = None,
+              motion_entry: int | None = None) -> Proposal | Flag:
     player = getattr(state, "turn", None)
     card = engine_card(face)
     evidence: dict[str, Any] = {"zone": content.zone, "camera": content.camera, "card": face,
@@ -156,15 +184,36 @@ def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
                     "NotPlaying", evidence, alert=True)
     data: dict[str, Any] = {"kind": "play", "player": player, "card": card}
     reasoning = f"{card} was laid face up in the trick zone; it is {player}'s turn"
-    codec_fields = getattr(engine.codec.classes.get("play"), "__dataclass_fields__", {})
-    if knock is not None and "call" in codec_fields:
+    calls = announces(engine)
+    if knock is not None and calls:
         data["call"] = "busso"
         evidence["knock"] = knock
         reasoning += f"; {player} knocked on the table at {knock['start']:.1f} s before leading: Busso"
+    if motion is not None:
+        evidence["motion"] = {"kind": motion.kind, "confidence": round(motion.confidence, 3),
+                              "entry": motion_entry}
     action = engine.codec.from_dict(data)
     try:
         state.verify(action)
     except Violation as v:
         evidence["details"] = v.to_dict()
         return Flag("play", f"illegal play by {player}: {card}: {v.message}", v.name, evidence, alert=True)
-    return Proposal("play", action, conf, reasoning, evidence)
+    if motion is None or not calls or motion.call is None:
+        return Proposal("play", action, conf, reasoning, evidence)
+    call = motion.call
+    how = f"{player} {motion.reason} ({motion.kind}, confidence {motion.confidence:.2f})"
+    if knock is not None:
+        return Proposal("play", action, conf, reasoning + f"; the card also looked {motion.kind}: "
+                        "the knock is the announcement", evidence)
+    if motion.confidence < MIN_MOTION:
+        return Proposal("play", action, conf, reasoning + f"; {how}: too unsure to be an announcement",
+                        evidence)
+    announced = engine.codec.from_dict({**data, "call": call})
+    try:
+        state.verify(announced)
+    except Violation as v:  # not a lead, or a second announcement this hand: the plain play stands
+        evidence["motion"]["not_announced"] = v.name
+        return Proposal("play", action, conf, reasoning + f"; {how}, not recorded as {call.capitalize()}: "
+                        f"{v.message}", evidence)
+    return Proposal("play", announced, min(conf, motion.confidence),
+                    reasoning + f"; {how}: {call.capitalize()}", evidence, alternative=action)

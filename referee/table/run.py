@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from referee.core import RefereeError
 from referee.recording.folder import SessionFolder, model_record, versions
+from referee.table.lead_motion import LeadMotion, hands_seen
 from referee.table.observations import CameraStatus, KeyboardLine, ZoneContent
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
@@ -131,6 +132,9 @@ class Perception:
         if stage is not None and stage.due(frame.t):
             t0 = time.perf_counter()
             out.extend(stage(frame))
+            if frame.camera in self.card and stage.landmarks:
+                # a card camera that also sees hands: a hand on a lead card as it lands
+                out.append(hands_seen(stage.landmarks[-1], frame.camera))
             self.seconds["signals"] += time.perf_counter() - t0
             self.frames["signals"] += 1
         return out
@@ -244,6 +248,8 @@ def stored_observations(source: SessionFolder) -> list[tuple[float, Any]]:
             out.append((t, SignalEvent(**fields)))
         elif e.kind == "observation" and p.get("type") == "camera":
             out.append((t, CameraStatus(t, p["camera"], p["ok"], p.get("reason", ""))))
+        elif e.kind == "observation" and p.get("type") == "motion":
+            out.append((t, LeadMotion.from_payload(p)))
     return out
 
 

@@ -14,6 +14,10 @@
   nothing for the latest), and a yes applies the action (`source: keyboard`). A contradiction
   or an illegal play is logged as `type: flag` and never applied.
 * Signals never change the game state: they are evidence, logged per player.
+* At a lead in a game with announcements (Beccaccino), how the card arrived in the trick zone
+  (`referee.table.lead_motion`: slid, tossed, placed) is judged from the last seconds of card
+  frames (and `HandsSeen`, where the card camera sees hands) and logged (`type: motion`) just
+  before the zone content; the play rule makes a slide Striscio and a toss Volo.
 * Calls, corrections and anything the cameras cannot see come from the keyboard
   (`KeyboardLine`), as in `referee play`: `coccode Anna`, `caught Dario Anna`, `undo`...
 * Log times are `clock_origin + t` (rounded to the millisecond), so a replay of the same
@@ -24,13 +28,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections import Counter
+from collections import Counter, deque
 from typing import Any, Iterable, Mapping
 
 from referee.core import Engine, RefereeError, Violation
 from referee.scorekeeper import Scorekeeper
-from referee.table.observations import CameraStatus, CardsSeen, KeyboardLine, ZoneContent
-from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
+from referee.table.lead_motion import LeadMotion, MotionThresholds, lead_motion
+from referee.table.observations import UNKNOWN_CARD, CameraStatus, CardsSeen, HandsSeen, KeyboardLine, ZoneContent
+from referee.table.rules import Flag, Proposal, announces, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
 from referee.table.zones import BadZones, TableZones
 from referee.signal_cards import BY_ID as SIGNAL_CARDS
@@ -59,6 +64,13 @@ class NoSuchAsk(RefereeError):
 
 
 @dataclasses.dataclass
+class _PendingLead:
+    content: ZoneContent
+    previous: ZoneContent | None
+    ready: float  # session time after which it is judged
+
+
+@dataclasses.dataclass
 class _Ask:
     entry: int
     proposal: Proposal
@@ -67,7 +79,7 @@ class _Ask:
 class TableSession:
     def __init__(self, scorekeeper: Scorekeeper, zones: TableZones, *, clock_origin: float,
                  threshold: float = 0.8, stabilizer: ZoneStabilizer | None = None,
-                 knock_window: float = 3.0) -> None:
+                 knock_window: float = 3.0, motion: MotionThresholds | None = None) -> None:
         self.sk = scorekeeper
         self.engine: Engine = scorekeeper.engine
         self.zones = zones
@@ -85,6 +97,15 @@ class TableSession:
         self._signals: list[SignalEvent] = []
         self._seen_signals: set[tuple] = set()
         self.cameras: dict[str, bool] = {}
+        # The last seconds of card frames and hands, for the lead-motion cue; motions read from a
+        # stored log (a replay reusing it), waiting for their zone content.
+        self.motion = motion or MotionThresholds()
+        self.memory = self.motion.lookback + 4.0
+        self._frames: dict[str, deque[CardsSeen]] = {}
+        self._hands: deque[HandsSeen] = deque()
+        self._given_motion: dict[tuple[str, str], LeadMotion] = {}
+        self._hand_cameras: set[str] = set()
+        self._pending: dict[str, _PendingLead] = {}
 
     @classmethod
     def start(cls, game: str | Engine, setup: Mapping[str, Any], log_path: str | os.PathLike[str],
@@ -112,9 +133,16 @@ class TableSession:
     # -- the one entry point -----------------------------------------------------------------
 
     def feed(self, obs: Any) -> list[Decision]:
+        early: list[Decision] = []
+        if self._pending and isinstance(getattr(obs, "t", None), (int, float)):
+            early = self._judge_pending(float(obs.t))
+        return early + self._feed(obs)
+
+    def _feed(self, obs: Any) -> list[Decision]:
         if isinstance(obs, CardsSeen):
             if not self.cameras.get(obs.camera, True):
                 return []  # frames of a camera reported lost are ignored until it is back
+            self._remember(self._frames.setdefault(obs.camera, deque()), obs)
             out: list[Decision] = []
             for content in self.stabilizer.feed(obs):
                 out.extend(self._on_content(content))
@@ -130,6 +158,13 @@ class TableSession:
             return self._on_keyboard(obs)
         if isinstance(obs, CameraStatus):
             return self._on_camera(obs)
+        if isinstance(obs, HandsSeen):
+            self._hand_cameras.add(obs.camera)
+            self._remember(self._hands, obs)
+            return []
+        if isinstance(obs, LeadMotion):  # a stored motion fed again (a replay reusing the log)
+            self._given_motion[(obs.zone, obs.card)] = obs
+            return []
         raise TypeError(f"a table session is fed observations, not {type(obs).__name__}")
 
     def feed_all(self, observations: Iterable[Any]) -> list[Decision]:
@@ -140,6 +175,11 @@ class TableSession:
 
     # -- observations ------------------------------------------------------------------------
 
+    def _remember(self, queue: deque, obs: Any) -> None:
+        queue.append(obs)
+        while queue and queue[0].t < obs.t - self.memory:
+            queue.popleft()
+
     def _observe(self, t: float, payload: dict[str, Any], confidence: float | None = None,
                  source: str = "camera") -> int:
         return self.sk.observe(payload, time=self.clock(t), source=source, confidence=confidence).entry.seq
@@ -149,14 +189,17 @@ class TableSession:
         self.cameras[obs.camera] = obs.ok
         if was == obs.ok:
             return []
+        out: list[Decision] = []
         if not obs.ok:
+            out = self._judge_pending(obs.t, camera=obs.camera)  # judged with what was seen
             self.stabilizer.reset_camera(obs.camera)
+            self._frames.pop(obs.camera, None)
             for z in self.zones.of_camera(obs.camera):
                 self._stable.pop(z.name, None)
         seq = self._observe(obs.t, {"type": "camera", "camera": obs.camera, "ok": obs.ok, "reason": obs.reason})
         msg = (f"camera {obs.camera} back" if obs.ok else
                f"camera {obs.camera} lost ({obs.reason or 'no frames'}): the game goes on from the keyboard")
-        return [Decision("camera", obs.t, msg, seq, {"camera": obs.camera, "ok": obs.ok})]
+        return out + [Decision("camera", obs.t, msg, seq, {"camera": obs.camera, "ok": obs.ok})]
 
     def _on_signal(self, ev: SignalEvent) -> list[Decision]:
         key = (ev.player, ev.signal, round(ev.start, 1))
@@ -175,30 +218,71 @@ class TableSession:
         self._stable[content.zone] = content
         if previous is None and not content.cards and not content.face_down:
             return []  # an empty zone at the start says nothing
-        seq = self._observe(content.t, content.to_payload(),
-                            confidence=min(content.confidences) if content.confidences else None)
+        out: list[Decision] = []
+        pending = self._pending.pop(content.zone, None)
+        if pending is not None:  # the zone changed before its lead was judged: judge it now
+            out.extend(self._judge(dataclasses.replace(pending.content, t=content.t), pending.previous))
+        return out + self._judge(content, previous, wait=True)
+
+    def _judge(self, content: ZoneContent, previous: ZoneContent | None, wait: bool = False) -> list[Decision]:
         zone = self.zones.by_name[content.zone]
-        out: list[Decision] = [Decision("cards", content.t, f"{content.zone}: {' '.join(content.cards) or '-'}",
-                                        seq, content.to_payload())]
-        if zone.role == "seat":
-            out.extend(self._try_reveal(content, seq))
-        elif zone.role in ("eggs", "trick"):
+        new: list[tuple[str, float]] = []
+        if zone.role in ("eggs", "trick"):
             # New: copies of a face beyond both what lay here before and what was judged here.
             before = Counter(previous.cards) if previous else Counter()
             judged = self._accounted.get(content.zone, Counter())
             known = Counter({c: max(before[c], judged[c]) for c in set(before) | set(judged)})
-            new: list[tuple[str, float]] = []
             for card, conf in zip(content.cards, content.confidences):
                 if known[card] > 0:
                     known[card] -= 1
                 else:
                     new.append((card, conf))
-            if zone.role == "eggs":
-                out.extend(self._try_egg(content, new, seq))
-            else:
-                for card, conf in new:
-                    out.extend(self._try_play(content, card, conf, seq))
+        # How a lead card arrived is logged before the content it explains (a replay reusing
+        # the log feeds it back first). Where the card camera sees hands, the lead waits until
+        # the card has lain still `settle` s, so that a hand on it as it landed has been seen.
+        motion, motion_seq = None, None
+        if zone.role == "trick" and new and new[0][0] != UNKNOWN_CARD and self._leading():
+            motion = self._lead_motion(content, new[0][0])
+            if (wait and motion is not None and content.camera in self._hand_cameras
+                    and content.t < motion.t + self.motion.settle):
+                self._pending[content.zone] = _PendingLead(content, previous, motion.t + self.motion.settle)
+                return []
+            if motion is not None:
+                motion_seq = self._observe(content.t, motion.to_payload(), confidence=motion.confidence)
+        seq = self._observe(content.t, content.to_payload(),
+                            confidence=min(content.confidences) if content.confidences else None)
+        out: list[Decision] = [Decision("cards", content.t, f"{content.zone}: {' '.join(content.cards) or '-'}",
+                                        seq, content.to_payload())]
+        if zone.role == "seat":
+            out.extend(self._try_reveal(content, seq))
+        elif zone.role == "eggs":
+            out.extend(self._try_egg(content, new, seq))
+        elif zone.role == "trick":
+            for i, (card, conf) in enumerate(new):
+                first = i == 0 and motion is not None
+                out.extend(self._try_play(content, card, conf, seq, motion if first else None,
+                                          motion_seq if first else None))
         return out
+
+    def _judge_pending(self, t: float, camera: str | None = None) -> list[Decision]:
+        """Leads whose card has lain still long enough by `t` (or all of `camera`'s: it was lost)."""
+        out: list[Decision] = []
+        for zone, p in list(self._pending.items()):
+            if (camera is not None and p.content.camera == camera) or (camera is None and t > p.ready + 1e-9):
+                del self._pending[zone]
+                out.extend(self._judge(dataclasses.replace(p.content, t=max(t, p.content.t)), p.previous))
+        return out
+
+    def _leading(self) -> bool:
+        return (announces(self.engine) and getattr(self.state, "turn", None) is not None
+                and not getattr(self.state, "trick", ()))
+
+    def _lead_motion(self, content: ZoneContent, face: str) -> LeadMotion | None:
+        given = self._given_motion.pop((content.zone, face), None)
+        if given is not None:
+            return given
+        frames = [f for f in self._frames.get(content.camera, ()) if f.t <= content.t]
+        return lead_motion(frames, content.zone, face, content.since, list(self._hands), self.motion)
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -242,7 +326,8 @@ class TableSession:
                 out.extend(self._decide(result, t, [seq]))
         return out
 
-    def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int) -> list[Decision]:
+    def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int,
+                  motion: LeadMotion | None = None, motion_seq: int | None = None) -> list[Decision]:
         player = getattr(self.state, "turn", None)
         knock = None
         leading = not getattr(self.state, "trick", ())
@@ -253,7 +338,9 @@ class TableSession:
                         and content.since - self.knock_window <= ev.end <= content.t):
                     knock = {"signal": ev.signal, "start": ev.start, "end": ev.end, "confidence": ev.confidence}
                     break
-        return self._decide(play_rule(self.engine, self.state, content, card, conf, knock), content.t, [seq])
+        entries = [seq] if motion_seq is None else [motion_seq, seq]
+        return self._decide(play_rule(self.engine, self.state, content, card, conf, knock, motion, motion_seq),
+                            content.t, entries)
 
     def _decide(self, result: Proposal | Flag, t: float, evidence_entries: list[int]) -> list[Decision]:
         zone, card = result.evidence.get("zone"), result.evidence.get("card")
@@ -264,14 +351,20 @@ class TableSession:
             seq = self._observe(t, payload)
             kind = "alert" if result.alert else "flag"
             return [Decision(kind, t, f"{kind.upper()}: {result.reason}", seq, payload)]
+        asking = result.action is None or result.confidence < self.threshold
+        if result.alternative is not None and (
+                not asking or float(result.evidence.get("confidence", 0.0)) < self.threshold):
+            result.alternative = None  # only a doubt about the announcement alone offers the plain play
         payload = {**result.to_payload(self.engine.codec), "entries": evidence_entries}
-        if result.action is None or result.confidence < self.threshold:
+        if asking:
             seq = self._observe(t, {"type": "ask", **payload}, confidence=result.confidence)
             if result.action is not None:
                 self._asks[seq] = _Ask(seq, result)
                 text = self.engine.codec.to_dict(result.action)
                 msg = (f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
                        f"confirm with `yes {seq}` or `no {seq}`: {text}")
+                if result.alternative is not None:
+                    msg += f"; `no {seq}` records {self.engine.codec.to_dict(result.alternative)} instead"
             else:
                 msg = f"ASK #{seq}: {result.reasoning}"
             return [Decision("ask", t, msg, seq, payload)]
@@ -345,6 +438,10 @@ class TableSession:
             return [Decision("rejected", t, f"rejected: NoSuchAsk: #{ask} is not an open question")]
         seq = self._observe(t, {"type": "answer", "ask": ask, "accepted": accept}, source="keyboard", confidence=1.0)
         if not accept:
+            alternative = pending.proposal.alternative
+            if alternative is not None:
+                return self._apply(alternative, t, source="keyboard", confidence=1.0,
+                                   text=f"declined #{ask}, the plain action instead: {pending.proposal.reasoning}")
             return [Decision("answer", t, f"#{ask} declined: nothing applied", seq)]
         return self._apply(pending.proposal.action, t, source="keyboard", confidence=1.0,
                            text=f"confirmed #{ask}: {pending.proposal.reasoning}")

@@ -4,7 +4,8 @@ Every value carries `t`, seconds on the session clock (0 = the start of the sess
 stores `clock_origin + t`). Perception stages produce `CardsSeen` (the cards read in one frame
 of one camera, already placed in zones) and `vision.events.SignalEvent`s; the keyboard produces
 `KeyboardLine`s (calls with who called and whom, corrections, one-tap confirmations); a camera
-that stops or comes back produces `CameraStatus`.
+that stops or comes back produces `CameraStatus`; a card camera whose picture the landmarks
+stage also reads produces `HandsSeen` (fingertips, for the lead-motion cue).
 """
 
 from __future__ import annotations

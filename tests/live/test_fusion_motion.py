@@ -188,3 +188,39 @@ def test_a_lead_waiting_for_hands_is_judged_when_its_camera_is_lost(table):
     out = table.feed(CameraStatus(1.2, "cards", False, "unplugged"))
     assert [d.kind for d in out if d.kind != "cards"] == ["action", "camera"]  # judged with what was seen
     assert out[1].data["action"]["call"] == "volo" and out[1].t == 1.2
+
+
+class _Stage:
+    """A stand-in for a perception stage: always due, answers what it is given."""
+
+    def __init__(self, answer, landmarks=None):
+        self.answer, self.landmarks = answer, landmarks if landmarks is not None else []
+
+    def due(self, t):
+        return True
+
+    def __call__(self, frame):
+        return self.answer(frame)
+
+
+def test_a_card_camera_that_sees_hands_passes_them_to_the_table():
+    import numpy as np
+
+    from referee.table import CardsSeen
+    from referee.table.observations import HandsSeen
+    from referee.table.run import Perception
+    from vision.capture.sources import CameraFrame
+    from vision.landmarks.types import FrameLandmarks, Hand, Person
+
+    pts = np.tile(np.array([[600.0, 350.0, 0.0]], np.float32), (21, 1))
+    landmarks = [FrameLandmarks(4, 0.4, 1280, 720, (Person("Dan", hands={"right": Hand(pts)}),))]
+    p = Perception.__new__(Perception)  # the stages themselves are tested with their models elsewhere
+    p.seconds, p.frames = {"cards": 0.0, "signals": 0.0}, {"cards": 0, "signals": 0}
+    p.card = {"cards": _Stage(lambda f: CardsSeen(f.t, f.camera, ()))}
+    p.signal = {"cards": _Stage(lambda f: [], landmarks), "people": _Stage(lambda f: [], landmarks)}
+    out = p(CameraFrame("cards", 4, 0.4, np.zeros((4, 4, 3), np.uint8)))
+    assert [type(o).__name__ for o in out] == ["CardsSeen", "HandsSeen"]
+    hands = out[1]
+    assert isinstance(hands, HandsSeen) and hands.camera == "cards" and hands.hands[0].player == "Dan"
+    # A camera without card zones: its hands are for the body signals only.
+    assert p(CameraFrame("people", 4, 0.4, np.zeros((4, 4, 3), np.uint8))) == []

@@ -35,8 +35,8 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
-from vision.cards.rectify import (CANONICAL_SIZE, _iou, _overlap, find_quads_by_contour, rectify,
-                                  refine_corners)
+from vision.cards.rectify import CANONICAL_SIZE, _iou, _overlap, find_quads_by_contour, rectify
+from vision.cards.refine import refine_corners
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -123,7 +123,7 @@ def sharpness(image: np.ndarray, corners: np.ndarray) -> float:
 def refine_with_contours(image: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """Corners for each detected card of an enrollment photo: the card's own outline (contour
     finder) that contains the detection's centre, when there is one; else the detection refined
-    (`rectify.refine_corners`). On a plain surface the outline is exact, while the detector's
+    (`refine.refine_corners`). On a plain surface the outline is exact, while the detector's
     keypoints can be a tenth of the card off, or turned; a template is only as good as its corners."""
     found = find_quads_by_contour(image)
     out: list[np.ndarray] = []

@@ -1,0 +1,286 @@
+"""A detected card's corners made precise: the four sides found again on the paper's own edges.
+
+The detector's corner keypoints fall a tenth of the card or more off (its median corner error
+on held-out scenes, docs/card-reading.md); a crop is only as aligned as its corners. Here each
+side of the rough quadrilateral is searched for again in the picture:
+
+1. **Candidate lines per side.** Around each side, a strip of the grey image's gradient is
+   sampled along the side and across it (up to `reach` x the card's width either way). A line
+   through the strip is scored by the *mean signed* gradient across it: the step from the table
+   to the paper keeps one sign all along a real edge, while a patterned cloth, the print on the
+   card and noise change sign and cancel out. Every line through the strip (its offset at both
+   ends of the side, so a line may turn by up to about 15 degrees) is scored at once, and the
+   few best separate ones are kept.
+2. **One line per side, jointly.** Of the combinations of candidates, the one with the best
+   total whose quadrilateral is still card-shaped: convex, short over long side in the deck's
+   range, opposite sides nearly parallel, area not far from the rough quad's, and every side
+   stepping the same way (paper inside brighter, or darker, on all four).
+3. **Sub-pixel.** Each chosen side is fitted (Huber) through the strongest step near it on each
+   profile; adjacent sides meet in the corners.
+
+A quad whose sides are not clearly seen (a side under a hand or another card, a surface of the
+paper's own colour) keeps the detector's corners for that side or, when too little is seen, as
+a whole: `refine_quad` says how sure it is, and never returns a less card-like quad than it got.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import cv2
+import numpy as np
+
+MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
+FRACTION = 0.5  # a side's edges at least this fraction of its strongest count as clear
+OUTER_STEP = 0.4  # sub-pixel: the outermost step at least this fraction of the profile's strongest
+ASPECT_RANGE = (0.48, 0.88)  # short over long side of a card seen in perspective
+
+
+@dataclasses.dataclass(frozen=True)
+class Refined:
+    corners: np.ndarray  # (4, 2) in the order of the quad given
+    score: float  # mean edge strength of the four sides (grey levels per pixel)
+    sides_seen: int  # how many sides were found on a clear edge
+    refined: bool  # False: the detector's corners were kept
+
+
+def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: float, samples: int,
+                keep: int, step: float) -> list[list[tuple[float, np.ndarray, np.ndarray, float]]]:
+    """For each side, up to `keep` candidate lines: (signed score, point a, point b, offset)."""
+    gx, gy = grad
+    centre = quad.mean(axis=0)
+    offsets = np.arange(-reach, reach + step / 2, step, dtype=np.float32)
+    p = len(offsets)
+    t = np.linspace(0.08, 0.92, samples, dtype=np.float32)
+    out = []
+    for s in range(4):
+        a, b = quad[s], quad[(s + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 4:
+            out.append([])
+            continue
+        n = np.array([d[1], -d[0]], np.float32) / length
+        if np.dot(centre - (a + b) / 2, n) > 0:
+            n = -n  # outwards
+        xy = a[None, None, :] + d[None, None, :] * t[:, None, None] + offsets[None, :, None] * n[None, None, :]
+        mx, my = np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
+        sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        strip = -(sx * n[0] + sy * n[1])  # > 0: brighter inside than outside
+        # every line from offset o1 (at t=0) to o2 (at t=1) with a turn of at most MAX_TURN_DEG
+        max_delta = int(np.tan(np.radians(MAX_TURN_DEG)) * length / step)
+        o1 = np.arange(p)[:, None]
+        delta = np.arange(-max_delta, max_delta + 1)[None, :]
+        o2 = o1 + delta
+        idx = np.rint(o1[:, :, None] + delta[:, :, None] * t[None, None, :]).astype(np.int64)  # (p, D, samples)
+        valid = (o2 >= 0) & (o2 < p)
+        idx = np.clip(idx, 0, p - 1)
+        vals = strip[np.arange(samples)[None, None, :], idx]
+        score = vals.mean(axis=2)
+        score[~valid] = 0.0
+        cands = []
+        for sign in (1.0, -1.0):
+            sc = sign * score
+            taken = np.zeros_like(sc, bool)
+            for _ in range(keep):
+                sc_free = np.where(taken, -np.inf, sc)
+                k = int(np.argmax(sc_free))
+                i, j = np.unravel_index(k, sc.shape)
+                if not np.isfinite(sc_free[i, j]) or sc_free[i, j] <= 0:
+                    break
+                off1, off2 = offsets[i], offsets[i] + delta[0, j] * step
+                pa = a + n * off1
+                pb = b + n * off2
+                cands.append((float(sign * sc[i, j]), pa, pb, float((off1 + off2) / 2)))
+                # lines within a few pixels of this one are the same edge
+                near = (np.abs(o1 - i) * step <= max(2.0, 0.04 * reach * 4)) & (
+                    np.abs(o2 - (i + delta[0, j])) * step <= max(2.0, 0.04 * reach * 4))
+                taken |= near
+        out.append(cands)
+    return out
+
+
+def _intersect(p1, p2, q1, q2) -> np.ndarray | None:
+    d1, d2 = p2 - p1, q2 - q1
+    m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], np.float64)
+    det = np.linalg.det(m)
+    if abs(det) < 1e-6:
+        return None
+    t = np.linalg.solve(m, (q1 - p1).astype(np.float64))
+    return (p1 + d1 * t[0]).astype(np.float32)
+
+
+def _quad_from_lines(lines) -> np.ndarray | None:
+    corners = []
+    for c in range(4):  # corner c lies on sides c-1 and c
+        (a1, b1), (a2, b2) = lines[(c - 1) % 4], lines[c]
+        x = _intersect(a1, b1, a2, b2)
+        if x is None:
+            return None
+        corners.append(x)
+    return np.stack(corners)
+
+
+def card_shaped(q: np.ndarray, ref_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
+                area_range: tuple[float, float] = (0.55, 2.2), max_skew_deg: float = 20.0) -> bool:
+    """Convex, of a card's proportions, opposite sides nearly parallel, area near `ref_area`."""
+    if not np.all(np.isfinite(q)) or not cv2.isContourConvex(q.reshape(-1, 1, 2).astype(np.float32)):
+        return False
+    area = cv2.contourArea(q.astype(np.float32))
+    if not area_range[0] * ref_area <= area <= area_range[1] * ref_area:
+        return False
+    v = np.roll(q, -1, axis=0) - q
+    sides = np.linalg.norm(v, axis=1)
+    short, long_ = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    if long_ < 1 or not aspect[0] <= short / long_ <= aspect[1]:
+        return False
+    for i in (0, 1):
+        u, w = v[i] / max(sides[i], 1e-6), -v[i + 2] / max(sides[i + 2], 1e-6)
+        if float(np.dot(u, w)) < np.cos(np.radians(max_skew_deg)):
+            return False
+    return True
+
+
+def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24) -> tuple[np.ndarray, np.ndarray] | None:
+    """The side through the strongest step within `reach` of `line` on each profile (Huber fit)."""
+    gx, gy = gray_grad
+    a, b = line
+    d = b - a
+    length = float(np.linalg.norm(d))
+    n = np.array([d[1], -d[0]], np.float32) / max(length, 1e-6)
+    if np.dot(centre - (a + b) / 2, n) > 0:
+        n = -n
+    offs = np.linspace(-reach, reach, int(reach * 8) + 1, dtype=np.float32)
+    t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
+    xy = a[None, None, :] + d[None, None, :] * t[:, None, None] + offs[None, :, None] * n[None, None, :]
+    mx, my = np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    strip = np.abs(sx * n[0] + sy * n[1])
+    # the outermost clear step: the paper's edge, not the inner edge of a border printed on it
+    m = strip.max(axis=1, keepdims=True)
+    local = np.zeros_like(strip, bool)
+    local[:, 1:-1] = (strip[:, 1:-1] >= strip[:, :-2]) & (strip[:, 1:-1] >= strip[:, 2:])
+    ok = local & (strip >= OUTER_STEP * m)
+    k = np.where(ok.any(axis=1), strip.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1), np.argmax(strip, axis=1))
+    peak = strip[np.arange(samples), k]
+    good = peak >= 0.5 * np.median(peak) if np.median(peak) > 0 else np.zeros(samples, bool)
+    if good.sum() < samples // 3:
+        return None
+    pts = xy[np.arange(samples), k][good]
+    vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    p0, v = np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)
+    return p0, p0 + v * length
+
+
+def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect: tuple[float, float] = ASPECT_RANGE,
+                keep: int = 4, min_edge: float = 6.0) -> Refined:
+    """The card's corners found on its edges near the detector's `quad` (see the module text)."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    short = float(min((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+    r = max(4.0, reach * short)
+    lo, hi = quad.min(axis=0) - r - 4, quad.max(axis=0) + r + 4
+    x0, y0 = np.maximum(np.floor(lo), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(hi), [w - 1, h - 1]).astype(int)
+    unchanged = Refined(quad.copy(), 0.0, 0, False)
+    if x1 - x0 < 12 or y1 - y0 < 12 or short < 8:
+        return unchanged
+    roi = image[y0:y1 + 1, x0:x1 + 1]
+    gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
+    sigma = max(0.8, short / 120.0)
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
+    grad = (cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0)
+    off = np.array([x0, y0], np.float32)
+    q = quad - off
+    step = max(0.5, short / 100.0)
+    cands = _side_lines(grad, q, r, 20, keep, step)
+    if any(len(c) == 0 for c in cands):
+        return unchanged
+    ref_area = max(cv2.contourArea(q), 1.0)
+    best, best_score = None, -np.inf
+    for sign in (1.0, -1.0):  # paper brighter than the surface around it, or darker, on all four sides
+        per = []
+        for c in cands:
+            cs = [x for x in c if np.sign(x[0]) == sign and abs(x[0]) >= min_edge]
+            if not cs:
+                break
+            top = max(abs(x[0]) for x in cs)
+            # of a side's clear edges, the outermost first: the paper's edge, not a frame printed inside it
+            per.append(sorted([x for x in cs if abs(x[0]) >= FRACTION * top], key=lambda x: -x[3]))
+        if len(per) < 4:
+            continue
+        for combo in itertools.product(*per):
+            lines = [(c[1], c[2]) for c in combo]
+            quad_l = _quad_from_lines(lines)
+            if quad_l is None or not card_shaped(quad_l, ref_area, aspect):
+                continue
+            total = float(np.mean([abs(c[0]) for c in combo]))
+            if total > best_score:
+                best, best_score = lines, total
+            break
+    if best is None:
+        return unchanged
+    centre = _quad_from_lines(best).mean(axis=0)
+    fine = []
+    for line in best:
+        f = _subpixel(grad, line, centre, reach=max(1.5, 2.0 * step))
+        fine.append(f if f is not None else line)
+    out = _quad_from_lines(fine)
+    if out is None or not card_shaped(out, ref_area, aspect):
+        out = _quad_from_lines(best)
+    return Refined(out + off, best_score, 4, True)
+
+
+def refine_corners(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A detected quad made precise in two steps: snapped to the card's outline and its sides
+    pulled onto the nearest strong steps (`rectify.refine_corners`), then each side searched for
+    again among the lines near it (`refine_quad`), corners in the order given."""
+    from vision.cards.rectify import refine_corners as snap_and_fit
+
+    return refine_quad(image, snap_and_fit(image, quad)).corners
+
+
+# --- alignment on a template ----------------------------------------------------------------
+ALIGN_SIZE = (60, 90)  # (w, h) of the card in the alignment canvas
+ALIGN_PAD = 0.25  # the canvas reaches this fraction of the card beyond each side
+
+
+def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray, upside_down: bool = False,
+                      iterations: int = 60) -> tuple[np.ndarray | None, float]:
+    """The corners that make the card in `image` match `template` (a rectified face) best.
+
+    The region around `quad` (a quarter of the card beyond each side) is warped to a canvas in
+    which the quad fills the middle; OpenCV's ECC (enhanced correlation coefficient: brightness
+    and contrast do not matter) finds the affine map that lays the template, grey and masked to
+    the card, onto it; the template's corners through that map and back through the warp are
+    the new corners, in the quad's order. `upside_down`: the crop matched the template turned
+    180 degrees. Returns (corners, correlation), or (None, -1) when ECC does not converge."""
+    w, h = ALIGN_SIZE
+    px, py = int(round(w * ALIGN_PAD)), int(round(h * ALIGN_PAD))
+    cw, ch = w + 2 * px, h + 2 * py
+    inner = np.float32([[px, py], [px + w - 1, py], [px + w - 1, py + h - 1], [px, py + h - 1]])
+    hq = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), inner)
+    canvas = cv2.warpPerspective(image, hq, (cw, ch), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32) if canvas.ndim == 3 else canvas.astype(np.float32)
+    t = cv2.resize(template, ALIGN_SIZE, interpolation=cv2.INTER_AREA)
+    if upside_down:
+        t = cv2.rotate(t, cv2.ROTATE_180)
+    tc = np.zeros((ch, cw), np.float32)
+    tc[py:py + h, px:px + w] = cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) if t.ndim == 3 else t
+    mask = np.zeros((ch, cw), np.uint8)
+    mask[py:py + h, px:px + w] = 255
+    warp = np.eye(2, 3, dtype=np.float32)
+    try:
+        cc, warp = cv2.findTransformECC(tc, gray, warp, cv2.MOTION_AFFINE,
+                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-4), mask, 5)
+    except cv2.error:  # did not converge (a flat crop, a template that does not fit at all)
+        return None, -1.0
+    pts = inner @ warp[:, :2].T + warp[:, 2]
+    back = cv2.perspectiveTransform(pts[None].astype(np.float32), np.linalg.inv(hq))[0]
+    if not np.all(np.isfinite(back)):
+        return None, -1.0
+    return back.astype(np.float32), float(cc)

@@ -262,11 +262,14 @@ def measure(path: Sequence[PathPoint], hands: Sequence[HandsSeen] = (), period: 
     rest_len = float(np.median([p.length for p in rest]))
     unit = max(rest_len, 1e-6)
     pts = moving + [landing]
-    steps = [math.dist(a.center, b.center) / unit for a, b in zip(pts, pts[1:])]
+    # to where it lies now (the last quarter card-length it crept after landing included)
+    steps = [math.dist(a.center, b.center) / unit for a, b in zip(pts + [final], pts[1:] + [final])]
     travelled = float(sum(steps))
-    net = math.dist(pts[0].center, landing.center) / unit
+    net = math.dist(pts[0].center, final.center) / unit
     sizes = [p.size / rest_size - 1.0 for p in moving]
-    turned = float(sum(abs(_fold(b.orientation - a.orientation)) for a, b in zip(pts, pts[1:])))
+    # how far it was turned from the way it came to lie (not the sum of the steps: the
+    # corners' jitter would add up over many frames)
+    turned = max((abs(_fold(p.orientation - landing.orientation)) for p in moving), default=0.0)
     gaps = [b.t - a.t for a, b in zip(pts, pts[1:])]
     if period is None or period <= 0:
         dts = [b.t - a.t for a, b in zip(path, path[1:]) if b.t > a.t]
@@ -282,8 +285,11 @@ def measure(path: Sequence[PathPoint], hands: Sequence[HandsSeen] = (), period: 
         "travelled": round(travelled, 3),  # card-lengths, along the path
         "net": round(net, 3),  # card-lengths, first sight to rest
         "straightness": round(net / travelled, 3) if travelled > 1e-9 else 1.0,
-        "size_change": round(max((abs(s) for s in sizes), default=0.0), 3),
-        "size_growth": round(max(sizes, default=0.0), 3),
+        # how much its apparent size changed on the way (a slide stays flat), and how much bigger
+        # it looked (in the air): of three sightings or more the second most, so that one noisy
+        # outline neither lifts a slid card off the table nor makes a flight
+        "size_change": round(_robust_max([abs(x) for x in sizes]), 3),
+        "size_growth": round(max(0.0, _robust_max(sizes)), 3),
         "turned_deg": round(turned, 1),
         "duration_s": round(landing.t - pts[0].t, 3),
         "longest_gap_s": round(max(gaps, default=0.0), 3),
@@ -299,15 +305,16 @@ def scores_of(f: Mapping[str, Any], th: MotionThresholds = MotionThresholds()) -
     n = int(f["observations"])
     period = float(f["frame_period_s"]) or 0.0
     gap_periods = float(f["longest_gap_s"]) / period if period > 0 else 0.0
-    seen_moving = 1.0 if n >= 2 else (0.75 if n == 1 else 0.0)
     hand_way = f["hand_on_the_way"]
+    # seen once on its way (a quick slide at 5 fps): less sure, unless fingers were on it
+    seen_moving = 1.0 if n >= 2 else ((0.9 if hand_way else 0.75) if n == 1 else 0.0)
     slide = (_ramp(float(f["travelled"]), th.slide_path)
              * (1.0 - _ramp(float(f["size_change"]), th.flat_size))
              * _ramp(float(f["straightness"]), th.straightness)
              * seen_moving
              * (1.0 - 0.5 * _ramp(gap_periods, th.gap_frames))
              * (1.0 - 0.5 * _ramp(float(f["turned_deg"]), th.slide_spin))
-             * (1.0 if hand_way else 0.8 if hand_way is False else 0.95))
+             * (1.0 if hand_way else 0.6 if hand_way is False else 0.95))
     airborne = max(_ramp(float(f["size_growth"]), th.air_size),
                    _ramp(float(f["turned_deg"]), th.spin) * _ramp(float(f["travelled"]), (0.5, 1.0)))
     sudden = 1.0 if n == 0 else (_ramp(float(f["net"]), th.jump) if n == 1 else 0.0)
@@ -347,6 +354,13 @@ def _reason(kind: str, f: Mapping[str, Any]) -> str:
     text = {"slide": "slid along the table", "toss": "tossed: it landed from the air",
             "placed": "placed"}[kind]
     return f"{text}: {seen}; on landing {hands[f['hand_at_landing']]}"
+
+
+def _robust_max(values: Sequence[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return float(ordered[-2] if len(ordered) >= 3 else ordered[-1])
 
 
 def _period(ts: Iterable[float]) -> float | None:

@@ -87,7 +87,9 @@ def toss(t_land: float = 1.0, start: tuple[float, float] = (3.0, 1.0), height: f
     def pose(s: float) -> Pose:
         return Pose(start[0] * (1 - s), start[1] * (1 - s), height * (1 - s * s), turn * (1 - s))
 
-    return Motion("toss", t_land, duration, pose, lambda s: (start[0] + 0.8, start[1] + 0.3))
+    n = math.hypot(*start) or 1.0
+    back = (start[0] + 0.8 * start[0] / n, start[1] + 0.8 * start[1] / n)  # behind where it was let go
+    return Motion("toss", t_land, duration, pose, lambda s: back)
 
 
 def placed(t_land: float = 1.0, start: tuple[float, float] = (0.5, 0.3), height: float = 0.3,

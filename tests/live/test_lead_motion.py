@@ -184,27 +184,29 @@ tables = st.builds(Table, scale=st.floats(40, 220), angle=st.floats(-180, 180),
                    offset=st.tuples(st.floats(-500, 2000), st.floats(-500, 1500)))
 
 
-@settings(max_examples=40, deadline=None)
-@given(tables, st.floats(8, 60), st.floats(0, 0.999), st.floats(2.0, 4.5), st.floats(-180, 180),
+@settings(max_examples=60, deadline=None)
+@given(tables, st.floats(8, 60), st.floats(0, 0.999), st.floats(2.5, 4.5), st.floats(-180, 180),
        st.floats(0.4, 0.9), st.booleans())
 def test_any_straight_slide_anywhere_at_any_rate_is_a_slide(table, fps, phase, dist, heading, duration, hands):
+    # from the player's side of the trick zone (2.5 card-lengths or more) into its middle
     start = (dist * math.cos(math.radians(heading)), dist * math.sin(math.radians(heading)) * 0.5)
-    assume(math.hypot(*start) >= 1.8)
+    assume(math.hypot(*start) >= 2.0)
     m = judge(stream(slide(start=start, duration=duration), fps=fps, phase=phase, table=table, hands=hands))
     assert m.kind == "slide" and m.confidence >= THRESHOLD
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(tables, st.floats(5, 60), st.floats(0, 0.999), st.sampled_from(["slide", "toss", "placed"]))
 def test_moving_or_turning_the_whole_table_changes_nothing(table, fps, phase, kind):
     motion = {"slide": slide(), "toss": toss(), "placed": placed()}[kind]
     here = judge(stream(motion, fps=fps, phase=phase, table=table, hands=True))
     ref = judge(stream(motion, fps=fps, phase=phase, hands=True))
     assert here.kind == ref.kind
-    for k in ("slide", "toss"):
-        assert here.scores[k] == pytest.approx(ref.scores[k], abs=0.03)
     if here.features["observations"] == ref.features["observations"]:
-        # (a point right at the edge of "at rest" may fall either side once rounded to 0.1 px)
+        # (a sighting right at the edge of "at rest" may fall either side once the corners are
+        # rounded to 0.1 px: then the measures differ by that sighting, the class does not)
+        for k in ("slide", "toss"):
+            assert here.scores[k] == pytest.approx(ref.scores[k], abs=0.03)
         for k in ("travelled", "net", "size_growth"):
             assert here.features[k] == pytest.approx(ref.features[k], abs=0.03)
 
@@ -223,3 +225,29 @@ def test_corners_model_a_card_closer_to_the_camera_as_bigger():
     low, high = PathPoint.of(0, corners(Table(), Pose(0, 0, 0))), PathPoint.of(0, corners(Table(), Pose(0, 0, 2.0)))
     assert high.size / low.size == pytest.approx(10 / 8, rel=1e-3)
     assert low.length == pytest.approx(100.0, rel=1e-3)
+
+
+def test_one_outline_too_big_does_not_lift_a_slid_card_off_the_table():
+    items = cards_only(stream(slide(), fps=30))
+    k = next(i for i, f in enumerate(items) if f.t >= 0.7)  # mid-slide
+
+    def grown(r, by):
+        cx, cy = np.mean(np.asarray(r.corners), axis=0)
+        return CardReading(r.card, r.confidence, r.face_up, r.zone,
+                           tuple((cx + by * (x - cx), cy + by * (y - cy)) for x, y in r.corners))
+
+    one = items[:k] + [CardsSeen(items[k].t, "cards", (grown(items[k].cards[0], 1.3),), k)] + items[k + 1:]
+    m = judge(one)
+    assert m.kind == "slide" and m.confidence >= THRESHOLD
+    # Bigger on every sighting of its way, it was in the air.
+    every = [CardsSeen(f.t, "cards", (grown(f.cards[0], 1.3),), f.frame) if f.cards and 0.4 <= f.t < 0.95 else f
+             for f in items]
+    assert judge(every).kind == "toss"
+
+
+def test_a_card_that_glided_with_no_hand_on_it_is_a_doubtful_slide():
+    # Flat all the way, but the hands seen never touched it: flicked along the cloth? Asked.
+    free = dataclasses.replace(slide(), hand=lambda s: (5.0, 2.0), hand_after=0.0)
+    m = judge(stream(free, fps=10, hands=True))
+    assert m.features["hand_on_the_way"] is False and m.features["hand_at_landing"] is False
+    assert m.kind == "slide" and 0.5 <= m.confidence < THRESHOLD

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import json
 import math
 import random

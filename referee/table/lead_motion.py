@@ -9,36 +9,40 @@ card camera. It is pure: recent `CardsSeen` frames (and, where the card camera a
 Steps
 -----
 1. `trace_card`: the landed card is followed backwards through the recent frames. A reading
-   with the same track id continues the path; without track ids (the live card stage reads every
-   frame afresh), the nearest reading of the same face (or of an unread card) that a card could
-   have reached in the time between the two frames (`max_speed` card-lengths a second, plus
-   `reach`) does. A frame without one is a gap; a gap longer than `max_gap` ends the path.
-   Why not ByteTrack (`vision.cards.track`): it matches boxes by overlap, and a card slid or
-   tossed at 5 frames a second moves more than its own size between frames, so the overlap is
-   empty and the track breaks exactly where the motion is.
+   with the same track id continues the path; otherwise (no track ids: the live card stage
+   reads every frame afresh; or a broken track) the nearest reading of the same face (or of an
+   unread card) that a card could have reached in the time between the two frames (`max_speed`
+   card-lengths a second, plus `reach`) does, unless it is another card: one lying in that
+   place in the later frame, or one whose track ends elsewhere on the table. A frame without
+   one is a gap; a gap longer than `max_gap` ends the path. Track ids (`vision.cards.track`,
+   ByteTrack) help but are not relied on: ByteTrack matches boxes by overlap, and a card slid or
+   tossed at 5 frames a second moves more than its own size between frames, so its track
+   breaks exactly where the motion is.
 2. `classify_path`: every measure is in **card-lengths** (the landed card's long edge in the
    picture) and **seconds** (the frames' timestamps), so the same motion reads the same at any
    resolution, any frame rate, and wherever (and however turned) the table lies in the picture.
    The card's apparent size is compared with its size at rest: a card in the air is closer to
    a camera above the table and looks bigger.
 
-   * slide: the card travelled at least `slide_path` card-lengths at table level (apparent size
-     within `flat_size` of its size at rest), along a roughly straight path (net / travelled
-     distance at least `straightness`), seen in consecutive frames (no gap over `gap_frames`
-     frame periods: one dropped frame is fine), fingertips on it where hands are seen.
-   * toss: the card was seen airborne (apparent size up by `air_size` or more, or turned by
-     `spin` degrees while travelling) with no hand on it when it landed; or, where hands are
-     seen, it appeared at its place (or one big jump away) with no hand on it.
-   * placed: anything else: a short path, a hand on it when it lands.
+   * slide: the card travelled `slide_path` card-lengths or more at table level (its apparent
+     size within `flat_size` of its size at rest), along a roughly straight path (net /
+     travelled distance at least `straightness`), seen in consecutive frames (no gap over
+     `gap_frames` frame periods: one dropped frame is fine), not spun round (`slide_spin`),
+     fingertips on it where hands are seen.
+   * toss: the card was seen airborne (apparent size up by `air_size`, or turned by `spin`
+     degrees from the way it came to lie while travelling) with no hand on it when it landed;
+     or, where hands are seen, it appeared at its place (or one `jump` away) with no hand on it.
+   * placed: anything else: a short path, a hand on it as it landed.
 
    Each class gets a score in 0..1 from soft ramps between a "not at all" and a "clearly"
-   value of each measure; the result is the best class with `confidence` = its score (less
-   half the other's), or `placed` with 1 - the best score when neither reaches 0.5.
+   value of each measure; the result is the best class with `confidence` = its score less
+   half the other's, or `placed` with 1 - the best score when neither reaches 0.5.
 
 Limits: a toss from out of view (the card first seen on the cloth, no hand landmarks in the card
 camera's picture) cannot be told from a placement and reads as placed; a card lowered into place
-while visible, with no hands seen, looks airborne and reads as a doubtful toss (the table asks);
-at 5 frames a second a quick slide may be seen once before it lands (a doubtful slide: asked).
+while visible, with no hands seen, may look airborne and read as a doubtful toss (the table
+asks); a low toss (about a card-length up, no spin) with no hands seen may read as a slide; at
+5 frames a second a quick slide may be seen once before it lands (a doubtful slide: asked).
 """
 
 from __future__ import annotations
@@ -163,6 +167,9 @@ def trace_card(frames: Sequence[CardsSeen], zone: str, card: str, t_from: float,
     unit = max(cur.length, 1e-6)
     path = [cur]
     later = last  # the frame of the last step: a card that is still there then is another card
+    # tracks that end on the table as other cards (a tracker breaks a fast card's track: an id
+    # of its own is no proof, another card's id is)
+    others = {r.track_id for r in last.cards if r is not start and r.track_id >= 0}
     for seen in reversed(frames[:-1]):
         if seen.t < t_from:
             break
@@ -178,8 +185,8 @@ def trace_card(frames: Sequence[CardsSeen], zone: str, card: str, t_from: float,
             if cur_r.track_id >= 0 and r.track_id == cur_r.track_id:
                 best = (-1.0, r)
                 break
-            if cur_r.track_id >= 0 and r.track_id >= 0:
-                continue  # both tracked, different tracks: another card
+            if r.track_id >= 0 and r.track_id in others:
+                continue  # a card that still lies elsewhere at the end
             c = _center(r)
             d = math.dist(c, cur.center) / unit
             if d > th.max_speed * dt + th.reach or (best is not None and d >= best[0]):
@@ -383,6 +390,18 @@ def lead_motion(frames: Sequence[CardsSeen], zone: str, card: str, since: float,
     cam_hands = [h for h in hands if h.camera == camera and path[0].t - 1.0 <= h.t <= frames[-1].t + 1.0]
     period = _period(f.t for f in frames if f.t >= since - th.lookback)
     return classify_path(path, camera=camera, zone=zone, card=card, hands=cam_hands, period=period, th=th)
+
+
+def cards_seen(t: float, camera: str, detections, frame: int = -1) -> CardsSeen:
+    """A `vision.cards.detections.CardDetections` (with its track ids, where a `CardTracker`
+    filled them) as the table's `CardsSeen`: what the cue reads."""
+    return CardsSeen(float(t), camera, tuple(
+        CardReading(card=detections.label[i] if detections.face_up[i] else None,
+                    confidence=round(float(detections.label_confidence[i]), 3),
+                    face_up=bool(detections.face_up[i]), zone=detections.zone[i],
+                    corners=tuple((round(float(x), 1), round(float(y), 1)) for x, y in detections.corners[i]),
+                    track_id=int(detections.track_id[i]))
+        for i in range(len(detections))), frame)
 
 
 def hands_seen(frame, camera: str) -> HandsSeen:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from referee.sessionlog import read_log, replay
 from referee.table import KeyboardLine, TableSession
 from referee.table.run import stored_observations
-from tests.live.motion_streams import SETTLE, Pose, Table, placed, slide, stream, toss
+from tests.live.motion_streams import Pose, Table, placed, slide, stream, toss
 from vision.events import SignalEvent
 
 ORIGIN = 1_800_000_000.0
@@ -224,3 +224,11 @@ def test_a_card_camera_that_sees_hands_passes_them_to_the_table():
     assert isinstance(hands, HandsSeen) and hands.camera == "cards" and hands.hands[0].player == "Dan"
     # A camera without card zones: its hands are for the body signals only.
     assert p(CameraFrame("people", 4, 0.4, np.zeros((4, 4, 3), np.uint8))) == []
+
+
+def test_a_slide_with_a_frame_lost_in_the_middle_is_still_striscio(table):
+    items = stream(slide(), "AS", fps=10, hands=True, drop=[5])
+    assert not any(getattr(x, "frame", None) == 5 for x in items)
+    out = table.feed_all(items)
+    assert actions(out) == [{"kind": "play", "player": "Dan", "card": "AS", "call": "striscio"}]
+    assert motions(table)[0].payload["features"]["longest_gap_s"] == pytest.approx(0.2, abs=0.01)

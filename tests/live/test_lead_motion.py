@@ -251,3 +251,32 @@ def test_a_card_that_glided_with_no_hand_on_it_is_a_doubtful_slide():
     m = judge(stream(free, fps=10, hands=True))
     assert m.features["hand_on_the_way"] is False and m.features["hand_at_landing"] is False
     assert m.kind == "slide" and 0.5 <= m.confidence < THRESHOLD
+
+
+@pytest.mark.parametrize("fps", [10.0, 30.0])
+def test_a_slide_tracked_by_bytetrack_reads_the_same(fps):
+    """The card reader's typed detections through the project's tracker (supervision's
+    ByteTrack), then the cue: the ids it gives (broken or not by the fast start) change nothing."""
+    from referee.table.lead_motion import cards_seen
+    from vision.cards.detections import CardDetections
+    from vision.cards.track import CardTracker
+
+    table = Table()
+    zones = table.zones()
+    tracker = CardTracker(frame_rate=fps)
+    frames = []
+    for f in cards_only(stream(slide(), fps=fps, others=[("7C", Pose(-2.0, 1.0))])):
+        dets = CardDetections.from_corners([r.corners for r in f.cards], confidence=[0.9] * len(f.cards))
+        dets.label[:] = [r.card for r in f.cards]
+        dets.label_confidence[:] = 0.9
+        dets = tracker.update(dets)
+        dets.zone[:] = zones.locate("cards", dets.centers) if len(dets) else []
+        frames.append(cards_seen(f.t, "cards", dets, f.frame))
+    assert all(r.track_id >= 0 for r in frames[-1].cards)  # both tracked once they lie still
+    # ...but on its way the slid card moved too far between frames to be matched by overlap
+    assert any(r.card == "AS" and r.track_id < 0 for f in frames for r in f.cards)
+    since = next(f.t for f in frames if any(r.card == "AS" and r.zone == "trick" for r in f.cards))
+    m = lead_motion([f for f in frames if f.t <= since + 0.5], "trick", "AS", since)
+    untracked = judge(stream(slide(), fps=fps, others=[("7C", Pose(-2.0, 1.0))]))
+    assert m.kind == "slide" and m.confidence >= THRESHOLD
+    assert m.features["travelled"] == pytest.approx(untracked.features["travelled"], abs=0.05)

@@ -27,7 +27,7 @@ import numpy as np
 from vision.cards.detections import CardDetections, fold_orientation, orientation_of
 from vision.cards.identify import Identification
 from vision.cards.rectify import rectify
-from vision.cards.refine import align_to_template, refine_corners
+from vision.cards.refine import align_to_template, candidate_quads, refine_corners
 from vision.cards.templates import Deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
@@ -38,63 +38,70 @@ MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says noth
 class CardReader:
     def __init__(self, detector, deck: Deck | None = None, tracker: CardTracker | None = None,
                  layout: TableLayout | None = None, snap: bool = True, align: bool = True,
-                 align_below: float = 0.9, align_candidates: int = 3, align_min_cc: float = 0.7) -> None:
+                 align_below: float = 0.9, align_candidates: int = 3, align_min_cc: float = 0.7,
+                 guess_margin: float = 0.06) -> None:
         self.detector = detector
         self.snap = snap
         self.align = align
         self.align_below = align_below
         self.align_candidates = align_candidates
         self.align_min_cc = align_min_cc
+        self.guess_margin = guess_margin
         self.deck = deck
         self.tracker = tracker
         self.layout = layout
 
     def outline(self, image: np.ndarray, cards: CardDetections) -> CardDetections:
-        """A copy with each quad snapped to the card's outline where it is clear; a detection
-        lying mostly (80%) inside a snapped card is a second guess at that card and is dropped
-        (a card that hidden under a clearly visible one is not a detection in the first place)."""
+        """A copy with each quad made precise (`refine.refine_corners`), less the second guesses
+        at a card (`drop_second_guesses`)."""
         out = cards.copy()
         snapped = np.zeros(len(out), bool)
         for i in range(len(out)):
             new = refine_corners(image, out.corners[i])
             snapped[i] = not np.array_equal(new, out.corners[i])
             out.corners[i] = new
-        keep = np.ones(len(out), bool)
-        for i in np.argsort(-out.confidence):
-            if not keep[i]:
-                continue
-            for j in range(len(out)):
-                if j != i and keep[j] and snapped[i] and _inside(out.corners[j], out.corners[i]) >= 0.8:
-                    keep[j] = False
-        out = out[keep]
+        out = drop_second_guesses(out, snapped)
         out.orientation[:] = orientation_of(out.corners)
         return out
 
     def identify(self, image: np.ndarray, cards: CardDetections,
                  possible: Iterable[str] | None = None, snap: bool | None = None) -> CardDetections:
-        """A copy of `cards` with labels, confidences and orientations from the deck (each quad
-        first snapped to its outline when `snap`, by default the reader's setting)."""
+        """A copy of `cards` with labels, confidences, corners and orientations from the deck.
+
+        With `snap` (by default the reader's setting) each quad is first made precise: of the
+        guesses `refine.candidate_quads` makes at its corners, the one whose crop matches a
+        face of the deck best. With `align`, an unsure reading gets a second look (`aligned`)."""
         out = cards.copy()
         if self.deck is None or len(out) == 0:
             return out
         snap = self.snap if snap is None else snap
         possible = list(possible) if possible is not None else None
         for i in range(len(out)):
-            if snap:  # the card's own outline, where it is clear, is sharper than the keypoints
-                out.corners[i] = refine_corners(image, out.corners[i])
-            quad = out.corners[i]
-            if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
-                continue
             templates = self.deck.faces if out.face_up[i] else self.deck.backs
             if templates is None:
+                if snap:
+                    out.corners[i] = refine_corners(image, out.corners[i])
+                    out.orientation[i] = orientation_of(out.corners[i])[0]
                 continue
-            width = float(np.linalg.norm(quad[1] - quad[0]))
             pos = possible if out.face_up[i] else None
-            crop = rectify(image, quad)
-            ident: Identification = templates.identify(crop, pos, width=width)
+            guesses = candidate_quads(image, out.corners[i]) if snap else [out.corners[i]]
+            best = None
+            for quad in guesses:
+                if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
+                    continue
+                width = float(np.linalg.norm(quad[1] - quad[0]))
+                crop = rectify(image, quad)
+                ident: Identification = templates.identify(crop, pos, width=width)
+                # a later guess must match clearly better: among many crops one matches some face
+                # by chance (measured: without the margin, more wrong reads)
+                if best is None or ident.similarity > best[1].similarity + self.guess_margin:
+                    best = (quad, ident, crop, width)
+            if best is None:
+                continue
+            quad, ident, crop, width = best
             if self.align and (not ident.known or ident.confidence < self.align_below):
                 quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
-                out.corners[i] = quad
+            out.corners[i] = quad
             apply_identification(out, i, ident)
         return out
 
@@ -128,14 +135,33 @@ class CardReader:
 
     def read(self, image: np.ndarray, possible: Iterable[str] | None = None) -> CardDetections:
         cards = self.detector(image)
-        if self.snap:
+        if self.snap and self.deck is not None:
+            raw = cards.corners.copy()
+            cards = self.identify(image, cards, possible)
+            cards = drop_second_guesses(cards, np.any(cards.corners != raw, axis=(1, 2)))
+        elif self.snap:
             cards = self.outline(image, cards)
-        cards = self.identify(image, cards, possible, snap=False)
+        else:
+            cards = self.identify(image, cards, possible)
         if self.tracker is not None:
             cards = self.tracker.update(cards)
         if self.layout is not None:
             cards = self.layout.assign(cards, (image.shape[1], image.shape[0]))
         return cards
+
+
+def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetections:
+    """`cards` less each detection lying mostly (80%) inside a more confident one whose corners
+    were made precise (`snapped`): a second guess at that card (a card that hidden under a
+    clearly visible one is not a detection in the first place)."""
+    keep = np.ones(len(cards), bool)
+    for i in np.argsort(-cards.confidence):
+        if not keep[i]:
+            continue
+        for j in range(len(cards)):
+            if j != i and keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
+                keep[j] = False
+    return cards[keep]
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:

@@ -32,8 +32,11 @@ import cv2
 import numpy as np
 
 MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
+SEPARATION = 0.16  # of the search reach: candidate lines of one side at least this far apart
+COARSE_STEPS = 100.0  # the coarse line search moves in steps of the card width over this
 FRACTION = 0.5  # a side's edges at least this fraction of its strongest count as clear
-OUTER_STEP = 0.4  # sub-pixel: the outermost step at least this fraction of the profile's strongest
+OUTWARD = 0.06  # of the card's width: how far beyond the coarse side the sub-pixel step looks
+OUTER_STEP = 0.25  # sub-pixel: the outermost step at least this fraction of the profile's strongest
 ASPECT_RANGE = (0.48, 0.88)  # short over long side of a card seen in perspective
 
 
@@ -95,8 +98,10 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
                 pb = b + n * off2
                 cands.append((float(sign * sc[i, j]), pa, pb, float((off1 + off2) / 2)))
                 # lines within a few pixels of this one are the same edge
-                near = (np.abs(o1 - i) * step <= max(2.0, 0.04 * reach * 4)) & (
-                    np.abs(o2 - (i + delta[0, j])) * step <= max(2.0, 0.04 * reach * 4))
+                # a line that shares either end with this one (within `sep`) is the same edge seen
+                # askew: leaving it would let a tilted copy pass for an edge further out
+                sep = max(2.0, SEPARATION * reach)
+                near = (np.abs(o1 - i) * step <= sep) | (np.abs(o2 - (i + delta[0, j])) * step <= sep)
                 taken |= near
         out.append(cands)
     return out
@@ -143,7 +148,8 @@ def card_shaped(q: np.ndarray, ref_area: float, aspect: tuple[float, float] = AS
     return True
 
 
-def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24) -> tuple[np.ndarray, np.ndarray] | None:
+def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,
+              outward: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """The side through the strongest step within `reach` of `line` on each profile (Huber fit)."""
     gx, gy = gray_grad
     a, b = line
@@ -152,7 +158,8 @@ def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24) -> tuple
     n = np.array([d[1], -d[0]], np.float32) / max(length, 1e-6)
     if np.dot(centre - (a + b) / 2, n) > 0:
         n = -n
-    offs = np.linspace(-reach, reach, int(reach * 8) + 1, dtype=np.float32)
+    out_reach = reach if outward is None else outward
+    offs = np.linspace(-reach, out_reach, int((reach + out_reach) * 4) + 1, dtype=np.float32)
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
     xy = a[None, None, :] + d[None, None, :] * t[:, None, None] + offs[None, :, None] * n[None, None, :]
     mx, my = np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
@@ -196,7 +203,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     grad = (cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0)
     off = np.array([x0, y0], np.float32)
     q = quad - off
-    step = max(0.5, short / 100.0)
+    step = max(0.5, short / COARSE_STEPS)
     cands = _side_lines(grad, q, r, 20, keep, step)
     if any(len(c) == 0 for c in cands):
         return unchanged
@@ -227,7 +234,9 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     centre = _quad_from_lines(best).mean(axis=0)
     fine = []
     for line in best:
-        f = _subpixel(grad, line, centre, reach=max(1.5, 2.0 * step))
+        # outwards a little further: the coarse step is paper to darker, which on a card with a
+        # dark border printed along its edge is the border's inner edge, the paper's edge beyond it
+        f = _subpixel(grad, line, centre, reach=max(1.5, 2.0 * step), outward=max(3.0, OUTWARD * short))
         fine.append(f if f is not None else line)
     out = _quad_from_lines(fine)
     if out is None or not card_shaped(out, ref_area, aspect):
@@ -244,13 +253,81 @@ def refine_corners(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return refine_quad(image, snap_and_fit(image, quad)).corners
 
 
+def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
+    """The quad turned about its centre (clockwise on screen for positive degrees)."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    c = quad.mean(axis=0)
+    a = np.radians(degrees)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    return ((quad - c) @ rot.T + c).astype(np.float32)
+
+
+TURNS = (25.0,)
+OUTLINES = True
+
+
+def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_count: int = 2) -> list[np.ndarray]:
+    """Card-shaped outlines (`rectify.find_quads_by_contour`) in the region around `quad` that
+    hold its centre and have 0.5 to 2.5 times its area, largest first: the card itself when it
+    lies clear of others, whichever way the detector turned its quad."""
+    from vision.cards.rectify import find_quads_by_contour
+
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    pad = (hi - lo) * grow + 4
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return []
+    found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.05, min_contrast=6.0)
+    area = max(cv2.contourArea(quad), 1.0)
+    c = quad.mean(axis=0) - [x0, y0]
+    out = []
+    for f in found:
+        a = cv2.contourArea(f)
+        if 0.5 * area <= a <= 2.5 * area and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0:
+            out.append((a, f + np.array([x0, y0], np.float32)))
+    out.sort(key=lambda x: -x[0])
+    return [f for _, f in out[:max_count]]  # the detector's quad also tried turned this much either way (its angle is often off)
+
+
+def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...] = TURNS) -> list[np.ndarray]:
+    """A few guesses at a detected card's corners, best first by geometry alone: refined
+    (`refine_corners`), snapped and fitted only (`rectify.refine_corners`), as detected, and
+    refined from the snapped quad turned by each of `turns` both ways (a quarter of the
+    detector's quads are turned 20 degrees or more). Each clockwise, short side first, corner 0
+    nearest the detector's; near duplicates (2% of the diagonal) are left out. Identification
+    picks among them by how well each crop matches the deck (`CardReader`)."""
+    from vision.cards.detector import order_corners
+    from vision.cards.rectify import refine_corners as snap_and_fit
+
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    base = snap_and_fit(image, quad)
+    found = [refine_quad(image, base).corners, base, quad]
+    if OUTLINES:
+        found += [refine_quad(image, o).corners for o in outlines_around(image, quad)]
+    for a in turns:
+        for sign in (1, -1):
+            r = refine_quad(image, turned(base, sign * a))
+            if r.refined:
+                found.append(r.corners)
+    out: list[np.ndarray] = []
+    for q in found:
+        q = order_corners(q[None], hint=quad[None])[0]
+        diag = max(float(np.linalg.norm(q[0] - q[2])), 1.0)
+        if all(float(np.linalg.norm(q - p, axis=1).mean()) > 0.02 * diag for p in out):
+            out.append(q)
+    return out
+
+
 # --- alignment on a template ----------------------------------------------------------------
-ALIGN_SIZE = (60, 90)  # (w, h) of the card in the alignment canvas
+ALIGN_SIZE = (48, 72)  # (w, h) of the card in the alignment canvas
 ALIGN_PAD = 0.25  # the canvas reaches this fraction of the card beyond each side
 
 
 def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray, upside_down: bool = False,
-                      iterations: int = 60) -> tuple[np.ndarray | None, float]:
+                      iterations: int = 30) -> tuple[np.ndarray | None, float]:
     """The corners that make the card in `image` match `template` (a rectified face) best.
 
     The region around `quad` (a quarter of the card beyond each side) is warped to a canvas in
@@ -276,7 +353,7 @@ def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray,
     warp = np.eye(2, 3, dtype=np.float32)
     try:
         cc, warp = cv2.findTransformECC(tc, gray, warp, cv2.MOTION_AFFINE,
-                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-4), mask, 5)
+                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-3), mask, 5)
     except cv2.error:  # did not converge (a flat crop, a template that does not fit at all)
         return None, -1.0
     pts = inner @ warp[:, :2].T + warp[:, 2]

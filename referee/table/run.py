@@ -327,6 +327,7 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
                 emit(session.feed(item))
             for ev in perception.flush():
                 emit(session.feed(ev))
+        emit(session.settle())
     finally:
         if perception:
             perception.close()
@@ -443,6 +444,7 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
             w.close()
         for ev in perception.flush():
             decisions.extend(_echo(session.feed(ev), echo))
+        decisions.extend(_echo(session.settle(), echo))
         if audio is not None:
             audio.stop()
             from vision.audio.attribute import attribute

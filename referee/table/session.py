@@ -130,6 +130,15 @@ class TableSession:
     def open_asks(self) -> list[int]:
         return sorted(self._asks)
 
+    def settle(self) -> list[Decision]:
+        """Judge the leads still waiting to see whether a hand set their card down (the end of
+        a session or recording: no later frame will come)."""
+        out: list[Decision] = []
+        for zone, p in sorted(self._pending.items(), key=lambda item: item[1].ready):
+            del self._pending[zone]
+            out.extend(self._judge(dataclasses.replace(p.content, t=max(p.ready, p.content.t)), p.previous))
+        return out
+
     # -- the one entry point -----------------------------------------------------------------
 
     def feed(self, obs: Any) -> list[Decision]:

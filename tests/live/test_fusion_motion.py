@@ -232,3 +232,11 @@ def test_a_slide_with_a_frame_lost_in_the_middle_is_still_striscio(table):
     out = table.feed_all(items)
     assert actions(out) == [{"kind": "play", "player": "Dan", "card": "AS", "call": "striscio"}]
     assert motions(table)[0].payload["features"]["longest_gap_s"] == pytest.approx(0.2, abs=0.01)
+
+
+def test_a_lead_still_waiting_when_the_recording_ends_is_judged_by_settle(table):
+    items = stream(toss(), "AS", fps=5, hands=True, t_end=1.15)  # ends as it lands
+    assert [d for d in table.feed_all(items) if d.kind == "action"] == []
+    out = table.settle()
+    assert [d.data["action"]["call"] for d in out if d.kind == "action"] == ["volo"]
+    assert table.settle() == []

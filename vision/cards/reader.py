@@ -6,13 +6,15 @@
     cards = reader.read(frame.image, possible=unseen)  # the referee's still-possible card ids
 
 Each step is optional but the detector: with no deck the cards are found but not named; with no
-tracker there are no track ids; with no layout no zones. With `snap` (the default) each detected
-quad is made precise (`refine.refine_corners`): snapped to the card's own outline when the
-contour finder sees it clearly nearby, its sides moved onto the paper's edges when that makes
-the card stand out more, then each side searched for again among the straight edges near it.
-The detector's corner keypoints are off by a tenth of the card or more, and a crop is only as
-aligned as its corners. With `align` (the default) a card that is not read surely (unknown, or
-a confidence under `align_below`) is laid onto each of its `align_candidates` best templates
+tracker there are no track ids; with no layout no zones. The detector's corner keypoints are
+off by a tenth of the card or more, and a crop is only as aligned as its corners: with `snap`
+(the default) each detected quad is made precise. With a deck, a few guesses at its corners
+(`refine.candidate_quads`: the quad snapped to the card's outline and its sides searched for
+again among the straight edges near it, the quad as detected, turned, the card outline or the
+paper around its centre) are read in turn, until one reads surely (confidence `sure`); the one
+whose crop matches a face best wins (a later guess by `guess_margin`). Without a deck the
+first of them (`refine.refine_corners`) is kept. With `align` (the default) a card that is not read surely (unknown, or
+a confidence under `sure`) is laid onto each of its `align_candidates` best templates
 (`refine.align_to_template`: ECC on the region around the card) and read again from the
 corners that fit best. Measured numbers: docs/card-reading.md.
 """
@@ -38,16 +40,17 @@ MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says noth
 class CardReader:
     def __init__(self, detector, deck: Deck | None = None, tracker: CardTracker | None = None,
                  layout: TableLayout | None = None, snap: bool = True, align: bool = True,
-                 align_below: float = 0.9, align_candidates: int = 3, align_min_cc: float = 0.7,
-                 guess_margin: float = 0.06) -> None:
+                 align_candidates: int = 3, align_min_cc: float = 0.7,
+                 guess_margin: float = 0.03, sure: float = 0.9) -> None:
         self.detector = detector
         self.snap = snap
         self.align = align
-        self.align_below = align_below
         self.align_candidates = align_candidates
         self.align_min_cc = align_min_cc
         self.guess_margin = guess_margin
+        self.sure = sure
         self.deck = deck
+        self.aspect = deck_aspect(deck)
         self.tracker = tracker
         self.layout = layout
 
@@ -84,7 +87,7 @@ class CardReader:
                     out.orientation[i] = orientation_of(out.corners[i])[0]
                 continue
             pos = possible if out.face_up[i] else None
-            guesses = candidate_quads(image, out.corners[i]) if snap else [out.corners[i]]
+            guesses = candidate_quads(image, out.corners[i], aspect=self.aspect) if snap else [out.corners[i]]
             best = None
             for quad in guesses:
                 if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
@@ -96,10 +99,12 @@ class CardReader:
                 # by chance (measured: without the margin, more wrong reads)
                 if best is None or ident.similarity > best[1].similarity + self.guess_margin:
                     best = (quad, ident, crop, width)
+                if best[1].known and best[1].confidence >= self.sure:
+                    break  # sure already: the other guesses would cost time for nothing
             if best is None:
                 continue
             quad, ident, crop, width = best
-            if self.align and (not ident.known or ident.confidence < self.align_below):
+            if self.align and (not ident.known or ident.confidence < self.sure):
                 quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
             out.corners[i] = quad
             apply_identification(out, i, ident)
@@ -148,6 +153,16 @@ class CardReader:
         if self.layout is not None:
             cards = self.layout.assign(cards, (image.shape[1], image.shape[0]))
         return cards
+
+
+def deck_aspect(deck: Deck | None) -> float | None:
+    """Width over height of the deck's cards, when the deck it follows is known."""
+    if deck is None or not deck.base:
+        return None
+    from vision.cards.decks import CARD_SIZE_MM
+
+    w, h = CARD_SIZE_MM.get(deck.base, (0.0, 0.0))
+    return w / h if h else None
 
 
 def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetections:

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import Iterator
 
 import cv2
 import numpy as np
 
 MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
 SEPARATION = 0.16  # of the search reach: candidate lines of one side at least this far apart
+LINE_SAMPLES = 20  # points along a side at which each candidate line is scored
 COARSE_STEPS = 100.0  # the coarse line search moves in steps of the card width over this
 FRACTION = 0.5  # a side's edges at least this fraction of its strongest count as clear
 OUTWARD = 0.06  # of the card's width: how far beyond the coarse side the sub-pixel step looks
@@ -56,6 +58,16 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
     offsets = np.arange(-reach, reach + step / 2, step, dtype=np.float32)
     p = len(offsets)
     t = np.linspace(0.08, 0.92, samples, dtype=np.float32)
+    # every line from offset o1 (at t=0) to o2 (at t=1) with a turn of at most MAX_TURN_DEG (of
+    # the longest side): the same index table serves the four sides
+    longest = float(np.max(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+    max_delta = int(np.tan(np.radians(MAX_TURN_DEG)) * longest / step)
+    o1 = np.arange(p)[:, None]
+    delta = np.arange(-max_delta, max_delta + 1)[None, :]
+    o2 = o1 + delta
+    valid = (o2 >= 0) & (o2 < p)
+    idx = np.clip(np.rint(o1[:, :, None] + delta[:, :, None] * t[None, None, :]), 0, p - 1).astype(np.int32)
+    flat = idx + (np.arange(samples, dtype=np.int32) * p)[None, None, :]  # into the (samples, p) strip
     out = []
     for s in range(4):
         a, b = quad[s], quad[(s + 1) % 4]
@@ -72,16 +84,7 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
         sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         strip = -(sx * n[0] + sy * n[1])  # > 0: brighter inside than outside
-        # every line from offset o1 (at t=0) to o2 (at t=1) with a turn of at most MAX_TURN_DEG
-        max_delta = int(np.tan(np.radians(MAX_TURN_DEG)) * length / step)
-        o1 = np.arange(p)[:, None]
-        delta = np.arange(-max_delta, max_delta + 1)[None, :]
-        o2 = o1 + delta
-        idx = np.rint(o1[:, :, None] + delta[:, :, None] * t[None, None, :]).astype(np.int64)  # (p, D, samples)
-        valid = (o2 >= 0) & (o2 < p)
-        idx = np.clip(idx, 0, p - 1)
-        vals = strip[np.arange(samples)[None, None, :], idx]
-        score = vals.mean(axis=2)
+        score = strip.ravel()[flat].sum(axis=2) * (1.0 / samples)
         score[~valid] = 0.0
         cands = []
         for sign in (1.0, -1.0):
@@ -97,7 +100,6 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
                 pa = a + n * off1
                 pb = b + n * off2
                 cands.append((float(sign * sc[i, j]), pa, pb, float((off1 + off2) / 2)))
-                # lines within a few pixels of this one are the same edge
                 # a line that shares either end with this one (within `sep`) is the same edge seen
                 # askew: leaving it would let a tilted copy pass for an edge further out
                 sep = max(2.0, SEPARATION * reach)
@@ -204,7 +206,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     off = np.array([x0, y0], np.float32)
     q = quad - off
     step = max(0.5, short / COARSE_STEPS)
-    cands = _side_lines(grad, q, r, 20, keep, step)
+    cands = _side_lines(grad, q, r, LINE_SAMPLES, keep, step)
     if any(len(c) == 0 for c in cands):
         return unchanged
     ref_area = max(cv2.contourArea(q), 1.0)
@@ -264,6 +266,7 @@ def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
 
 TURNS = (25.0,)
 OUTLINES = True
+PAPER = True
 
 
 def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_count: int = 2) -> list[np.ndarray]:
@@ -292,33 +295,98 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     return [f for _, f in out[:max_count]]  # the detector's quad also tried turned this much either way (its angle is often off)
 
 
-def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...] = TURNS) -> list[np.ndarray]:
-    """A few guesses at a detected card's corners, best first by geometry alone: refined
-    (`refine_corners`), snapped and fitted only (`rectify.refine_corners`), as detected, and
+def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, tolerance: float = 22.0) -> np.ndarray | None:
+    """The rectangle (minimum-area, any angle) around the paper the quad sits on: a flood fill
+    from the brightest part of the quad's middle (a card's paper is the brightest thing on it),
+    its holes (the print) closed. Whichever way the detector turned its quad, this follows the
+    card as long as the paper differs from what is around it. None when the fill leaks (more
+    than three times the quad's area) or stays small."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    pad = (hi - lo) * grow + 4
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
+    if x1 - x0 < 16 or y1 - y0 < 16 or image.ndim != 3:
+        return None
+    roi = cv2.GaussianBlur(image[y0:y1 + 1, x0:x1 + 1], (5, 5), 0)
+    q = quad - [x0, y0]
+    c = q.mean(axis=0)
+    inner = np.zeros(roi.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inner, np.round(c + (q - c) * 0.5).astype(np.int32), 255)
+    lum = roi.astype(np.float32).sum(axis=2)
+    vals = lum[inner > 0]
+    if vals.size < 4:
+        return None
+    ys, xs = np.nonzero((inner > 0) & (lum >= np.percentile(vals, 80)))
+    k = len(ys) // 2
+    seed = (int(xs[k]), int(ys[k]))
+    mask = np.zeros((roi.shape[0] + 2, roi.shape[1] + 2), np.uint8)
+    t = (tolerance,) * 3
+    cv2.floodFill(roi.copy(), mask, seed, (0, 0, 0), t, t, 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    region = mask[1:-1, 1:-1]
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    area = cv2.contourArea(quad)
+    if not 0.4 * area <= cv2.contourArea(hull) <= 3.0 * area:
+        return None
+    return (cv2.boxPoints(cv2.minAreaRect(hull)) + np.array([x0, y0], np.float32)).astype(np.float32)
+
+
+def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, float]:
+    """Short over long side allowed for a card of `aspect` (width / height) seen in perspective;
+    any card's range when the deck's is not known."""
+    if not aspect:
+        return ASPECT_RANGE
+    a = min(aspect, 1 / aspect)
+    return a * (1 - tolerance), min(0.95, a * (1 + tolerance))
+
+
+def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...] = TURNS,
+                    aspect: float | None = None) -> Iterator[np.ndarray]:
+    """Guesses at a detected card's corners, made one at a time (a reader that is sure after the
+    first stops there), best first by geometry alone: refined (`refine_quad` after
+    `rectify.refine_corners`), snapped and fitted only, as detected, refined from each card
+    outline around it (`outlines_around`) and from the paper it sits on (`paper_region`), and
     refined from the snapped quad turned by each of `turns` both ways (a quarter of the
     detector's quads are turned 20 degrees or more). Each clockwise, short side first, corner 0
-    nearest the detector's; near duplicates (2% of the diagonal) are left out. Identification
-    picks among them by how well each crop matches the deck (`CardReader`)."""
+    nearest the detector's; near duplicates (2% of the diagonal) are left out. `aspect`: the
+    deck's card width over height, when known (a quad that took in a neighbouring card in a fan
+    is too long for it). Identification picks among the guesses by how well each crop matches
+    the deck (`CardReader`)."""
     from vision.cards.detector import order_corners
     from vision.cards.rectify import refine_corners as snap_and_fit
 
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    base = snap_and_fit(image, quad)
-    found = [refine_quad(image, base).corners, base, quad]
-    if OUTLINES:
-        found += [refine_quad(image, o).corners for o in outlines_around(image, quad)]
-    for a in turns:
-        for sign in (1, -1):
-            r = refine_quad(image, turned(base, sign * a))
-            if r.refined:
-                found.append(r.corners)
-    out: list[np.ndarray] = []
-    for q in found:
+    shape = aspect_range(aspect)
+
+    def guesses() -> Iterator[np.ndarray]:
+        base = snap_and_fit(image, quad)
+        yield refine_quad(image, base, aspect=shape).corners
+        yield base
+        yield quad
+        if OUTLINES:
+            for o in outlines_around(image, quad):
+                yield refine_quad(image, o, aspect=shape).corners
+        if PAPER:
+            p = paper_region(image, quad)
+            if p is not None:
+                yield refine_quad(image, p, aspect=shape).corners
+        for a in turns:
+            for sign in (1, -1):
+                r = refine_quad(image, turned(base, sign * a), aspect=shape)
+                if r.refined:
+                    yield r.corners
+
+    seen: list[np.ndarray] = []
+    for q in guesses():
         q = order_corners(q[None], hint=quad[None])[0]
         diag = max(float(np.linalg.norm(q[0] - q[2])), 1.0)
-        if all(float(np.linalg.norm(q - p, axis=1).mean()) > 0.02 * diag for p in out):
-            out.append(q)
-    return out
+        if all(float(np.linalg.norm(q - p, axis=1).mean()) > 0.02 * diag for p in seen):
+            seen.append(q)
+            yield q
 
 
 # --- alignment on a template ----------------------------------------------------------------

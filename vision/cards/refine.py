@@ -39,7 +39,7 @@ COARSE_STEPS = 100.0  # the coarse line search moves in steps of the card width 
 FRACTION = 0.5  # a side's edges at least this fraction of its strongest count as clear
 OUTWARD = 0.06  # of the card's width: how far beyond the coarse side the sub-pixel step looks
 OUTER_STEP = 0.25  # sub-pixel: the outermost step at least this fraction of the profile's strongest
-ASPECT_RANGE = (0.48, 0.88)  # short over long side of a card seen in perspective
+ASPECT_RANGE = (0.52, 0.80)  # short over long side of any deck's card (58 x 98 to 63 x 88 mm), 12% either way
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,13 +246,41 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     return Refined(out + off, best_score, 4, True)
 
 
-def refine_corners(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def refine_corners(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> np.ndarray:
     """A detected quad made precise in two steps: snapped to the card's outline and its sides
-    pulled onto the nearest strong steps (`rectify.refine_corners`), then each side searched for
-    again among the lines near it (`refine_quad`), corners in the order given."""
+    pulled onto the nearest strong steps (`snapped`), then each side searched for again among
+    the lines near it (`refine_quad`), corners in the order given. `aspect`: the deck's card
+    width over height, when known."""
+    return refine_quad(image, snapped(image, quad), aspect=aspect_range(aspect)).corners
+
+
+def long_axis(quad: np.ndarray) -> np.ndarray:
+    """Unit direction of a quad's long sides (averaged)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    v = np.roll(q, -1, axis=0) - q
+    sides = np.linalg.norm(v, axis=1)
+    i = 1 if sides[1] + sides[3] >= sides[0] + sides[2] else 0
+    d = v[i] - v[i + 2]  # the two long sides run opposite ways round the quad
+    return d / max(float(np.linalg.norm(d)), 1e-6)
+
+
+def snapped(image: np.ndarray, quad: np.ndarray, max_growth: float = 1.8, max_turn: float = 50.0) -> np.ndarray:
+    """`rectify.refine_corners` (the card's outline where the contour finder sees it closed,
+    sides pulled onto the nearest steps), unless that grew the quad more than `max_growth` or
+    turned its long side more than `max_turn` degrees: then the outline was that of a row or a
+    fan of cards (measured: a row of four overlapping cards snapped to the whole row), and the
+    quad is kept as it was."""
     from vision.cards.rectify import refine_corners as snap_and_fit
 
-    return refine_quad(image, snap_and_fit(image, quad)).corners
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    out = snap_and_fit(image, quad)
+    return out if plausible_snap(quad, out, max_growth, max_turn) else quad
+
+
+def plausible_snap(quad: np.ndarray, out: np.ndarray, max_growth: float = 1.8, max_turn: float = 50.0) -> bool:
+    grew = cv2.contourArea(np.asarray(out, np.float32)) / max(cv2.contourArea(np.asarray(quad, np.float32)), 1.0)
+    turn = np.degrees(np.arccos(min(1.0, abs(float(np.dot(long_axis(out), long_axis(quad)))))))
+    return grew <= max_growth and turn <= max_turn
 
 
 def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
@@ -352,21 +380,30 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
     outline around it (`outlines_around`) and from the paper it sits on (`paper_region`), and
     refined from the snapped quad turned by each of `turns` both ways (a quarter of the
     detector's quads are turned 20 degrees or more). Each clockwise, short side first, corner 0
-    nearest the detector's; near duplicates (2% of the diagonal) are left out. `aspect`: the
+    nearest the detector's; near duplicates (2% of the diagonal) are left out. A snap that grew
+    or turned the quad implausibly (`snapped`) is tried after the quad as detected. `aspect`: the
     deck's card width over height, when known (a quad that took in a neighbouring card in a fan
     is too long for it). Identification picks among the guesses by how well each crop matches
     the deck (`CardReader`)."""
     from vision.cards.detector import order_corners
-    from vision.cards.rectify import refine_corners as snap_and_fit
 
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     shape = aspect_range(aspect)
 
     def guesses() -> Iterator[np.ndarray]:
-        base = snap_and_fit(image, quad)
+        from vision.cards.rectify import refine_corners as snap_and_fit
+
+        snap = snap_and_fit(image, quad)
+        plausible = plausible_snap(quad, snap)
+        base = snap if plausible else quad
         yield refine_quad(image, base, aspect=shape).corners
         yield base
         yield quad
+        if not np.array_equal(base, quad):
+            yield refine_quad(image, quad, aspect=shape).corners
+        if not plausible:  # a row's outline, or the card's own around keypoints that gathered
+            yield refine_quad(image, snap, aspect=shape).corners  # on a picture inside it
+            yield snap
         if OUTLINES:
             for o in outlines_around(image, quad):
                 yield refine_quad(image, o, aspect=shape).corners

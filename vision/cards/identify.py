@@ -10,8 +10,10 @@ lamp, a blue cast or a lamp's gradient change little), then the crop is describe
   detector corner a few pixels off still matches);
 * its index corner (the top-left 24% x 22%: rank and suit) at 24 x 32, also by normalised
   cross-correlation, at shifts of up to two pixels;
-* its chroma (Lab a, b) shrunk to 10 x 15, which tells a red 7 from a black 7 and a brown
-  hen from a white one.
+* its chroma (Lab a, b) shrunk to 10 x 15, which tells a brown hen from a white one;
+* the colour of its print (Lab a, b of its darkest eighth), which tells a red 7 from a black 7
+  whatever cast the paper has (a blotchy lamp, a tinted photo: the whole-face chroma of one
+  harshly lit enrolment photo had confused red and black suits).
 
 With three templates or more, what every face of the deck shares (paper, border, layout) is
 subtracted from both sides before correlating, so the comparison looks at what differs. Faces
@@ -45,7 +47,7 @@ CORNER_SIZE = (24, 32)
 CHROMA_SIZE = (10, 15)
 _R = 1
 SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in GRAY_SIZE pixels
-WEIGHTS = (0.45, 0.3, 0.25)  # whole face, index corner, chroma
+WEIGHTS = (0.4, 0.25, 0.1, 0.25)  # whole face, index corner, chroma, ink colour (measured: docs/card-reading.md)
 REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
@@ -100,6 +102,21 @@ def _chroma(crop: np.ndarray) -> np.ndarray:
     return ab.reshape(-1)
 
 
+INK_SIZE = (40, 60)
+INK_SHARE = 0.12  # the darkest eighth of the face: its print
+INK_SCALE = 30.0  # ink colours this far apart (Lab a, b) score 0
+
+
+def _ink(crop: np.ndarray) -> np.ndarray:
+    """(a, b) of the face's print: the mean Lab chroma of its darkest pixels. Red pips and black
+    pips differ here by 40 or more whatever the paper's own cast (a blotchy light, a tinted
+    photo), which the whole-face chroma mixes in."""
+    lab = cv2.cvtColor(cv2.resize(crop, INK_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    lum = lab[:, 0].astype(np.float32)
+    dark = lum <= np.percentile(lum, 100 * INK_SHARE)
+    return lab[dark, 1:].astype(np.float32).mean(axis=0) - 128.0
+
+
 def _corner(crop: np.ndarray, margin: int = 2) -> np.ndarray:
     """(H+2m, W+2m) float32 grey of the top-left index corner, sharper than the whole face."""
     h, w = crop.shape[:2]
@@ -132,6 +149,7 @@ class CropFeatures:
     corner: np.ndarray  # (2 rotations, n corner shifts, Dk) normalised
     chroma: np.ndarray  # (2 rotations, Dc) raw a, b values
     hog: np.ndarray  # (2 rotations, Dh)
+    ink: np.ndarray = None  # (2,) a, b of the print (the same both ways up)
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
@@ -147,7 +165,7 @@ class CropFeatures:
             corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
             chromas.append(_chroma(_inner(rot)))
             hogs.append(_hog(_inner(rot)))
-        return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs))
+        return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs), _ink(_inner(crop)))
 
 
 LEVELS = (48, 80)  # card widths (pixels) at which softened templates are kept
@@ -168,6 +186,7 @@ class _Level:
     corner: np.ndarray
     chroma: np.ndarray
     hog: np.ndarray
+    ink: np.ndarray  # (T, 2)
 
     @classmethod
     def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
@@ -178,7 +197,8 @@ class _Level:
         gm = gray.mean(axis=0) if len(gray) >= 3 else np.zeros_like(gray[0])
         km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
         return cls(gm, km, _unit(gray - gm), _unit(corner - km),
-                   np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]))
+                   np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]),
+                   np.stack([f.ink for f in feats]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -269,8 +289,9 @@ class Templates:
         corner = (k.reshape(-1, k.shape[-1]) @ lv.corner.T).reshape(2, -1, len(self.labels)).max(axis=1)
         dc = f.chroma[:, None, :] - lv.chroma[None, :, :]
         chroma = np.clip(1.0 - np.sqrt(np.mean(dc * dc, axis=2)) / 40.0, -1, 1)  # 1 equal, 0 at 40 rms apart
-        wg, wk, wc = WEIGHTS
-        return wg * gray + wk * corner + wc * chroma
+        ink = np.clip(1.0 - np.linalg.norm(f.ink[None, :] - lv.ink, axis=1) / INK_SCALE, -1, 1)[None, :]
+        wg, wk, wc, wi = WEIGHTS
+        return wg * gray + wk * corner + wc * chroma + wi * ink
 
     def refine(self, crop: np.ndarray, candidates: Sequence[int], rotations: Sequence[int],
                feats: CropFeatures | None = None, width: float | None = None) -> np.ndarray:

@@ -42,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 from referee.table import CardReading, CardsSeen  # noqa: E402
 from referee.table.lead_motion import lead_motion  # noqa: E402
 from referee.table.observations import HandsSeen, HandTips  # noqa: E402
-from tests.live.motion_streams import Table, appears, placed, slide, stream, toss  # noqa: E402
+from tests.live.motion_streams import (PICTURE, RENDER_TABLE, Table, appears, placed, rendered_frames,  # noqa: E402
+                                       slide, stream, toss)
 
 THRESHOLD = 0.8
 CALL = {"slide": "striscio", "toss": "volo", "placed": None}
@@ -100,78 +101,9 @@ def judge(items, settle: float = 0.5):
 
 # -- rendered leads, read by the live card stage ---------------------------------------------
 
-W, H = 1280, 720
-PX_PER_CARD = 110.0
-
-
-def _cloth(rng: random.Random):
-    import cv2
-    import numpy as np
-
-    g = np.random.default_rng(rng.randrange(1 << 30))
-    noise = cv2.resize(cv2.GaussianBlur(g.normal(0, 1, (H // 4, W // 4)).astype(np.float32), (0, 0), 2), (W, H))
-    base = np.array([38, 92, 34], np.float32)  # BGR: a green card-table cloth
-    return np.clip(base[None, None, :] * (1 + 0.06 * noise[..., None]), 0, 255).astype(np.uint8)
-
-
-def _card_picture(face: str):
-    import cv2
-
-    from vision.cards.decks import card
-    from vision.cards.render import card_mask, render_card
-
-    img = render_card(card("italian", face), "classic", px_per_mm=4.0)
-    return img, card_mask(img.shape[:2], 4.0), cv2
-
-
-def _draw(canvas, picture, table, pose):
-    """The card at `pose` (table card-lengths; bigger when higher), as the motion_streams model
-    places its corners."""
-    import numpy as np
-
-    from tests.live.motion_streams import corners
-
-    img, mask, cv2 = picture
-    h, w = img.shape[:2]
-    q = np.asarray(corners(table, pose), np.float32)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    m = cv2.getPerspectiveTransform(src, q)
-    warped = cv2.warpPerspective(img, m, (W, H), flags=cv2.INTER_LINEAR)
-    alpha = cv2.warpPerspective(mask, m, (W, H), flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255.0
-    return canvas * (1 - alpha) + warped.astype(np.float32) * alpha
-
-
-def rendered_trial(rng: random.Random, stage, truth_motion, face: str, fps: float):
+def rendered_trial(rng: random.Random, stage, motion, face: str, fps: float):
     """The CardsSeen the live card stage reports for one rendered lead (oldest first)."""
-    import numpy as np
-
-    from vision.capture.sources import CameraFrame
-
-    truth, motion = truth_motion
-    table = Table(scale=PX_PER_CARD, angle=0.0, offset=(W / 2, H / 2))
-    cloth = _cloth(rng).astype(np.float32)
-    picture = _card_picture(face)
-    t0 = motion.t_land - motion.duration - 0.2
-    shown = motion.t_land - motion.duration
-    out = []
-    i = 0
-    exposure = 0.01
-    while True:
-        t = round(t0 + (i + rng.random() * 0.0) / fps, 4)
-        if t >= motion.t_land + 0.6:
-            break
-        img = cloth
-        if t >= shown - 1e-9:
-            acc = np.zeros_like(cloth)
-            for k in range(3):  # motion blur: the exposure's start, middle and end
-                tk = t - exposure / 2 + exposure * k / 2
-                sk = 1.0 if motion.duration <= 0 else (tk - shown) / motion.duration
-                acc += _draw(cloth, picture, table, motion.pose(min(max(sk, 0.0), 1.0)))
-            img = acc / 3
-        frame = CameraFrame("cards", i, t, np.clip(img, 0, 255).astype(np.uint8))
-        out.append(stage(frame))
-        i += 1
-    return out
+    return [stage(frame) for frame in rendered_frames(motion, face, fps=fps, seed=rng.randrange(1 << 30))]
 
 
 def run_rendered(args) -> dict:
@@ -179,18 +111,18 @@ def run_rendered(args) -> dict:
     from vision.cards.decks import deck
 
     rng = random.Random(args.seed)
-    zones = Table(scale=PX_PER_CARD, offset=(W / 2, H / 2)).zones()
+    zones = RENDER_TABLE.zones()
     stage = CardStage("cards", deck="italian", finder=args.finder, locate=zones.locate, fps=None, threads=args.threads)
     faces = [c.face_key for c in deck("italian")]
     rows = collections.defaultdict(collections.Counter)
     for _ in range(args.trials):
         while True:  # a lead whose start lies in the picture
             truth, motion = draw(rng)
-            x, y = Table(scale=PX_PER_CARD, offset=(W / 2, H / 2)).px(motion.pose(0.0).x, motion.pose(0.0).y)
-            if 70 <= x <= W - 70 and 90 <= y <= H - 90:
+            x, y = RENDER_TABLE.px(motion.pose(0.0).x, motion.pose(0.0).y)
+            if 70 <= x <= PICTURE[0] - 70 and 90 <= y <= PICTURE[1] - 90:
                 break
         face = rng.choice(faces)
-        frames = rendered_trial(rng, stage, (truth, motion), face, args.fps)
+        frames = rendered_trial(rng, stage, motion, face, args.fps)
         kind = KIND.get(truth, truth)
         row = rows[truth]
         row["n"] += 1

@@ -22,7 +22,8 @@ Steps
    picture) and **seconds** (the frames' timestamps), so the same motion reads the same at any
    resolution, any frame rate, and wherever (and however turned) the table lies in the picture.
    The card's apparent size is compared with its size at rest: a card in the air is closer to
-   a camera above the table and looks bigger.
+   a camera above the table and looks bigger, both its edges longer (motion blur stretches the
+   outline only along the way it moves: growth is the lesser of the two edges').
 
    * slide: the card travelled `slide_path` card-lengths or more at table level (its apparent
      size within `flat_size` of its size at rest), along a roughly straight path (net /
@@ -40,9 +41,10 @@ Steps
 
 Limits: a toss from out of view (the card first seen on the cloth, no hand landmarks in the card
 camera's picture) cannot be told from a placement and reads as placed; a card lowered into place
-while visible, with no hands seen, may look airborne and read as a doubtful toss (the table
-asks); a low toss (about a card-length up, no spin) with no hands seen may read as a slide; at
-5 frames a second a quick slide may be seen once before it lands (a doubtful slide: asked).
+while visible from high up, with no hands seen, may look airborne and read as a doubtful toss
+(the table asks); a low toss (about a card-length up, no spin) with no hands seen may read as a
+slide; at 5 frames a second a quick slide may be seen only once, near its end (a doubtful slide,
+or a plain lead).
 """
 
 from __future__ import annotations
@@ -70,12 +72,12 @@ class MotionThresholds:
     reach: float = 0.6  # card-lengths added to max_speed * dt when following it
     rest: float = 0.25  # card-lengths from its final place that count as at rest
     slide_path: tuple[float, float] = (0.5, 1.2)
-    flat_size: tuple[float, float] = (0.08, 0.16)  # |apparent size / size at rest - 1|
+    flat_size: tuple[float, float] = (0.06, 0.13)  # |apparent size / size at rest - 1|
     straightness: tuple[float, float] = (0.6, 0.85)
     gap_frames: tuple[float, float] = (2.5, 4.5)  # longest gap, in frame periods
-    air_size: tuple[float, float] = (0.08, 0.20)  # apparent size / size at rest - 1
+    air_size: tuple[float, float] = (0.06, 0.15)  # apparent size / size at rest - 1
     spin: tuple[float, float] = (25.0, 70.0)  # degrees turned on the way
-    slide_spin: tuple[float, float] = (45.0, 90.0)  # a slide turning this much is in doubt
+    slide_spin: tuple[float, float] = (30.0, 75.0)  # a slide turning this much is in doubt
     jump: tuple[float, float] = (1.0, 2.0)  # card-lengths of a single step from first sight
     touch: float = 0.35  # card-lengths between a fingertip and the card that count as touching
     settle: float = 0.3  # s after landing in which a hand on the card means it was set down
@@ -89,6 +91,7 @@ class PathPoint:
     length: float  # the card's long edge, pixels
     orientation: float  # degrees, modulo 180 in [-90, 90)
     corners: tuple[tuple[float, float], ...]
+    width: float = 0.0  # the card's short edge, pixels
 
     @classmethod
     def of(cls, t: float, corners: Sequence[Sequence[float]]) -> "PathPoint":
@@ -97,6 +100,7 @@ class PathPoint:
         area = 0.5 * abs(float(np.sum(x * np.roll(y, -1) - y * np.roll(x, -1))))
         edges = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
         long_pair = max((edges[0] + edges[2]) / 2, (edges[1] + edges[3]) / 2)
+        short_pair = min((edges[0] + edges[2]) / 2, (edges[1] + edges[3]) / 2)
         # the direction of the long axis (modulo 180): mean of the two long edges' directions
         if (edges[1] + edges[3]) >= (edges[0] + edges[2]):
             v = (q[2] - q[1]) + (q[3] - q[0])
@@ -105,7 +109,22 @@ class PathPoint:
         ang = _fold(math.degrees(math.atan2(float(v[1]), float(v[0]))))
         c = q.mean(axis=0)
         return cls(float(t), (float(c[0]), float(c[1])), math.sqrt(area), float(long_pair), ang,
-                   tuple((float(a), float(b)) for a, b in q))
+                   tuple((float(a), float(b)) for a, b in q), float(short_pair))
+
+    def scale(self, rest: "PathPoint") -> tuple[float, float]:
+        """Its long and short edges against those of the card at rest."""
+        return self.length / max(rest.length, 1e-6), self.width / max(rest.width, 1e-6)
+
+
+def _grown(ratios: tuple[float, float]) -> float:
+    """How much bigger a card looks: both edges grow when it is nearer the camera, while motion
+    blur stretches its outline along the way it moves only; so the lesser growth."""
+    return min(ratios) - 1.0
+
+
+def _changed(ratios: tuple[float, float]) -> float:
+    """How much its apparent size changed, blur aside: the edge that changed least."""
+    return min(abs(ratios[0] - 1.0), abs(ratios[1] - 1.0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,19 +280,19 @@ def measure(path: Sequence[PathPoint], hands: Sequence[HandsSeen] = (), period: 
     unit = max(final.length, 1e-6)
     r = len(path) - 1  # the first point of the rest that lasts until the end
     while (r > 0 and math.dist(path[r - 1].center, final.center) / unit <= th.rest
-           and abs(path[r - 1].size / max(final.size, 1e-6) - 1.0) <= th.flat_size[0]):
+           and _changed(path[r - 1].scale(final)) <= th.flat_size[0]):
         r -= 1  # a card right above its place is not at rest yet: it looks bigger
     moving, landing = list(path[:r]), path[r]
     rest = path[r:]
-    rest_size = float(np.median([p.size for p in rest]))
     rest_len = float(np.median([p.length for p in rest]))
+    at_rest = dataclasses.replace(final, length=rest_len, width=float(np.median([p.width for p in rest])))
     unit = max(rest_len, 1e-6)
     pts = moving + [landing]
     # to where it lies now (the last quarter card-length it crept after landing included)
     steps = [math.dist(a.center, b.center) / unit for a, b in zip(pts + [final], pts[1:] + [final])]
     travelled = float(sum(steps))
     net = math.dist(pts[0].center, final.center) / unit
-    sizes = [p.size / rest_size - 1.0 for p in moving]
+    ratios = [p.scale(at_rest) for p in moving]
     # how far it was turned from the way it came to lie (not the sum of the steps: the
     # corners' jitter would add up over many frames)
     turned = max((abs(_fold(p.orientation - landing.orientation)) for p in moving), default=0.0)
@@ -295,8 +314,8 @@ def measure(path: Sequence[PathPoint], hands: Sequence[HandsSeen] = (), period: 
         # how much its apparent size changed on the way (a slide stays flat), and how much bigger
         # it looked (in the air): of three sightings or more the second most, so that one noisy
         # outline neither lifts a slid card off the table nor makes a flight
-        "size_change": round(_robust_max([abs(x) for x in sizes]), 3),
-        "size_growth": round(max(0.0, _robust_max(sizes)), 3),
+        "size_change": round(_robust_max([_changed(x) for x in ratios]), 3),
+        "size_growth": round(max(0.0, _robust_max([_grown(x) for x in ratios])), 3),
         "turned_deg": round(turned, 1),
         "duration_s": round(landing.t - pts[0].t, 3),
         "longest_gap_s": round(max(gaps, default=0.0), 3),

@@ -27,8 +27,8 @@ Rules here:
   at table level, how straight, how much bigger it looked (closer to the camera: in the air), how
   much it turned, and whether a fingertip lay on it on the way and as it landed (where the card
   camera sees hands). Thresholds (`lead_motion.MotionThresholds`, soft ramps from nil to full):
-  a slide travels 0.5 -> 1.2 card-lengths with its apparent size within 8% -> 16% of its size
-  at rest and a straightness 0.6 -> 0.85; a toss looks 8% -> 20% bigger on its way, or turns
+  a slide travels 0.5 -> 1.2 card-lengths with its apparent size within 6% -> 13% of its size
+  at rest and a straightness 0.6 -> 0.85; a toss looks 6% -> 15% bigger on its way, or turns
   25 -> 70 degrees, with no hand on it in the 0.3 s after landing. Limits: a toss from out of
   view with no hands seen reads as placed; with no hands seen a toss is never surer than 0.75
   (always asked), and a low toss may read as a slide. Confidence: the lower of the card's and

@@ -181,3 +181,63 @@ def cards_only(items: Sequence) -> list[CardsSeen]:
 
 def hands_only(items: Sequence) -> list[HandsSeen]:
     return [x for x in items if isinstance(x, HandsSeen)]
+
+
+# -- the same leads as pictures, for the live card stage ------------------------------------------
+
+PICTURE = (1280, 720)
+RENDER_TABLE = Table(scale=110.0, angle=0.0, offset=(640.0, 360.0))  # 110 px a card-length
+
+
+def cloth(seed: int):
+    """A green card-table cloth, PICTURE sized, BGR float32."""
+    import cv2
+    import numpy as np
+
+    w, h = PICTURE
+    g = np.random.default_rng(seed)
+    noise = cv2.resize(cv2.GaussianBlur(g.normal(0, 1, (h // 4, w // 4)).astype(np.float32), (0, 0), 2), (w, h))
+    base = np.array([38, 92, 34], np.float32)
+    return np.clip(base[None, None, :] * (1 + 0.06 * noise[..., None]), 0, 255)
+
+
+def rendered_frames(motion: Motion, face: str, *, fps: float = 10.0, seed: int = 0, table: Table = RENDER_TABLE,
+                    exposure: float = 0.01, camera: str = "cards", settle: float = 0.6):
+    """`vision.capture.sources.CameraFrame`s of the lead drawn on a cloth (our own Italian face,
+    `vision.cards.render`, warped onto the corners `corners` gives: bigger when higher), blurred
+    over the exposure (three instants averaged), from 0.2 s before the motion to `settle` s
+    after landing. No hands are drawn."""
+    import cv2
+    import numpy as np
+
+    from vision.capture.sources import CameraFrame
+    from vision.cards.decks import card
+    from vision.cards.render import card_mask, render_card
+
+    w, h = PICTURE
+    img = render_card(card("italian", face), "classic", px_per_mm=4.0)
+    mask = card_mask(img.shape[:2], 4.0)
+    src = np.float32([[0, 0], [img.shape[1], 0], [img.shape[1], img.shape[0]], [0, img.shape[0]]])
+    base = cloth(seed)
+
+    def draw(pose: Pose) -> np.ndarray:
+        m = cv2.getPerspectiveTransform(src, np.asarray(corners(table, pose), np.float32))
+        warped = cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpPerspective(mask, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
+        return base * (1 - alpha) + warped.astype(np.float32) * alpha
+
+    shown = motion.t_land - motion.duration
+    t0 = shown - 0.2
+    i = 0
+    while True:
+        t = round(t0 + i / fps, 4)
+        if t >= motion.t_land + settle:
+            return
+        picture = base
+        if t >= shown - 1e-9:
+            picture = sum(draw(motion.pose(min(max(1.0 if motion.duration <= 0 else
+                                                   (t + exposure * (k / 2 - 0.5) - shown) / motion.duration,
+                                                   0.0), 1.0)))
+                          for k in range(3)) / 3
+        yield CameraFrame(camera, i, t, np.clip(picture, 0, 255).astype(np.uint8))
+        i += 1

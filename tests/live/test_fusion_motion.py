@@ -240,3 +240,37 @@ def test_a_lead_still_waiting_when_the_recording_ends_is_judged_by_settle(table)
     out = table.settle()
     assert [d.data["action"]["call"] for d in out if d.kind == "action"] == ["volo"]
     assert table.settle() == []
+
+
+@pytest.fixture(scope="module")
+def card_stage():
+    """The live card stage with the shipped detector, reading Italian cards in the trick zone of
+    the rendered table."""
+    from tests.live.motion_streams import RENDER_TABLE
+    from vision.capture.stages import CardStage
+
+    return CardStage("cards", deck="italian", finder="detector", locate=RENDER_TABLE.zones().locate, fps=None,
+                     threads=1)
+
+
+@pytest.mark.parametrize("motion,kind,call", [(slide(start=(3.0, 0.5)), "slide", "striscio"),
+                                              (toss(start=(2.5, 0.8)), "toss", "volo"),
+                                              (placed(), "placed", None)], ids=["slide", "toss", "placed"])
+def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path, card_stage, motion, kind, call):
+    """Pictures of the lead (our Italian 3 of spade on a cloth, blurred in motion), through the
+    real card reader (detector, identification, zones), into the table session. No hands are
+    drawn: the toss is asked, and a yes records Volo."""
+    from tests.live.motion_streams import RENDER_TABLE, rendered_frames
+
+    s = TableSession.start("beccaccino", SETUP, tmp_path / "r.db", RENDER_TABLE.zones(), clock_origin=ORIGIN)
+    s.feed(KeyboardLine(0.0, "declare Dan spade"))
+    out = []
+    for frame in rendered_frames(motion, "3S", fps=10, seed=3):
+        out += s.feed(card_stage(frame))
+    (m,) = motions(s)
+    assert m.payload["kind"] == kind
+    if kind == "toss":
+        assert actions(out) == [] and [d.data["action"]["call"] for d in out if d.kind == "ask"] == ["volo"]
+        out = s.feed(KeyboardLine(3.0, "yes"))
+    assert actions(out) == [{"kind": "play", "player": "Dan", "card": "3S", "call": call}]
+    s.close()

@@ -288,8 +288,8 @@ class TableSession:
 
     def _lead_motion(self, content: ZoneContent, face: str) -> LeadMotion | None:
         given = self._given_motion.pop((content.zone, face), None)
-        if given is not None:
-            return given
+        if given is not None and content.t - given.t <= self.memory:
+            return given  # (an older one was for a lead the replay judged otherwise: stale)
         frames = [f for f in self._frames.get(content.camera, ()) if f.t <= content.t]
         return lead_motion(frames, content.zone, face, content.since, list(self._hands), self.motion)
 

@@ -178,6 +178,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     }
     if (run_dir / "init.json").exists():
         record["init"] = json.loads((run_dir / "init.json").read_text())
+    record["real_photos"] = eval_card_detector.real_photos(target, imgsz=args.imgsz)
     (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
     lines = [json.dumps(p) for p in progress]
     (out / "train_log.txt").write_text(
@@ -202,13 +203,14 @@ def _real_photos_section(r: dict) -> str:
     real = r.get("real_photos")
     if not real:
         return ""
-    rows = "".join(f"| {name} | {v['expected']} | {v['found']} |\n" for name, v in real["images"].items())
+    rows = "".join(f"| {name} | {v['expected']} | {v['found']} | {v.get('detections', v['found'])} |\n"
+                   for name, v in real["images"].items())
     return f"""## Real photos
 
 {real['note']}
 
-| image | cards in it | detections (conf {real['conf']}) |
-|---|---|---|
+| image | cards in it | cards found | detections (conf {real['conf']}) |
+|---|---|---|---|
 {rows}
 """
 

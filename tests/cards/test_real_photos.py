@@ -5,6 +5,8 @@ detection's corner quadrilateral contains its centre. The feliksh screenshots ca
 project's green overlay boxes and a grid of card names at the bottom: distractors, not cards.
 """
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -12,12 +14,9 @@ import pytest
 from vision.cards.detector import CardDetector
 from tests.cards.helpers import FIXTURES
 
-CARDS = {  # file: [(name, centre x, centre y)]
-    "feliksh_screenshot1.png": [("8D under a hand", 165, 155), ("JS", 290, 150), ("5H", 425, 150)],
-    "feliksh_screenshot2.png": [("2C", 250, 90), ("10H", 368, 95), ("2H", 480, 160), ("QH", 278, 205)],
-    "feliksh_screenshot3.png": [("KC", 318, 135)],
-    "feliksh_screenshot4.png": [("AS", 268, 165), ("KC", 425, 170)],
-    "geaxgx_scene_2c.png": [("2C", 352, 340)],
+CARDS = {  # file: [(name, centre x, centre y)], from fixtures/cards/cards.json
+    name: [(c["card"], c["x"], c["y"]) for c in cards]
+    for name, cards in json.loads((FIXTURES / "cards.json").read_text())["cards"].items()
 }
 
 

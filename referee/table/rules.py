@@ -206,7 +206,7 @@ def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
     if motion is None or not calls or motion.call is None:
         return Proposal("play", action, conf, reasoning, evidence)
     call = motion.call
-    how = f"{player} {motion.reason} ({motion.kind}, confidence {motion.confidence:.2f})"
+    how = f"{player}'s card was {motion.reason} ({motion.kind}, confidence {motion.confidence:.2f})"
     if knock is not None:
         return Proposal("play", action, conf, reasoning + f"; the card also looked {motion.kind}: "
                         "the knock is the announcement", evidence)

@@ -49,7 +49,7 @@ def test_a_lead_slid_into_the_trick_is_striscio(table):
     out = table.feed_all(stream(slide(), "AS", fps=10, hands=True))
     assert actions(out) == [{"kind": "play", "player": "Dan", "card": "AS", "call": "striscio"}]
     why = next(d for d in out if d.kind == "action").data["why"]
-    assert "slid along the table" in why and "Striscio" in why
+    assert "Dan's card was slid along the table" in why and "Striscio" in why
     # The motion is logged, then the zone content, then the decision resting on both.
     entries = table.log.entries
     (m,) = motions(table)

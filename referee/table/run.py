@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from referee.core import RefereeError
 from referee.recording.folder import SessionFolder, model_record, versions
-from referee.table.lead_motion import LeadMotion, hands_seen
+from referee.table.lead_motion import LeadMotion, MotionThresholds, hands_seen
 from referee.table.observations import CameraStatus, KeyboardLine, ZoneContent
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
@@ -57,6 +57,7 @@ class TableConfig:
     lost_after: float = 2.0
     audio: bool = True
     duration: float | None = None
+    motion: dict | None = None  # lead-motion settings (`MotionThresholds` fields) other than the defaults
 
     @classmethod
     def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> "TableConfig":
@@ -67,18 +68,48 @@ class TableConfig:
                       threshold=float(opts.get("threshold", 0.8)), card_fps=float(opts.get("card_fps", 5.0)),
                       landmark_fps=float(opts.get("landmark_fps", 10.0)), finder=opts.get("finder", "detector"),
                       model=opts.get("model"), lost_after=float(opts.get("lost_after", 2.0)),
-                      audio=bool(opts.get("audio", True)), duration=m.get("duration"))
+                      audio=bool(opts.get("audio", True)), duration=m.get("duration"),
+                      motion=opts.get("motion"))
         except KeyError as exc:
             raise TableConfigError(f"the session manifest lacks {exc}") from None
+        cfg.motion_thresholds()  # a malformed setting is refused before anything runs
         for k, v in overrides.items():
             if v is not None:
                 setattr(cfg, k, v)
         return cfg
 
     def options(self) -> dict[str, Any]:
-        return {"deck": self.deck, "threshold": self.threshold, "card_fps": self.card_fps,
-                "landmark_fps": self.landmark_fps, "finder": self.finder, "model": self.model,
-                "lost_after": self.lost_after, "audio": self.audio}
+        out = {"deck": self.deck, "threshold": self.threshold, "card_fps": self.card_fps,
+               "landmark_fps": self.landmark_fps, "finder": self.finder, "model": self.model,
+               "lost_after": self.lost_after, "audio": self.audio}
+        if self.motion:
+            out["motion"] = dict(self.motion)
+        return out
+
+    def motion_thresholds(self) -> MotionThresholds:
+        """The lead-motion cue's settings: the defaults, with `options.motion` over them
+        (e.g. {"settle": 0.4, "slide_path": [0.8, 1.5]})."""
+        given = dict(self.motion or {})
+        fields = {f.name: f for f in dataclasses.fields(MotionThresholds)}
+        unknown = sorted(set(given) - set(fields))
+        if unknown:
+            raise TableConfigError(f"options.motion: unknown setting(s) {unknown}", known=sorted(fields))
+        values: dict[str, Any] = {}
+        for name, value in given.items():
+            default = getattr(MotionThresholds(), name)
+            try:
+                if isinstance(default, tuple):
+                    lo, hi = (float(v) for v in value)
+                    if not lo < hi:
+                        raise ValueError("a ramp goes from its nil value up to its full one")
+                    values[name] = (lo, hi)
+                else:
+                    values[name] = float(value)
+            except (TypeError, ValueError) as exc:
+                raise TableConfigError(f"options.motion.{name}: {value!r} is not "
+                                       f"{'two increasing numbers' if isinstance(default, tuple) else 'a number'}"
+                                       f" ({exc})") from None
+        return MotionThresholds(**values)
 
     def signal_cameras(self) -> list[str]:
         if not self.calibration:
@@ -279,7 +310,8 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
         if src.audio_dir.is_dir():
             shutil.copytree(src.audio_dir, folder.audio_dir, dirs_exist_ok=True)
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
-                                 clock_origin=origin, threshold=config.threshold)
+                                 clock_origin=origin, threshold=config.threshold,
+                                 motion=config.motion_thresholds())
     decisions: list[Decision] = []
     started = time.perf_counter()
     end = float(config.duration or 0.0)
@@ -370,7 +402,8 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     grabbers = {n: Grabber(s, sink=(lambda f, w=writers.get(n): w.write(f.t, f.image)) if record else None,
                            lost_after=config.lost_after) for n, s in sources.items()}
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
-                                 clock_origin=round(clock.origin, 3), threshold=config.threshold)
+                                 clock_origin=round(clock.origin, 3), threshold=config.threshold,
+                                 motion=config.motion_thresholds())
     audio = None
     if blocks is not None:
         from vision.capture.audio import LiveAudio

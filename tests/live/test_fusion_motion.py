@@ -274,3 +274,32 @@ def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path,
         out = s.feed(KeyboardLine(3.0, "yes"))
     assert actions(out) == [{"kind": "play", "player": "Dan", "card": "3S", "call": call}]
     s.close()
+
+
+def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
+    from referee.table.run import TableConfig, TableConfigError
+
+    manifest = {"game": "beccaccino", "setup": SETUP, "zones": Table().zones().to_list(),
+                "options": {"motion": {"settle": 0.5, "slide_path": [0.8, 1.5]}}}
+    cfg = TableConfig.from_manifest(manifest)
+    th = cfg.motion_thresholds()
+    assert th.settle == 0.5 and th.slide_path == (0.8, 1.5) and th.air_size == (0.06, 0.15)
+    assert cfg.options()["motion"] == {"settle": 0.5, "slide_path": [0.8, 1.5]}
+    assert "motion" not in TableConfig.from_manifest({**manifest, "options": {}}).options()
+    for bad in ({"slid": 1.0}, {"slide_path": [1.5, 0.8]}, {"settle": "soon"}, {"slide_path": 3}):
+        with pytest.raises(TableConfigError, match="options.motion"):
+            TableConfig.from_manifest({**manifest, "options": {"motion": bad}})
+
+
+def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
+    from referee.table.lead_motion import MotionThresholds
+
+    short = slide(start=(1.4, 0.2))
+    s = TableSession.start("beccaccino", SETUP, tmp_path / "s.db", Table().zones(), clock_origin=ORIGIN,
+                           motion=MotionThresholds(slide_path=(1.5, 2.5)))
+    s.feed(KeyboardLine(0.0, "declare Dan spade"))
+    assert actions(s.feed_all(stream(short, "AS", fps=10, hands=True)))[0]["call"] is None
+    s.close()
+    s = start(tmp_path / "d.db")
+    assert actions(s.feed_all(stream(short, "AS", fps=10, hands=True)))[0]["call"] == "striscio"
+    s.close()

@@ -6,8 +6,13 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
 (2), Ultralytics keeps its own choice of torch threads (it takes one on a 2-core machine). Reported: the median milliseconds per frame of
 
 * `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS);
-* `detect+identify`: the same plus rectifying and identifying every face-up card against a deck's
-  templates (the rendered deck in the scenes' design);
+* `detect+refine`: the same plus corner refinement of every card (`refine.refine_corners`, what
+  the reader does with no deck);
+* `detect+identify, detector's corners`: the detector plus rectifying and identifying every card
+  from its corners as detected (no refinement, no second look);
+* `detect+identify`: the reader as it runs with a deck: guesses at every card's corners, each
+  rectified and identified against the deck's templates (the rendered deck in the scenes'
+  design) until one reads surely, a second look (template alignment) at unsure reads;
 * `ultralytics`: `YOLO(best.pt).predict(frame, imgsz, conf)` of the same model in PyTorch, run by
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
   the runtime environment has no torch), warm-up frames excluded as on our side;
@@ -98,6 +103,7 @@ def main(argv=None) -> int:
 
     from vision.cards.detector import CardDetector
     from vision.cards.reader import CardReader
+    from vision.cards.refine import refine_corners
     from vision.cards.render import HELD_OUT_DESIGN
     from vision.cards.templates import load_deck
 
@@ -107,20 +113,32 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         frames = make_frames(Path(tmp), args.frames + args.warmup, args.seed)
         images = [(cv2.imread(str(p)), d) for p, d in frames]
-        det_ms, full_ms, cards, read = [], [], 0, 0
+        plain = {d: CardReader(detector, r.deck, snap=False, align=False) for d, r in readers.items()}
+        det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
         for i, (img, deck) in enumerate(images):
             t0 = time.perf_counter()
             found = detector(img)
             t1 = time.perf_counter()
-            named = readers[deck].identify(img, found)
+            for q in found.corners:
+                refine_corners(img, q)
             t2 = time.perf_counter()
+            named_plain = plain[deck].identify(img, found)
+            t3 = time.perf_counter()
+            named = readers[deck].identify(img, found)
+            t4 = time.perf_counter()
             if i >= args.warmup:
                 det_ms.append((t1 - t0) * 1000)
-                full_ms.append((t2 - t0) * 1000)
+                ref_ms.append((t2 - t0) * 1000)
+                plain_ms.append((t1 - t0 + t3 - t2) * 1000)
+                full_ms.append((t1 - t0 + t4 - t3) * 1000)
                 cards += len(found)
                 read += sum(lbl is not None for lbl in named.label)
+                read_plain += sum(lbl is not None for lbl in named_plain.label)
         result.update({"frames": len(det_ms), "cards_found": cards, "cards_named": read,
+                       "cards_named_from_detector_corners": read_plain,
                        "detect_ms": round(statistics.median(det_ms), 2),
+                       "detect_refine_ms": round(statistics.median(ref_ms), 2),
+                       "detect_identify_detector_corners_ms": round(statistics.median(plain_ms), 2),
                        "detect_identify_ms": round(statistics.median(full_ms), 2)})
         pt = Path(args.pt) if args.pt else next((p for p in (ROOT / "models/card_detector/card_detector.pt",
                                                             ROOT / "runs/card_detector/main/weights/best.pt")

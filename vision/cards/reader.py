@@ -6,18 +6,21 @@
     cards = reader.read(frame.image, possible=unseen)  # the referee's still-possible card ids
 
 Each step is optional but the detector: with no deck the cards are found but not named; with no
-tracker there are no track ids; with no layout no zones. The detector's corner keypoints are
-off by a tenth of the card or more, and a crop is only as aligned as its corners: with `snap`
-(the default) each detected quad is made precise. With a deck, a few guesses at its corners
-(`refine.candidate_quads`: the quad snapped to the card's outline and its sides searched for
-again among the straight edges near it, the quad as detected, turned, the card outline or the
-paper around its centre) are read in turn, until one reads surely (confidence `sure`); the one
-whose crop matches a face best wins (a later guess by `guess_margin`); at most `max_guesses`
-(on held-out scenes a fifth guess or later won 3 of 200 clear cards, 1 of them rightly). Without a deck the
-first of them (`refine.refine_corners`) is kept. With `align` (the default) a card that is not read surely (unknown, or
-a confidence under `sure`) is laid onto each of its `align_candidates` best templates
-(`refine.align_to_template`: ECC on the region around the card) and read again from the
-corners that fit best. Measured numbers: docs/card-reading.md.
+tracker there are no track ids; with no layout no zones.
+
+The detector's corner keypoints are off by a tenth of the card or more, and a crop is only as
+aligned as its corners: with `snap` (the default) each detected quad is made precise. Without a
+deck, `refine.refine_corners` (snapped to the card's outline, then each side searched for again
+among the straight edges near it). With a deck, a few guesses at the corners
+(`refine.candidate_quads`: that one, the quad snapped only, as detected, refined from the card
+outline or the paper around its centre, from the quad turned) are read in turn until one reads
+surely (confidence `sure`); the one whose crop matches a face best wins (a later guess by
+`guess_margin`); at most `max_guesses` (on held-out scenes a fifth guess or later won 3 of 200
+clear cards, 1 of them rightly). With `align` (the default) a card still not read surely but
+somewhat like a face of the deck (similarity `align_from` or more: a hand or another deck's card
+is not worth the time) is laid onto each of its `align_candidates` best templates
+(`refine.align_to_template`: ECC on the region around the card) and read again from the corners
+that fit best. Measured numbers and costs: docs/card-reading.md.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ class CardReader:
     def __init__(self, detector, deck: Deck | None = None, tracker: CardTracker | None = None,
                  layout: TableLayout | None = None, snap: bool = True, align: bool = True,
                  align_candidates: int = 3, align_min_cc: float = 0.7,
-                 guess_margin: float = 0.03, sure: float = 0.9, max_guesses: int = 4) -> None:
+                 guess_margin: float = 0.03, sure: float = 0.9, max_guesses: int = 4,
+                 align_from: float = 0.35) -> None:
         self.detector = detector
         self.snap = snap
         self.align = align
@@ -52,6 +56,7 @@ class CardReader:
         self.guess_margin = guess_margin
         self.sure = sure
         self.max_guesses = max_guesses
+        self.align_from = align_from
         self.deck = deck
         self.aspect = deck_aspect(deck)
         self.tracker = tracker
@@ -107,7 +112,7 @@ class CardReader:
             if best is None:
                 continue
             quad, ident, crop, width = best
-            if self.align and (not ident.known or ident.confidence < self.sure):
+            if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
                 quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
             out.corners[i] = quad
             apply_identification(out, i, ident)

@@ -110,13 +110,16 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
 
 
 def _intersect(p1, p2, q1, q2) -> np.ndarray | None:
-    d1, d2 = p2 - p1, q2 - q1
-    m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], np.float64)
-    det = np.linalg.det(m)
+    """Where the line p1-p2 meets the line q1-q2 (Cramer's rule in plain floats: this runs for
+    every combination of candidate sides), None when they are parallel."""
+    d1x, d1y = float(p2[0] - p1[0]), float(p2[1] - p1[1])
+    d2x, d2y = float(q2[0] - q1[0]), float(q2[1] - q1[1])
+    det = -d1x * d2y + d2x * d1y
     if abs(det) < 1e-6:
         return None
-    t = np.linalg.solve(m, (q1 - p1).astype(np.float64))
-    return (p1 + d1 * t[0]).astype(np.float32)
+    rx, ry = float(q1[0] - p1[0]), float(q1[1] - p1[1])
+    t = (-rx * d2y + d2x * ry) / det
+    return np.array([p1[0] + d1x * t, p1[1] + d1y * t], np.float32)
 
 
 def _quad_from_lines(lines) -> np.ndarray | None:

@@ -372,11 +372,13 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
              keyboard: Iterable[str] | None = None, paced: bool = True, duration: float | None = None,
              threads: int | None = None, record: bool = True, origin: float | None = None,
              echo: Callable[[Decision], None] | None = None, segment_seconds: float = 10.0,
-             microphone: Any = None) -> RunResult:
+             microphone: Any = None, lockstep: bool = False) -> RunResult:
     """Referee live cameras (see the module doc). `cameras`: {name: webcam index, URL, video file
     or a recorded camera folder}. Stops when every camera has ended, the keyboard says `quit`,
     or `duration` session seconds have passed. `microphone`: a device index or name (None: no
-    microphone), or an iterable of `AudioClip` blocks on the session clock."""
+    microphone), or an iterable of `AudioClip` blocks on the session clock. `lockstep` (files
+    only, with `paced=False`): every frame is processed whatever the machine's load, instead of
+    the newest one (a batch run; a live camera never waits for the referee)."""
     from vision.capture.grabber import Grabber
     from vision.capture.recorded import RecordedCamera
     from vision.capture.sources import SessionClock, open_capture
@@ -400,7 +402,7 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     folder = SessionFolder.create(out, manifest)
     writers = {n: folder.segment_writer(n, segment_seconds=segment_seconds) for n in sources} if record else {}
     grabbers = {n: Grabber(s, sink=(lambda f, w=writers.get(n): w.write(f.t, f.image)) if record else None,
-                           lost_after=config.lost_after) for n, s in sources.items()}
+                           lost_after=config.lost_after, lockstep=lockstep) for n, s in sources.items()}
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
                                  clock_origin=round(clock.origin, 3), threshold=config.threshold,
                                  motion=config.motion_thresholds())

@@ -69,6 +69,21 @@ def test_a_slow_consumer_gets_the_latest_frame_and_the_others_are_dropped():
     g.stop()
 
 
+def test_a_lockstep_grabber_hands_over_every_frame_of_a_file():
+    clock = SessionClock(origin=0.0, monotonic=ManualClock())
+    src = ScriptedSource(["frame"] * 5, clock)
+    for _ in range(6):
+        src.go.release()  # the file could be read to the end at once
+    g = Grabber(src, lockstep=True).start()
+    taken = []
+    while not g.done:
+        frame = g.latest(timeout=10)  # a slow consumer: the reader waits for it
+        if frame is not None:
+            taken.append(frame.index)
+    assert taken == [0, 1, 2, 3, 4] and g.dropped == 0
+    g.stop()
+
+
 def test_a_lost_camera_is_reported_reconnected_and_back():
     clock = SessionClock(origin=0.0, monotonic=ManualClock())
     src = ScriptedSource(["frame", "fail", "frame"], clock)

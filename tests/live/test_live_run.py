@@ -40,7 +40,7 @@ def test_run_live_from_a_file_camera_and_a_microphone(tmp_path):
     blocks = [AudioClip(hum[i:i + SAMPLE_RATE // 2], start=i / SAMPLE_RATE)
               for i in range(0, len(hum), SAMPLE_RATE // 2)]
     result = run_live({"cam": str(video)}, tmp_path / "session", config, paced=False, microphone=blocks,
-                      origin=1_800_000_000.0)
+                      origin=1_800_000_000.0, lockstep=True)  # every frame read, whatever the load
     result.session.close()
     entries = result.session.log.entries
     actions = [e.payload["action"] for e in entries if e.kind == "action"]

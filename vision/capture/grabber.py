@@ -8,6 +8,10 @@ had (`dropped` counts the frames no one took). Every frame read can also go to a
 session recorder) on the reading thread, so the recording keeps every frame even when the
 referee skips some.
 
+With `lockstep` (a recorded file read as fast as the machine allows, e.g. in tests and batch
+runs) the reading thread waits until the consumer has taken each frame before reading the
+next: every frame is processed, whatever the load, and nothing is dropped.
+
 When the source fails (no frame for `lost_after` seconds, or a read error) the grabber reports
 the camera lost (`CameraEvent(ok=False)`), tries `reopen()` every `retry` seconds, and reports
 it back when frames come again. A file that simply ends is `finished`, not lost.
@@ -32,8 +36,9 @@ class CameraEvent:
 
 class Grabber:
     def __init__(self, source: CaptureSource, sink: Callable[[CameraFrame], None] | None = None,
-                 retry: float = 1.0, lost_after: float = 2.0) -> None:
+                 retry: float = 1.0, lost_after: float = 2.0, lockstep: bool = False) -> None:
         self.source = source
+        self.lockstep = lockstep
         self.name = source.name
         self.sink = sink
         self.retry, self.lost_after = retry, lost_after
@@ -55,6 +60,8 @@ class Grabber:
 
     def stop(self) -> None:
         self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
         self._thread.join(timeout=5)
         self.source.close()
 
@@ -65,8 +72,17 @@ class Grabber:
                 self.events.append(CameraEvent(self.name, self.source.clock.now(), not lost, reason))
                 self._cond.notify_all()
 
+    def _untaken(self) -> bool:
+        return self._latest is not None and self._latest.index > self._taken_index
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            if self.lockstep:
+                with self._cond:
+                    while self._untaken() and not self._stop.is_set():
+                        self._cond.wait(0.5)  # woken by latest(); the timeout only re-checks stop
+                if self._stop.is_set():
+                    return
             try:
                 frame = self.source.read()
             except Exception as exc:  # a driver error is a lost camera, not a dead table
@@ -105,6 +121,7 @@ class Grabber:
             if self._latest is None or self._latest.index <= self._taken_index:
                 return None
             self._taken_index = self._latest.index
+            self._cond.notify_all()  # a lockstep reader may read the next frame
             return self._latest
 
     def wait(self, timeout: float) -> bool:

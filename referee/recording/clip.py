@@ -67,6 +67,9 @@ def _describe(entry: Entry) -> str:
             return f"flag by rule `{p['rule']}`: {p['reason']}"
         if kind == "camera":
             return f"camera {p['camera']} {'back' if p['ok'] else 'lost'} {p.get('reason', '')}"
+        if kind == "motion":
+            return (f"{p['card']} came into {p['zone']} {p['kind']} (confidence {p['confidence']}): "
+                    f"{p.get('reason', '')}")
         if kind == "answer":
             return f"answer to ask #{p['ask']}: {'yes' if p['accepted'] else 'no'}"
         return f"observation {kind}"

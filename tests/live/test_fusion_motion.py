@@ -303,3 +303,13 @@ def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
     s = start(tmp_path / "d.db")
     assert actions(s.feed_all(stream(short, "AS", fps=10, hands=True)))[0]["call"] == "striscio"
     s.close()
+
+
+def test_a_dispute_package_describes_a_lead_motion():
+    from referee.recording.clip import _describe
+    from referee.sessionlog import Entry
+
+    payload = {"type": "motion", "t": 2.5, "camera": "cards", "zone": "trick", "card": "3S", "kind": "slide",
+               "confidence": 0.91, "scores": {}, "features": {}, "reason": "slid 1.4 card-lengths"}
+    entry = Entry(seq=1, time=2.5, source="camera", confidence=0.91, kind="observation", payload=payload)
+    assert _describe(entry) == "3S came into trick slide (confidence 0.91): slid 1.4 card-lengths"

@@ -12,8 +12,8 @@ The detector's corner keypoints are off by a tenth of the card or more, and a cr
 aligned as its corners: with `snap` (the default) each detected quad is made precise. Without a
 deck, `refine.refine_corners` (snapped to the card's outline, then each side searched for again
 among the straight edges near it). With a deck, a few guesses at the corners
-(`refine.candidate_quads`: that one, the quad snapped only, as detected, refined from the card
-outline or the paper around its centre, from the quad turned) are read in turn until one reads
+(`refine.candidate_quads`: that one, the quad snapped only, refined from the paper around its
+centre, as detected, refined from a card outline around it) are read in turn until one reads
 surely (confidence `sure`); the one whose crop matches a face best wins (a later guess by
 `guess_margin`); at most `max_guesses` (on held-out scenes a fifth guess or later won 3 of 200
 clear cards, 1 of them rightly). With `align` (the default) a card still not read surely but

@@ -295,7 +295,7 @@ def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
     return ((quad - c) @ rot.T + c).astype(np.float32)
 
 
-TURNS = (25.0,)
+TURNS: tuple[float, ...] = ()  # turned guesses (degrees): none ever won on the held-out scenes (measured)
 OUTLINES = True
 PAPER = True
 
@@ -378,16 +378,16 @@ def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, 
 def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...] = TURNS,
                     aspect: float | None = None) -> Iterator[np.ndarray]:
     """Guesses at a detected card's corners, made one at a time (a reader that is sure after the
-    first stops there), best first by geometry alone: refined (`refine_quad` after
-    `rectify.refine_corners`), snapped and fitted only, as detected, refined from each card
-    outline around it (`outlines_around`) and from the paper it sits on (`paper_region`), and
-    refined from the snapped quad turned by each of `turns` both ways (a quarter of the
-    detector's quads are turned 20 degrees or more). Each clockwise, short side first, corner 0
-    nearest the detector's; near duplicates (2% of the diagonal) are left out. A snap that grew
-    or turned the quad implausibly (`snapped`) is tried after the quad as detected. `aspect`: the
-    deck's card width over height, when known (a quad that took in a neighbouring card in a fan
-    is too long for it). Identification picks among the guesses by how well each crop matches
-    the deck (`CardReader`)."""
+    first stops there), in the order they won on held-out scenes: refined (`refine_quad` after
+    `snapped`), snapped only, refined from the paper around the quad's centre (`paper_region`:
+    a quad the detector turned far off), as detected, refined from the quad as detected, a
+    snap that grew or turned the quad implausibly (refined, and as it is), refined from each
+    card outline around the quad (`outlines_around`), then refined from the snapped quad turned
+    by each of `turns` both ways (none by default: no turned guess ever won). Each clockwise,
+    short side first, corner 0 nearest the detector's; near duplicates (2% of the diagonal) are
+    left out. `aspect`: the deck's card width over height, when known (a quad that took in a
+    neighbouring card in a fan is too long for it). Identification picks among the guesses by
+    how well each crop matches the deck (`CardReader`)."""
     from vision.cards.detector import order_corners
 
     quad = np.asarray(quad, np.float32).reshape(4, 2)
@@ -401,6 +401,10 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
         base = snap if plausible else quad
         yield refine_quad(image, base, aspect=shape).corners
         yield base
+        if PAPER:
+            p = paper_region(image, quad)
+            if p is not None:
+                yield refine_quad(image, p, aspect=shape).corners
         yield quad
         if not np.array_equal(base, quad):
             yield refine_quad(image, quad, aspect=shape).corners
@@ -410,10 +414,6 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
         if OUTLINES:
             for o in outlines_around(image, quad):
                 yield refine_quad(image, o, aspect=shape).corners
-        if PAPER:
-            p = paper_region(image, quad)
-            if p is not None:
-                yield refine_quad(image, p, aspect=shape).corners
         for a in turns:
             for sign in (1, -1):
                 r = refine_quad(image, turned(base, sign * a), aspect=shape)

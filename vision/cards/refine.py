@@ -1,26 +1,32 @@
 """A detected card's corners made precise: the four sides found again on the paper's own edges.
 
-The detector's corner keypoints fall a tenth of the card or more off (its median corner error
-on held-out scenes, docs/card-reading.md); a crop is only as aligned as its corners. Here each
-side of the rough quadrilateral is searched for again in the picture:
+The detector's corner keypoints fall a tenth of the card or more off (their median error on the
+held-out scenes, docs/card-reading.md) and are often turned 15-35 degrees; a crop is only as
+aligned as its corners, and identification reads well up to about 2% of the diagonal.
+
+`refine_quad` searches each side of a rough quadrilateral again:
 
 1. **Candidate lines per side.** Around each side, a strip of the grey image's gradient is
    sampled along the side and across it (up to `reach` x the card's width either way). A line
-   through the strip is scored by the *mean signed* gradient across it: the step from the table
+   through the strip is scored by the *mean signed* step across it: the step from the table
    to the paper keeps one sign all along a real edge, while a patterned cloth, the print on the
-   card and noise change sign and cancel out. Every line through the strip (its offset at both
-   ends of the side, so a line may turn by up to about 15 degrees) is scored at once, and the
-   few best separate ones are kept.
-2. **One line per side, jointly.** Of the combinations of candidates, the one with the best
-   total whose quadrilateral is still card-shaped: convex, short over long side in the deck's
-   range, opposite sides nearly parallel, area not far from the rough quad's, and every side
-   stepping the same way (paper inside brighter, or darker, on all four).
-3. **Sub-pixel.** Each chosen side is fitted (Huber) through the strongest step near it on each
-   profile; adjacent sides meet in the corners.
+   card and noise change sign and cancel out. Every line through the strip (its offsets at both
+   ends of the side, turning up to `MAX_TURN_DEG`) is scored at once, and the few best separate
+   ones of each sign are kept.
+2. **One line per side, jointly.** Of a side's clear candidates (at least `FRACTION` of its
+   strongest) the outermost first (the paper's edge, not a frame printed inside it), the first
+   combination whose quadrilateral is card-shaped (`card_shaped`: convex, the deck's
+   proportions, opposite sides nearly parallel, area not far from the rough quad's) with all
+   four sides stepping the same way (paper brighter than its surroundings, or darker).
+3. **Sub-pixel.** Each chosen side is fitted (Huber) through the outermost clear step near it
+   on each profile, looking a little further out than in (a dark border printed along the edge
+   has the paper's edge beyond it); adjacent sides meet in the corners.
 
-A quad whose sides are not clearly seen (a side under a hand or another card, a surface of the
-paper's own colour) keeps the detector's corners for that side or, when too little is seen, as
-a whole: `refine_quad` says how sure it is, and never returns a less card-like quad than it got.
+No combination card-shaped (a side under a hand or another card, a surface of the paper's own
+colour): the quad is returned as it came (`Refined.refined` False). `refine_corners` snaps to
+the card's outline first (`snapped`); `candidate_quads` makes further guesses for a reader that
+can check them against the deck; `align_to_template` lays the region around a card onto one
+face of the deck (ECC) for the last few pixels.
 """
 
 from __future__ import annotations
@@ -46,7 +52,6 @@ ASPECT_RANGE = (0.52, 0.80)  # short over long side of any deck's card (58 x 98 
 class Refined:
     corners: np.ndarray  # (4, 2) in the order of the quad given
     score: float  # mean edge strength of the four sides (grey levels per pixel)
-    sides_seen: int  # how many sides were found on a clear edge
     refined: bool  # False: the detector's corners were kept
 
 
@@ -198,7 +203,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     lo, hi = quad.min(axis=0) - r - 4, quad.max(axis=0) + r + 4
     x0, y0 = np.maximum(np.floor(lo), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(hi), [w - 1, h - 1]).astype(int)
-    unchanged = Refined(quad.copy(), 0.0, 0, False)
+    unchanged = Refined(quad.copy(), 0.0, False)
     if x1 - x0 < 12 or y1 - y0 < 12 or short < 8:
         return unchanged
     roi = image[y0:y1 + 1, x0:x1 + 1]
@@ -246,7 +251,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     out = _quad_from_lines(fine)
     if out is None or not card_shaped(out, ref_area, aspect):
         out = _quad_from_lines(best)
-    return Refined(out + off, best_score, 4, True)
+    return Refined(out + off, best_score, True)
 
 
 def refine_corners(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> np.ndarray:

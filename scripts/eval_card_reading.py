@@ -22,6 +22,8 @@ with a seed of their own. For every deck:
   when the read was unsure), as median, 90th percentile and the share under 2% and 5%.
 
     .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
+    .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the second look
+    .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-snap --no-align  # corners as detected
 """
 
 from __future__ import annotations

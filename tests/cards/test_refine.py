@@ -118,6 +118,17 @@ def test_no_edge_to_find_keeps_the_detectors_quad():
     assert card_shaped(r.corners, cv2.contourArea(truth)) or not r.refined
 
 
+def test_degenerate_quads_come_back_without_an_error():
+    img, truth = scene("french52", "7H", "classic", seed=2)
+    reader = CardReader(None, load_deck("french52"))
+    for q in (np.full((4, 2), 300, np.float32), quad(480, 360, 6), quad(2000, 2000, 100),
+              np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float32),
+              np.array([[np.nan, 0], [1, 0], [1, 1], [0, 1]], np.float32)):
+        assert refine_corners(img, q).shape == (4, 2)
+        assert len(list(candidate_quads(img, q))) >= 1
+        assert reader.identify(img, CardDetections.from_corners(q[None])).label[0] is None
+
+
 def test_guesses_include_the_card_when_the_detector_turned_its_quad_far():
     img, truth = scene("beccato", "henhouse:sussex", "outline", seed=3, height=220, angle=20)
     rough = spoil(truth, np.random.default_rng(7), shift=0.03, turn=0, scale=0.05)

@@ -258,7 +258,10 @@ def refine_corners(image: np.ndarray, quad: np.ndarray, aspect: float | None = N
     """A detected quad made precise in two steps: snapped to the card's outline and its sides
     pulled onto the nearest strong steps (`snapped`), then each side searched for again among
     the lines near it (`refine_quad`), corners in the order given. `aspect`: the deck's card
-    width over height, when known."""
+    width over height, when known. A quad that is not four finite points comes back as it is."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    if not np.isfinite(quad).all():
+        return quad
     return refine_quad(image, snapped(image, quad), aspect=aspect_range(aspect)).corners
 
 
@@ -397,6 +400,9 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
 
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     shape = aspect_range(aspect)
+    if not np.isfinite(quad).all():
+        yield quad
+        return
 
     def guesses() -> Iterator[np.ndarray]:
         from vision.cards.rectify import refine_corners as snap_and_fit

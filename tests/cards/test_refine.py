@@ -13,7 +13,8 @@ from vision.cards.decks import card
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector, order_corners
 from vision.cards.reader import CardReader
-from vision.cards.refine import align_to_template, candidate_quads, card_shaped, refine_corners, refine_quad
+from vision.cards.refine import (align_to_template, candidate_quads, card_shaped, refine_corners, refine_quad,
+                                 unlike_table)
 from vision.cards.templates import load_deck
 from tests.cards.helpers import FIXTURES, cloth, degrade, place, quad
 from tests.cards.test_real_photos import CARDS
@@ -138,6 +139,27 @@ def test_guesses_include_the_card_when_the_detector_turned_its_quad_far():
     assert corner_error(rough, truth) > 0.15
     best = min(corner_error(g, truth) for g in candidate_quads(img, rough.astype(np.float32), aspect=63 / 88))
     assert best < 0.025
+
+
+def test_a_card_on_a_plaid_stands_out_from_the_table_whichever_way_the_quad_is_turned():
+    """A checked cloth defeats the contour finder (every square is an outline); the card is
+    what differs from the cloth's few colours around it."""
+    yy, xx = np.mgrid[0:720, 0:960]
+    checks = ((xx // 24 + yy // 24) % 2).astype(bool)
+    img = np.where(checks[..., None], np.uint8([150, 60, 110]), np.uint8([60, 140, 70])).astype(np.uint8)
+    truth = quad(470, 350, 240, 25)
+    img = degrade(place(img, card("beccato", "henhouse:sussex"), truth, "outline"), seed=3)
+    rough = spoil(truth, np.random.default_rng(8), shift=0.03, turn=0, scale=0.05)
+    c = rough.mean(axis=0)
+    a = np.radians(35)
+    rough = ((rough - c) @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32).T + c)
+    assert corner_error(rough, truth) > 0.15
+    box = unlike_table(img, rough.astype(np.float32))
+    # rough (the card's green ground strip passes for cloth), but turned the right way...
+    assert box is not None and corner_error(box, truth) < 0.1, None if box is None else corner_error(box, truth)
+    # ...and the side search finishes it
+    best = min(corner_error(g, truth) for g in candidate_quads(img, rough.astype(np.float32), aspect=63 / 88))
+    assert best < 0.025, best
 
 
 def test_alignment_on_the_right_template_tightens_the_corners():

@@ -34,7 +34,8 @@ import numpy as np
 from vision.cards.detections import CardDetections, fold_orientation, orientation_of
 from vision.cards.identify import Identification
 from vision.cards.rectify import rectify
-from vision.cards.refine import align_to_template, candidate_quads, refine_corners
+from vision.cards.detector import order_corners
+from vision.cards.refine import align_to_template, candidate_quads, refine_corners, snapped
 from vision.cards.templates import Deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
@@ -114,6 +115,10 @@ class CardReader:
             quad, ident, crop, width = best
             if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
                 quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
+            if not ident.known and snap:
+                # the guesses serve the read: an unread card (under a hand, another deck's) keeps
+                # the plain snapped quad, which a tracker can follow from frame to frame
+                quad = order_corners(snapped(image, out.corners[i])[None], hint=out.corners[i][None])[0]
             out.corners[i] = quad
             apply_identification(out, i, ident)
         return out

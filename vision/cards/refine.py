@@ -284,6 +284,8 @@ def snapped(image: np.ndarray, quad: np.ndarray, max_growth: float = 1.8, max_tu
     from vision.cards.rectify import refine_corners as snap_and_fit
 
     quad = np.asarray(quad, np.float32).reshape(4, 2)
+    if not np.isfinite(quad).all():
+        return quad
     out = snap_and_fit(image, quad)
     return out if plausible_snap(quad, out, max_growth, max_turn) else quad
 
@@ -306,6 +308,7 @@ def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
 TURNS: tuple[float, ...] = ()  # turned guesses (degrees): none ever won on the held-out scenes (measured)
 OUTLINES = True
 PAPER = True
+TABLE = True
 
 
 def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_count: int = 2) -> list[np.ndarray]:
@@ -374,6 +377,50 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     return (cv2.boxPoints(cv2.minAreaRect(hull)) + np.array([x0, y0], np.float32)).astype(np.float32)
 
 
+def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours: int = 3) -> np.ndarray | None:
+    """The rectangle (minimum-area, any angle) around what differs from the table near the quad:
+    the table's few colours (k-means of a ring well outside the quad: a plaid's squares, a
+    marble's veins) are learnt, every pixel of the region is scored by its distance to the
+    nearest of them, Otsu splits card from table, and the blob under the quad's centre, its holes
+    filled, is the card: whichever way the detector turned its quad, and whatever the card's own
+    colours. None when nothing card-sized stands out."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = image.shape[:2]
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    pad = (hi - lo) * grow + 4
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
+    if x1 - x0 < 16 or y1 - y0 < 16 or image.ndim != 3:
+        return None
+    scale = min(1.0, 96.0 / max(x1 - x0, y1 - y0))  # a coarse look is enough for a rough rectangle
+    roi = cv2.resize(image[y0:y1 + 1, x0:x1 + 1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    roi = cv2.GaussianBlur(roi, (3, 3), 0)
+    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
+    q = ((quad - [x0, y0]) * scale).astype(np.float32)
+    c = q.mean(axis=0)
+    near = np.zeros(roi.shape[:2], np.uint8)
+    cv2.fillConvexPoly(near, np.round(c + (q - c) * 1.35).astype(np.int32), 255)
+    ring = lab[near == 0]
+    if len(ring) < 4 * colours:
+        return None
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    _, _, centres = cv2.kmeans(ring, colours, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    dist = np.min(np.linalg.norm(lab.reshape(-1, 1, 3) - centres[None], axis=2), axis=1).reshape(roi.shape[:2])
+    d8 = np.clip(dist * (255.0 / max(float(dist.max()), 1e-6)), 0, 255).astype(np.uint8)
+    _, fg = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    holding = [k for k in contours if cv2.pointPolygonTest(k, (float(c[0]), float(c[1])), False) >= 0]
+    if not holding:
+        return None
+    hull = cv2.convexHull(max(holding, key=cv2.contourArea))
+    area = cv2.contourArea(q)
+    if not 0.4 * area <= cv2.contourArea(hull) <= 2.5 * area:
+        return None
+    box = cv2.boxPoints(cv2.minAreaRect(hull)) / scale
+    return (box + np.array([x0, y0], np.float32)).astype(np.float32)
+
+
 def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, float]:
     """Short over long side allowed for a card of `aspect` (width / height) seen in perspective;
     any card's range when the deck's is not known."""
@@ -388,7 +435,8 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
     """Guesses at a detected card's corners, made one at a time (a reader that is sure after the
     first stops there), in the order they won on held-out scenes: refined (`refine_quad` after
     `snapped`), snapped only, refined from the paper around the quad's centre (`paper_region`:
-    a quad the detector turned far off), as detected, refined from the quad as detected, a
+    a quad the detector turned far off) and from what differs from the table around it
+    (`unlike_table`), as detected, refined from the quad as detected, a
     snap that grew or turned the quad implausibly (refined, and as it is), refined from each
     card outline around the quad (`outlines_around`), then refined from the snapped quad turned
     by each of `turns` both ways (none by default: no turned guess ever won). Each clockwise,
@@ -414,6 +462,10 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
         yield base
         if PAPER:
             p = paper_region(image, quad)
+            if p is not None:
+                yield refine_quad(image, p, aspect=shape).corners
+        if TABLE:
+            p = unlike_table(image, quad)
             if p is not None:
                 yield refine_quad(image, p, aspect=shape).corners
         yield quad

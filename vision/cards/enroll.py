@@ -35,7 +35,7 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
-from vision.cards.rectify import CANONICAL_SIZE, _iou, _overlap, find_quads_by_contour, rectify
+from vision.cards.rectify import CANONICAL_SIZE, _overlap, find_quads_by_contour, rectify
 from vision.cards.refine import refine_corners
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image

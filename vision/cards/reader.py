@@ -20,7 +20,8 @@ clear cards, 1 of them rightly). With `align` (the default) a card still not rea
 somewhat like a face of the deck (similarity `align_from` or more: a hand or another deck's card
 is not worth the time) is laid onto each of its `align_candidates` best templates
 (`refine.align_to_template`: ECC on the region around the card) and read again from the corners
-that fit best. Measured numbers and costs: docs/card-reading.md.
+that fit best; still unsure, the same from the next best guesses, up to `align_guesses` in
+all. Measured numbers and costs: docs/card-reading.md.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class CardReader:
                  layout: TableLayout | None = None, snap: bool = True, align: bool = True,
                  align_candidates: int = 3, align_min_cc: float = 0.7,
                  guess_margin: float = 0.03, sure: float = 0.9, max_guesses: int = 4,
-                 align_from: float = 0.35) -> None:
+                 align_from: float = 0.35, align_guesses: int = 2) -> None:
         self.detector = detector
         self.snap = snap
         self.align = align
@@ -58,6 +59,7 @@ class CardReader:
         self.sure = sure
         self.max_guesses = max_guesses
         self.align_from = align_from
+        self.align_guesses = align_guesses
         self.deck = deck
         self.aspect = deck_aspect(deck)
         self.tracker = tracker
@@ -98,12 +100,14 @@ class CardReader:
             pos = possible if out.face_up[i] else None
             guesses = candidate_quads(image, out.corners[i], aspect=self.aspect) if snap else [out.corners[i]]
             best = None
+            tried = []
             for quad in itertools.islice(guesses, self.max_guesses):
                 if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
                     continue
                 width = float(np.linalg.norm(quad[1] - quad[0]))
                 crop = rectify(image, quad)
                 ident: Identification = templates.identify(crop, pos, width=width)
+                tried.append((ident.similarity, quad, ident, crop, width))
                 # a later guess must match clearly better: among many crops one matches some face
                 # by chance (measured: without the margin, more wrong reads)
                 if best is None or ident.similarity > best[1].similarity + self.guess_margin:
@@ -115,6 +119,14 @@ class CardReader:
             quad, ident, crop, width = best
             if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
                 quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
+                # still unsure: the next best guesses get the same second look (a guess a few
+                # percent off, that read worse, may align where the best one did not)
+                for sim, q2, i2, c2, w2 in sorted(tried, key=lambda x: -x[0])[1:self.align_guesses]:
+                    if ident.known and ident.confidence >= self.sure or sim < self.align_from:
+                        break
+                    nq, ni = self.aligned(image, q2, c2, templates, pos, w2, i2)
+                    if ni.known and ni.similarity > ident.similarity + self.guess_margin:
+                        quad, ident = nq, ni
             if not ident.known and snap:
                 # the guesses serve the read: an unread card (under a hand, another deck's) keeps
                 # the plain snapped quad, which a tracker can follow from frame to frame

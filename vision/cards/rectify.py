@@ -233,19 +233,30 @@ def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples:
     return out
 
 
-def refine_corners(image: np.ndarray, quad: np.ndarray, grow: float = 0.6) -> np.ndarray:
-    """Corners of a detected card made precise: snapped to its outline where it closes
-    (`snap_to_outline`), then each side moved onto its edge (`fit_edges`, twice) when that makes
-    the paper stand out more from its surroundings (`_edge_contrast`), else left as it was.
-    Works on the region around the quad (grown by `grow`), so its cost does not grow with the frame."""
+def region_around(shape: tuple[int, ...], quad: np.ndarray, grow: float) -> tuple[int, int, int, int] | None:
+    """The quad's bounding box grown by `grow` of its size (and 4 px) each way, clipped to an
+    image of `shape`: (x0, y0, x1, y1), inclusive; None when it is under 16 px either way."""
+    h, w = shape[:2]
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    h, w = image.shape[:2]
     lo, hi = quad.min(axis=0), quad.max(axis=0)
     pad = (hi - lo) * grow + 4
     x0, y0 = np.maximum(lo - pad, 0).astype(int)
     x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
     if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def snap_and_fit(image: np.ndarray, quad: np.ndarray, grow: float = 0.6) -> np.ndarray:
+    """Corners of a detected card snapped to its outline where it closes (`snap_to_outline`),
+    then each side moved onto its edge (`fit_edges`, twice) when that makes the paper stand out
+    more from its surroundings (`_edge_contrast`), else left as it was. Works on the region
+    around the quad (grown by `grow`), so its cost does not grow with the frame."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    box = region_around(image.shape, quad, grow)
+    if box is None:
         return quad
+    x0, y0, x1, y1 = box
     roi = image[y0:y1 + 1, x0:x1 + 1]
     off = np.array([x0, y0], np.float32)
     gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi

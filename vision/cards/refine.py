@@ -38,6 +38,9 @@ from typing import Iterator
 import cv2
 import numpy as np
 
+from vision.cards.detector import order_corners
+from vision.cards.rectify import find_quads_by_contour, region_around, snap_and_fit
+
 MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
 SEPARATION = 0.16  # of the search reach: candidate lines of one side at least this far apart
 LINE_SAMPLES = 20  # points along a side at which each candidate line is scored
@@ -276,13 +279,11 @@ def long_axis(quad: np.ndarray) -> np.ndarray:
 
 
 def snapped(image: np.ndarray, quad: np.ndarray, max_growth: float = 1.8, max_turn: float = 50.0) -> np.ndarray:
-    """`rectify.refine_corners` (the card's outline where the contour finder sees it closed,
+    """`rectify.snap_and_fit` (the card's outline where the contour finder sees it closed,
     sides pulled onto the nearest steps), unless that grew the quad more than `max_growth` or
     turned its long side more than `max_turn` degrees: then the outline was that of a row or a
     fan of cards (measured: a row of four overlapping cards snapped to the whole row), and the
     quad is kept as it was."""
-    from vision.cards.rectify import refine_corners as snap_and_fit
-
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     if not np.isfinite(quad).all():
         return quad
@@ -296,35 +297,15 @@ def plausible_snap(quad: np.ndarray, out: np.ndarray, max_growth: float = 1.8, m
     return grew <= max_growth and turn <= max_turn
 
 
-def turned(quad: np.ndarray, degrees: float) -> np.ndarray:
-    """The quad turned about its centre (clockwise on screen for positive degrees)."""
-    quad = np.asarray(quad, np.float32).reshape(4, 2)
-    c = quad.mean(axis=0)
-    a = np.radians(degrees)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
-    return ((quad - c) @ rot.T + c).astype(np.float32)
-
-
-TURNS: tuple[float, ...] = ()  # turned guesses (degrees): none ever won on the held-out scenes (measured)
-OUTLINES = True
-PAPER = True
-TABLE = True
-
-
 def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_count: int = 2) -> list[np.ndarray]:
     """Card-shaped outlines (`rectify.find_quads_by_contour`) in the region around `quad` that
     hold its centre and have 0.5 to 2.5 times its area, largest first: the card itself when it
     lies clear of others, whichever way the detector turned its quad."""
-    from vision.cards.rectify import find_quads_by_contour
-
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    h, w = image.shape[:2]
-    lo, hi = quad.min(axis=0), quad.max(axis=0)
-    pad = (hi - lo) * grow + 4
-    x0, y0 = np.maximum(lo - pad, 0).astype(int)
-    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
-    if x1 - x0 < 16 or y1 - y0 < 16:
+    box = region_around(image.shape, quad, grow)
+    if box is None:
         return []
+    x0, y0, x1, y1 = box
     found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.05, min_contrast=6.0)
     area = max(cv2.contourArea(quad), 1.0)
     c = quad.mean(axis=0) - [x0, y0]
@@ -337,19 +318,6 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     return [f for _, f in out[:max_count]]  # the detector's quad also tried turned this much either way (its angle is often off)
 
 
-def _around(image: np.ndarray, quad: np.ndarray, grow: float) -> tuple[int, int, int, int] | None:
-    """The quad's bounding box grown by `grow` of its size (and 4 px) each way, inside the image:
-    (x0, y0, x1, y1) inclusive; None when it is under 16 px or the image is not in colour."""
-    h, w = image.shape[:2]
-    lo, hi = quad.min(axis=0), quad.max(axis=0)
-    pad = (hi - lo) * grow + 4
-    x0, y0 = np.maximum(lo - pad, 0).astype(int)
-    x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
-    if x1 - x0 < 16 or y1 - y0 < 16 or image.ndim != 3:
-        return None
-    return int(x0), int(y0), int(x1), int(y1)
-
-
 def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, tolerance: float = 22.0) -> np.ndarray | None:
     """The rectangle (minimum-area, any angle) around the paper the quad sits on: a flood fill
     from the brightest part of the quad's middle (a card's paper is the brightest thing on it),
@@ -357,7 +325,7 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     card as long as the paper differs from what is around it. None when the fill leaks (more
     than three times the quad's area) or stays small."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    box = _around(image, quad, grow)
+    box = region_around(image.shape, quad, grow) if image.ndim == 3 else None
     if box is None:
         return None
     x0, y0, x1, y1 = box
@@ -395,7 +363,7 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     filled, is the card: whichever way the detector turned its quad, and whatever the card's own
     colours. None when nothing card-sized stands out."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
-    box = _around(image, quad, grow)
+    box = region_around(image.shape, quad, grow) if image.ndim == 3 else None
     if box is None:
         return None
     x0, y0, x1, y1 = box
@@ -437,22 +405,19 @@ def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, 
     return a * (1 - tolerance), min(0.95, a * (1 + tolerance))
 
 
-def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...] = TURNS,
-                    aspect: float | None = None) -> Iterator[np.ndarray]:
+def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> Iterator[np.ndarray]:
     """Guesses at a detected card's corners, made one at a time (a reader that is sure after the
     first stops there), in the order they won on held-out scenes: refined (`refine_quad` after
     `snapped`), snapped only, refined from the paper around the quad's centre (`paper_region`:
     a quad the detector turned far off) and from what differs from the table around it
     (`unlike_table`), as detected, refined from the quad as detected, a
     snap that grew or turned the quad implausibly (refined, and as it is), refined from each
-    card outline around the quad (`outlines_around`), then refined from the snapped quad turned
-    by each of `turns` both ways (none by default: no turned guess ever won). Each clockwise,
+    card outline around the quad (`outlines_around`). (Guesses turned from the quad were tried
+    and never won on the held-out scenes, so none are made.) Each clockwise,
     short side first, corner 0 nearest the detector's; near duplicates (2% of the diagonal) are
     left out. `aspect`: the deck's card width over height, when known (a quad that took in a
     neighbouring card in a fan is too long for it). Identification picks among the guesses by
     how well each crop matches the deck (`CardReader`)."""
-    from vision.cards.detector import order_corners
-
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     shape = aspect_range(aspect)
     if not np.isfinite(quad).all():
@@ -460,19 +425,13 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
         return
 
     def guesses() -> Iterator[np.ndarray]:
-        from vision.cards.rectify import refine_corners as snap_and_fit
-
         snap = snap_and_fit(image, quad)
         plausible = plausible_snap(quad, snap)
         base = snap if plausible else quad
         yield refine_quad(image, base, aspect=shape).corners
         yield base
-        if PAPER:
-            p = paper_region(image, quad)
-            if p is not None:
-                yield refine_quad(image, p, aspect=shape).corners
-        if TABLE:
-            p = unlike_table(image, quad)
+        for around in (paper_region, unlike_table):  # each made only when the reader asks on
+            p = around(image, quad)
             if p is not None:
                 yield refine_quad(image, p, aspect=shape).corners
         yield quad
@@ -481,14 +440,8 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, turns: tuple[float, ...
         if not plausible:  # a row's outline, or the card's own around keypoints that gathered
             yield refine_quad(image, snap, aspect=shape).corners  # on a picture inside it
             yield snap
-        if OUTLINES:
-            for o in outlines_around(image, quad):
-                yield refine_quad(image, o, aspect=shape).corners
-        for a in turns:
-            for sign in (1, -1):
-                r = refine_quad(image, turned(base, sign * a), aspect=shape)
-                if r.refined:
-                    yield r.corners
+        for o in outlines_around(image, quad):
+            yield refine_quad(image, o, aspect=shape).corners
 
     seen: list[np.ndarray] = []
     for q in guesses():

@@ -310,6 +310,8 @@ def main(argv=None) -> int:
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)
+    if args.init and not args.init.is_file():
+        ap.error(f"--init {args.init}: no such checkpoint")
     if args.cache in ("False", "false", "none", ""):
         args.cache = False
     run_dir = args.export_only if args.export_only else train(args)

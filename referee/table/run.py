@@ -396,6 +396,11 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
             sources[name] = RecordedCamera(name, spec, clock, paced=paced)
         else:
             sources[name] = open_capture(spec, name, clock, paced=paced)
+    live = [n for n, s in sources.items() if s.kind not in ("file", "recorded")]
+    if lockstep and live:  # a camera cannot wait for the referee: its frames would queue up
+        for s in sources.values():
+            s.close()
+        raise ValueError(f"lockstep reads files only; {', '.join(live)} is a live camera")
     described = {n: {"source": str(cameras[n]), **s.describe()} for n, s in sources.items()}
     manifest = _manifest(config, clock.origin, described, perception)
     manifest["duration"] = None  # known when the session ends (a killed session never says)

@@ -84,6 +84,23 @@ def test_a_lockstep_grabber_hands_over_every_frame_of_a_file():
     g.stop()
 
 
+def test_lockstep_refuses_a_live_camera_and_writes_nothing(tmp_path, monkeypatch):
+    from referee.table import run as R
+
+    class Webcam(ScriptedSource):
+        kind = "webcam"
+
+    clock = SessionClock(origin=0.0, monotonic=ManualClock())
+    monkeypatch.setattr("vision.capture.sources.open_capture", lambda *a, **k: Webcam([], clock))
+    from referee.table.zones import TableZones
+
+    config = R.TableConfig(game="beccato", setup={"players": ["Anna", "Bruno"]}, zones=TableZones([]),
+                           finder="contour")
+    with pytest.raises(ValueError, match="lockstep reads files only; cam is a live camera"):
+        R.run_live({"cam": 0}, tmp_path / "s", config, lockstep=True)
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_lost_camera_is_reported_reconnected_and_back():
     clock = SessionClock(origin=0.0, monotonic=ManualClock())
     src = ScriptedSource(["frame", "fail", "frame"], clock)

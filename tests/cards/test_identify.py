@@ -5,6 +5,7 @@ import pytest
 
 from vision.cards.decks import faces
 from vision.cards.detector import order_corners
+from vision.cards.identify import Templates
 from vision.cards.rectify import rectify
 from vision.cards.templates import UnknownDeck, builtin_names, load_deck
 from tests.cards.helpers import cloth, degrade, place, quad
@@ -58,15 +59,18 @@ def test_a_crop_of_no_card_is_unknown():
 
 
 def test_possible_cards_resolve_a_near_tie_but_not_a_clear_read():
-    deck = load_deck("french52")
+    # the hand-made features alone see 8C and 8S nearly alike (the learnt description tells
+    # them apart clearly: no tie there)
+    faces_ = load_deck("french52").faces
+    plain = Templates("french52", faces_.labels, faces_.images, card_ids=faces_.card_ids, embedder=None)
     crop = read_back("french52", "classic", [c for c in faces("french52") if c.id == "8C"], seed=5)[0]
-    free = deck.faces.identify(crop)
+    free = plain.identify(crop)
     assert free.label == "8C"
     # 8S looks nearly the same as 8C: when only 8S is still possible it wins the tie
-    tie = deck.faces.identify(crop, possible=["8S", "KD"])
+    tie = plain.identify(crop, possible=["8S", "KD"])
     assert tie.label == "8S" and tie.possible is True
     # a face far from the crop is not forced: the clear read is kept and flagged impossible
-    clear = deck.faces.identify(crop, possible=["KD", "QH"])
+    clear = plain.identify(crop, possible=["KD", "QH"])
     assert clear.label == "8C" and clear.possible is False
 
 

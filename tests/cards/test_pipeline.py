@@ -69,11 +69,11 @@ def test_a_card_keeps_its_track_id_and_name_while_a_hand_passes(detector):
     before = {seen[t][0] for t in range(4)}
     after = {seen[t][0] for t in range(12, 16)}
     assert len(before) == 1 and before == after and min(before) >= 1, seen  # the same track after the hand
-    # in between, whatever is read there is the chicken, on the chicken's track; the retrained
-    # detector (11:09) also boxes the half-hidden card under the hand, which nothing can name and
-    # the tracker may start a track of its own for
-    assert {tid for tid, lbl in seen.values() if lbl is not None} <= before, seen
+    # in between, whatever is read there is the chicken: the detector also boxes the half-hidden
+    # card beside the hand, which the tracker may start a track of its own for (the learnt
+    # description names it right, or it stays unknown), but never another card
     assert {lbl for tid, lbl in seen.values() if lbl is not None} == {"chicken:orloff"}, seen
+    assert sum(tid in before for tid, _ in seen.values()) >= 12, seen
 
 
 def test_enrolling_with_the_detector(detector, tmp_path):

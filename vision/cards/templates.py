@@ -98,7 +98,7 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     back_cards = backs(base)
     back_t = Templates(f"{base}:{design}:backs", [c.id for c in back_cards],
                        [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
-                       symmetric=[c.symmetric for c in back_cards])
+                       symmetric=[c.symmetric for c in back_cards], embedder=None)
     return Deck(name=base if design == "classic" else f"{base}:{design}",
                 faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric),
                 backs=back_t, base=base, source="built-in")
@@ -168,5 +168,5 @@ def read_deck_folder(folder: Path) -> Deck:
         raise BrokenDeck(f"deck {doc.get('name')!r} has no face templates", folder=str(folder))
     name = doc.get("name", folder.name)
     faces = Templates(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2])
-    backs = Templates(f"{name}:backs", *groups["back"][:2]) if groups["back"][0] else None
+    backs = Templates(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
     return Deck(name=name, faces=faces, backs=backs, base=doc.get("base"), source=str(folder))

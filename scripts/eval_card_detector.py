@@ -223,12 +223,20 @@ def real_photos(model: Path, imgsz: int = 320, conf: float = 0.25) -> dict:
                     "face-up detection's corners enclose its centre."}
 
 
+def model_input_size(model: Path) -> int:
+    """The square input side the ONNX model was exported at."""
+    import onnxruntime as ort
+
+    shape = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
+    return int(shape[2]) if isinstance(shape[2], int) else 320
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--split", default="test")
-    ap.add_argument("--imgsz", type=int, default=320)
+    ap.add_argument("--imgsz", type=int, default=None, help="input size (default: the model's own)")
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--no-ultralytics", action="store_true")
@@ -237,6 +245,8 @@ def main(argv=None) -> int:
     ap.add_argument("--overlay", type=Path, help="with --images: write pictures with the detections here")
     ap.add_argument("--real", action="store_true", help="only the real photos of tests/fixtures/cards")
     args = ap.parse_args(argv)
+    if args.imgsz is None:
+        args.imgsz = model_input_size(args.model)
     if args.images:
         found = detect_images(args.model, args.images, args.imgsz, args.conf, args.overlay)
         for k, v in found.items():

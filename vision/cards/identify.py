@@ -58,8 +58,8 @@ _R = 1
 SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in GRAY_SIZE pixels
 WEIGHTS = (0.4, 0.25, 0.1, 0.25)  # whole face, index corner, chroma, ink colour (measured: docs/card-reading.md)
 REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties (hand-made features alone)
-MIN_SIMILARITY_HAND = 0.55  # the hand-made features alone
-MIN_SIMILARITY_WITH_EMBED = 0.65  # with the learnt description
+MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
+MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
@@ -248,7 +248,7 @@ class Templates:
         card_ids: dict[str, Sequence[str]] | None = None,
         temperature: float = 0.03,
         min_similarity: float | None = None,
-        min_confidence: float = 0.55,
+        min_confidence: float | None = None,
         tie_margin: float = 0.04,
         refine_margin: float = 0.05,
         refine_temperature: float = 0.03,
@@ -263,7 +263,6 @@ class Templates:
         self.card_ids = {lbl: tuple(card_ids.get(lbl, (lbl,))) if card_ids else (lbl,) for lbl in self.labels}
         self._label_of_id = {cid: lbl for lbl, ids in self.card_ids.items() for cid in ids}
         self.temperature = temperature
-        self.min_confidence = min_confidence
         self.tie_margin = tie_margin
         self.refine_margin = refine_margin
         self.refine_temperature = refine_temperature
@@ -282,9 +281,11 @@ class Templates:
             embedder = default_embedder()
         self.embedder = embedder
         self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
-        if min_similarity is None:
-            min_similarity = MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED
-        self.min_similarity = min_similarity
+        # the bars for a known read, as measured for each (docs/card-reading.md)
+        self.min_similarity = min_similarity if min_similarity is not None else \
+            (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
+        self.min_confidence = min_confidence if min_confidence is not None else \
+            (MIN_CONFIDENCE_HAND if embedder is None else MIN_CONFIDENCE_WITH_EMBED)
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)

@@ -24,6 +24,7 @@ with a seed of their own. For every deck:
     .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the second look
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-snap --no-align  # corners as detected
+    .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-embed   # hand-made features alone
 """
 
 from __future__ import annotations
@@ -208,8 +209,14 @@ def main(argv=None) -> int:
     ap.add_argument("--no-enrol", action="store_true")
     ap.add_argument("--no-align", action="store_true", help="read without the template alignment of unsure cards")
     ap.add_argument("--no-snap", action="store_true", help="read from the detector's corners as they are")
+    ap.add_argument("--no-embed", action="store_true",
+                    help="identify with the hand-made features alone (as when models/card_embedder is missing)")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
+    if args.no_embed:
+        import vision.cards.embed as embed
+
+        embed.default_embedder = lambda: None  # what Templates finds when the model file is missing
     detector = CardDetector(args.model, threads=2)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -221,6 +228,7 @@ def main(argv=None) -> int:
             results.append(r)
             print(json.dumps(r), flush=True)
     doc = {"model": str(detector.path), "seed": args.seed, "snap": not args.no_snap, "align": not args.no_align,
+           "embed": not args.no_embed,
            "results": results}
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(doc, indent=1))

@@ -61,6 +61,7 @@ REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near tie
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
+EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the hand-made features decide between them
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
@@ -281,6 +282,8 @@ class Templates:
             embedder = default_embedder()
         self.embedder = embedder
         self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
+        # pairs of faces the learnt description cannot tell apart (their vectors this alike)
+        self._blind = self._emb @ self._emb.T >= EMBED_BLIND if self._emb is not None else None
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = min_similarity if min_similarity is not None else \
             (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
@@ -306,7 +309,12 @@ class Templates:
     def similarities(self, crop: np.ndarray, feats: CropFeatures | None = None,
                      width: float | None = None) -> np.ndarray:
         """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
-        f = feats or self.features(crop)
+        hand, learnt = self._scores(feats or self.features(crop), width)
+        return hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
+
+    def _scores(self, f: CropFeatures, width: float | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(2, T) each: the hand-made features' score, and the learnt description's cosine (None
+        without an embedder)."""
         lv = self._level(width)
         g = _unit(f.gray - lv.gray_mean)  # (2 rotations, shifts, D)
         gray = (g.reshape(-1, g.shape[-1]) @ lv.gray.T).reshape(2, -1, len(self.labels)).max(axis=1)  # best shift
@@ -318,8 +326,8 @@ class Templates:
         wg, wk, wc, wi = WEIGHTS
         hand = wg * gray + wk * corner + wc * chroma + wi * ink
         if self._emb is None or f.emb is None:
-            return hand
-        return (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * (f.emb @ self._emb.T)
+            return hand, None
+        return hand, f.emb @ self._emb.T
 
     def features(self, crop: np.ndarray) -> CropFeatures:
         """The crop's features, with its learnt description (both ways up) when the templates
@@ -345,7 +353,8 @@ class Templates:
         """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
         (a small card is compared with softened templates)."""
         feats = self.features(crop)
-        sims = self.similarities(crop, feats, width)
+        hand, learnt = self._scores(feats, width)
+        sims = hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
         best_rot = np.argmax(sims, axis=0)  # per template
         s = sims.max(axis=0)
         order = [int(j) for j in np.argsort(-s)]
@@ -363,11 +372,17 @@ class Templates:
         top = int(np.argmax(ps))
         p1 = np.exp(np.clip((ps - ps[top]) / self.temperature, -60, 0))
         p1 = p1 / p1.sum()
-        # the second look serves the hand-made features alone: with the learnt description it
-        # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md)
-        cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6] if self._emb is None else []
+        # A second look at near ties, by the hand-made features and gradient histograms. With the
+        # learnt description only among faces it cannot tell apart (their templates' vectors
+        # alike, `blind`: outlined clubs and spades), where its cosine decides nothing; elsewhere
+        # the second look turned more right reads wrong than wrong reads right (measured:
+        # docs/card-reading.md).
+        cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
+        if self._emb is not None:
+            cands = [j for j in cands if self._blind[top, j]]
         if len(cands) >= 2:
-            r = s[cands] + REFINE_WEIGHT * self.refine(crop, cands, [int(best_rot[j]) for j in cands], feats, width)
+            h = hand.max(axis=0)[cands]
+            r = h + REFINE_WEIGHT * self.refine(crop, cands, [int(best_rot[j]) for j in cands], feats, width)
             k = int(np.argmax(r))
             top = cands[k]
             p2 = np.exp(np.clip((r - r[k]) / self.refine_temperature, -60, 0))

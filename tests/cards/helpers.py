@@ -50,5 +50,16 @@ def degrade(image: np.ndarray, seed: int = 0, blur: float = 0.8, noise: float = 
 
 
 from pathlib import Path  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+
+def assert_runs_without_torch(code: str) -> None:
+    """Run `code` in a fresh interpreter, then check that neither torch nor ultralytics was
+    imported: the run time needs onnxruntime alone."""
+    code += "import sys\nassert 'torch' not in sys.modules and 'ultralytics' not in sys.modules\nprint('ok')\n"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip().endswith("ok")
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cards"

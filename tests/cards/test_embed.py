@@ -97,6 +97,7 @@ def test_identification_never_imports_torch():
     )
     assert_runs_without_torch(code)
 
+
 def test_faces_it_cannot_tell_apart_are_left_to_the_hand_made_features(embedder):
     """Outlined clubs and spades look alike to the learnt description (their templates' vectors
     nearly equal); identification then decides between them by the hand-made features, and

@@ -105,3 +105,16 @@ def test_shipped_model_layout_and_no_torch():
         "assert r.corners.shape[1:] == (4, 2)\n"
     )
     assert_runs_without_torch(code)
+
+
+def test_collapsed_keypoints_give_way_to_the_box():
+    """Keypoints gathered on a picture inside the card (their quad a sliver of the box, seen on
+    a real photo) are replaced by the box's corners; sound keypoints are kept."""
+    det = D.CardDetector()
+    boxes = np.array([[100, 100, 200, 250], [300, 100, 400, 250]], np.float32)
+    kpts = np.zeros((2, 4, 3), np.float32)
+    kpts[0, :, :2] = [[148, 170], [152, 170], [152, 176], [148, 176]]  # collapsed
+    kpts[1, :, :2] = [[310, 110], [390, 112], [392, 240], [308, 238]]  # a card
+    out = det.to_detections(boxes, np.array([0.8, 0.9], np.float32), np.array([0, 0]), kpts, 1.0, (0, 0), (480, 640))
+    assert np.allclose(np.sort(out.corners[0].reshape(-1)), np.sort(np.array([[100, 100], [200, 100], [200, 250], [100, 250]], np.float32).reshape(-1)))
+    assert np.allclose(out.corners[1].mean(axis=0), kpts[1, :, :2].mean(axis=0))

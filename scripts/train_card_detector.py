@@ -154,6 +154,8 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
         if (run_dir / "progress.jsonl").exists() else []
     by_epoch = {p["epoch"]: p for p in progress}  # the final validation repeats the last epoch
     progress = [by_epoch[k] for k in sorted(by_epoch)]
+    if len(progress) >= 2 and progress[-1].get("loss") == progress[-2].get("loss"):
+        progress = progress[:-1]  # a run stopped on time logs its final validation as one more epoch
     meta_path = Path(args.data).resolve().parent / "meta.json"
     ckpt_info = {}
     try:

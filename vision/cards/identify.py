@@ -231,6 +231,11 @@ class Identification:
         return self.label is not None
 
 
+def _fused(hand: np.ndarray, learnt: np.ndarray | None) -> np.ndarray:
+    """The similarity: the hand-made score, with the learnt description's cosine when there is one."""
+    return hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
+
+
 class Templates:
     """A deck's faces ready for identification.
 
@@ -306,11 +311,10 @@ class Templates:
                 return self._levels[w]
         return self._levels[None]
 
-    def similarities(self, crop: np.ndarray, feats: CropFeatures | None = None,
+    def similarities(self, crop: np.ndarray | None, feats: CropFeatures | None = None,
                      width: float | None = None) -> np.ndarray:
         """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
-        hand, learnt = self._scores(feats or self.features(crop), width)
-        return hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
+        return _fused(*self._scores(feats or self.features(crop), width))
 
     def _scores(self, f: CropFeatures, width: float | None) -> tuple[np.ndarray, np.ndarray | None]:
         """(2, T) each: the hand-made features' score, and the learnt description's cosine (None
@@ -337,7 +341,7 @@ class Templates:
             return f
         return dataclasses.replace(f, emb=self.embedder.embed([crop, cv2.rotate(crop, cv2.ROTATE_180)]))
 
-    def refine(self, crop: np.ndarray, candidates: Sequence[int], rotations: Sequence[int],
+    def refine(self, crop: np.ndarray | None, candidates: Sequence[int], rotations: Sequence[int],
                feats: CropFeatures | None = None, width: float | None = None) -> np.ndarray:
         """Second look at near-tied faces: gradient-direction histograms with what the
         candidates share taken out (a club's lobes against a spade's point)."""
@@ -348,13 +352,14 @@ class Templates:
         v = _unit(f.hog - m)  # (2, Dh)
         return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
 
-    def identify(self, crop: np.ndarray, possible: Iterable[str] | None = None,
-                 width: float | None = None) -> Identification:
+    def identify(self, crop: np.ndarray | None, possible: Iterable[str] | None = None,
+                 width: float | None = None, feats: CropFeatures | None = None) -> Identification:
         """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
-        (a small card is compared with softened templates)."""
-        feats = self.features(crop)
+        (a small card is compared with softened templates); `feats`: the crop's `features`, when
+        already made (the crop itself is then not needed)."""
+        feats = feats or self.features(crop)
         hand, learnt = self._scores(feats, width)
-        sims = hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
+        sims = _fused(hand, learnt)
         best_rot = np.argmax(sims, axis=0)  # per template
         s = sims.max(axis=0)
         order = [int(j) for j in np.argsort(-s)]

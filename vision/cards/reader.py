@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from vision.cards.detections import CardDetections, fold_orientation, orientation_of
-from vision.cards.identify import Identification
+from vision.cards.identify import CropFeatures, Identification
 from vision.cards.rectify import rectify
 from vision.cards.detector import order_corners
 from vision.cards.refine import align_to_template, candidate_quads, refine_corners, snapped
@@ -105,26 +105,26 @@ class CardReader:
                 if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
                     continue
                 width = float(np.linalg.norm(quad[1] - quad[0]))
-                crop = rectify(image, quad)
-                ident: Identification = templates.identify(crop, pos, width=width)
-                tried.append((ident.similarity, quad, ident, crop, width))
+                feats = templates.features(rectify(image, quad))  # made once, for the read and the second look
+                ident: Identification = templates.identify(None, pos, width=width, feats=feats)
+                tried.append((ident.similarity, quad, ident, feats, width))
                 # a later guess must match clearly better: among many crops one matches some face
                 # by chance (measured: without the margin, more wrong reads)
                 if best is None or ident.similarity > best[1].similarity + self.guess_margin:
-                    best = (quad, ident, crop, width)
+                    best = (quad, ident, feats, width)
                 if best[1].known and best[1].confidence >= self.sure:
                     break  # sure already: the other guesses would cost time for nothing
             if best is None:
                 continue
-            quad, ident, crop, width = best
+            quad, ident, feats, width = best
             if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
-                quad, ident = self.aligned(image, quad, crop, templates, pos, width, ident)
+                quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
                 # still unsure: the next best guesses get the same second look (a guess a few
                 # percent off, that read worse, may align where the best one did not)
-                for sim, q2, i2, c2, w2 in sorted(tried, key=lambda x: -x[0])[1:self.align_guesses]:
+                for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1:self.align_guesses]:
                     if ident.known and ident.confidence >= self.sure or sim < self.align_from:
                         break
-                    nq, ni = self.aligned(image, q2, c2, templates, pos, w2, i2)
+                    nq, ni = self.aligned(image, q2, f2, templates, pos, w2, i2)
                     if ni.known and ni.similarity > ident.similarity + self.guess_margin:
                         quad, ident = nq, ni
             if not ident.known and snap:
@@ -135,7 +135,7 @@ class CardReader:
             apply_identification(out, i, ident)
         return out
 
-    def aligned(self, image: np.ndarray, quad: np.ndarray, crop: np.ndarray, templates,
+    def aligned(self, image: np.ndarray, quad: np.ndarray, feats: CropFeatures, templates,
                 possible: list[str] | None, width: float, ident: Identification) -> tuple[np.ndarray, Identification]:
         """A second look at an unsure card: its region laid onto each of its best few templates
         (`align_to_template`); of the alignments that fit (ECC correlation at least
@@ -143,7 +143,7 @@ class CardReader:
         0.73, half of those onto a wrong one stayed under 0.57; a hand over the card stays low),
         the corners under which a template matches best, when it matches better than before, and
         the card read again from them. Else the quad and reading given."""
-        sims = templates.similarities(crop, width=width)  # (2 rotations, T)
+        sims = templates.similarities(None, feats, width)  # (2 rotations, T)
         best = sims.max(axis=0)
         base = float(best.max())
         tried = []
@@ -151,14 +151,14 @@ class CardReader:
             new, cc = align_to_template(image, quad, templates.images[int(k)], bool(sims[1, k] > sims[0, k]))
             if new is None or cc < self.align_min_cc or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
                 continue
-            s2 = float(templates.similarities(rectify(image, new), width=width)[:, k].max())
-            tried.append((s2, new))
+            f2 = templates.features(rectify(image, new))
+            tried.append((float(templates.similarities(None, f2, width)[:, k].max()), new, f2))
         if not tried:
             return quad, ident
-        s2, new = max(tried, key=lambda x: x[0])
+        s2, new, f2 = max(tried, key=lambda x: x[0])
         if s2 <= base:
             return quad, ident
-        again = templates.identify(rectify(image, new), possible, width=width)
+        again = templates.identify(None, possible, width=width, feats=f2)
         if again.similarity <= ident.similarity:
             return quad, ident
         return new, again

@@ -348,11 +348,7 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return None
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    area = cv2.contourArea(quad)
-    if not 0.4 * area <= cv2.contourArea(hull) <= 3.0 * area:
-        return None
-    return (cv2.boxPoints(cv2.minAreaRect(hull)) + np.array([x0, y0], np.float32)).astype(np.float32)
+    return _rectangle_around(contours, cv2.contourArea(quad), 3.0, (x0, y0))
 
 
 def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours: int = 3) -> np.ndarray | None:
@@ -388,12 +384,18 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     holding = [k for k in contours if cv2.pointPolygonTest(k, (float(c[0]), float(c[1])), False) >= 0]
     if not holding:
         return None
-    hull = cv2.convexHull(max(holding, key=cv2.contourArea))
-    area = cv2.contourArea(q)
-    if not 0.4 * area <= cv2.contourArea(hull) <= 2.5 * area:
+    return _rectangle_around(holding, cv2.contourArea(q), 2.5, (x0, y0), scale)
+
+
+def _rectangle_around(contours, ref_area: float, max_grow: float, offset, scale: float = 1.0) -> np.ndarray | None:
+    """The minimum-area rectangle (any angle) around the largest contour's hull, back in frame
+    pixels (divided by `scale`, moved by `offset`); None when the hull is not 0.4 to `max_grow`
+    times `ref_area` (in the contours' own pixels)."""
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    if not 0.4 * ref_area <= cv2.contourArea(hull) <= max_grow * ref_area:
         return None
     box = cv2.boxPoints(cv2.minAreaRect(hull)) / scale
-    return (box + np.array([x0, y0], np.float32)).astype(np.float32)
+    return (box + np.array(offset, np.float32)).astype(np.float32)
 
 
 def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, float]:

@@ -140,6 +140,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--init", type=Path, default=None, help="continue from this state_dict (.pt)")
     args = ap.parse_args(argv)
+    if args.minutes <= 0 or args.batch < 1 or args.threads < 1:
+        ap.error("--minutes, --batch and --threads must be positive")
+    if args.init and not args.init.is_file():
+        ap.error(f"--init: no such checkpoint: {args.init}")
     import torch
     import torch.nn.functional as F
 

@@ -8,6 +8,7 @@ import pytest
 from vision.cards import embed as E
 from vision.cards import identify as I
 from vision.cards.decks import faces
+from vision.cards.detector import ModelNotFound
 from vision.cards.detector import order_corners
 from vision.cards.rectify import rectify
 from vision.cards.render import HELD_OUT_DESIGN, render_card
@@ -81,6 +82,11 @@ def test_templates_use_it_by_default_and_read_without_it(monkeypatch):
         assert I.Templates("x", ["a"], [crops[0]]).embedder is None
     finally:
         E.default_embedder.cache_clear()
+
+
+def test_a_missing_model_file_is_a_named_error(tmp_path):
+    with pytest.raises(ModelNotFound):
+        E.CardEmbedder(tmp_path / "nope.onnx")
 
 
 def test_identification_never_imports_torch():

@@ -31,7 +31,7 @@ COLLAPSED_SHARE = 0.2  # a keypoint quad under this share of its box has collaps
 
 
 class ModelNotFound(RefereeError):
-    """No detector model file where one was expected."""
+    """No model file (the card detector's, the card embedder's) where one was expected."""
 
 
 class ModelMismatch(RefereeError):

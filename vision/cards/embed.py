@@ -23,6 +23,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from vision.cards.detector import ModelNotFound
 from vision.cards.identify import flat_field
 
 MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_embedder" / "card_embedder.onnx"
@@ -41,6 +42,8 @@ class CardEmbedder:
     """The ONNX card embedder: crops in, unit vectors out."""
 
     def __init__(self, path: Path | str = MODEL_PATH, threads: int = 1) -> None:
+        if not Path(path).is_file():
+            raise ModelNotFound(f"no card embedder model at {path}", path=str(path))
         import onnxruntime as ort
 
         so = ort.SessionOptions()

@@ -70,6 +70,27 @@ def _iou(a, b):
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter + 1e-9)
 
 
+def match_detections(gt_boxes, dets, min_iou: float = 0.5) -> dict[int, int]:
+    """COCO's matching: detections in descending confidence, each taking the free ground-truth
+    box it overlaps most (IoU >= min_iou). Returns {ground-truth index: detection index}.
+
+    (Matching ground truths in label order to the first free detection over the bar instead
+    lets one card take its neighbour's detection in a tight fan, and counts the neighbour
+    missed though it was found.)"""
+    match: dict[int, int] = {}
+    for j in sorted(range(len(dets)), key=lambda j: -dets[j][1]):
+        best_g, best_iou = -1, min_iou
+        for g, gbox in enumerate(gt_boxes):
+            if g in match:
+                continue
+            v = _iou(gbox, dets[j][2])
+            if v >= best_iou:
+                best_g, best_iou = g, v
+        if best_g >= 0:
+            match[best_g] = j
+    return match
+
+
 def _read_yaml_path(data: Path) -> Path:
     for line in data.read_text().splitlines():
         if line.startswith("path:"):
@@ -107,23 +128,18 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         n_det += len(dets)
         gts = [parse_label_line(x) for x in (root / "labels" / split / (p.stem + ".txt")).read_text().splitlines() if x.strip()]
         ids = index.get(p.name, {}).get("cards", [{}] * len(gts))
-        used = set()
-        for (cls, box, kp, vis), meta in zip(gts, ids):
+        gt_corners = [kp * np.array([w, h]) for _, _, kp, _ in gts]
+        gt_boxes = [np.array([*c.min(0), *c.max(0)]) for c in gt_corners]
+        match = match_detections(gt_boxes, dets)
+        used = set(match.values())
+        for g, ((cls, box, kp, vis), meta) in enumerate(zip(gts, ids)):
             n_gt += 1
-            corners = kp * np.array([w, h])
-            gbox = np.array([corners[:, 0].min(), corners[:, 1].min(), corners[:, 0].max(), corners[:, 1].max()])
-            best_j, best_iou = -1, 0.5
-            for j, d in enumerate(dets):
-                if j in used:
-                    continue
-                v = _iou(gbox, d[2])
-                if v >= best_iou:
-                    best_j, best_iou = j, v
+            corners, gbox = gt_corners[g], gt_boxes[g]
             if cls == 0:
                 n_up += 1
+            best_j = match.get(g, -1)
             if best_j < 0:
                 continue
-            used.add(best_j)
             found_any += 1
             d = dets[best_j]
             diag = float(np.hypot(gbox[2] - gbox[0], gbox[3] - gbox[1]))

@@ -31,3 +31,17 @@ def test_decode_maps_boxes_and_corners_back_to_the_frame():
     assert np.allclose(box, [280, 120, 360, 240])
     assert np.allclose(corners, [[280, 120], [360, 120], [360, 240], [280, 240]])
     assert np.allclose(vis, [0.9, 0.9, 0.2, 0.9])
+
+
+def _det(score, box):
+    return (0, score, np.array(box, float), np.zeros((4, 2)), np.ones(4))
+
+
+def test_matching_gives_each_detection_to_the_card_it_overlaps_most():
+    # two cards of a tight fan; the first card's box also overlaps the second card's detection
+    gt = [np.array([0, 0, 100, 150.0]), np.array([20, 0, 120, 150.0])]
+    dets = [_det(0.9, [20, 0, 120, 150]), _det(0.8, [0, 0, 100, 150])]
+    assert E.match_detections(gt, dets) == {1: 0, 0: 1}
+    # a detection counts once: the weaker duplicate finds no free card
+    assert E.match_detections(gt[:1], [_det(0.9, [0, 0, 100, 150]), _det(0.5, [2, 0, 100, 150])]) == {0: 0}
+    assert E.match_detections(gt, [_det(0.9, [300, 300, 350, 350])]) == {}

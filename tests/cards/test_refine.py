@@ -5,6 +5,8 @@ to the refinement is the true one spoilt the way the card detector spoils it (sh
 the wrong size, each corner a little off), so the error before and after is known exactly.
 """
 
+import itertools
+
 import cv2
 import numpy as np
 import pytest
@@ -13,8 +15,8 @@ from vision.cards.decks import card
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector, order_corners
 from vision.cards.reader import CardReader
-from vision.cards.refine import (align_to_template, candidate_quads, card_shaped, refine_corners, refine_quad,
-                                 unlike_table)
+from vision.cards.refine import (align_to_template, axis_aligned, candidate_quads, card_shaped, inscribed_cards,
+                                 refine_corners, refine_quad, unlike_table)
 from vision.cards.templates import load_deck
 from tests.cards.helpers import FIXTURES, cloth, degrade, place, quad
 from tests.cards.test_real_photos import CARDS
@@ -139,6 +141,36 @@ def test_guesses_include_the_card_when_the_detector_turned_its_quad_far():
     assert corner_error(rough, truth) > 0.15
     best = min(corner_error(g, truth) for g in candidate_quads(img, rough.astype(np.float32), aspect=63 / 88))
     assert best < 0.025
+
+
+@pytest.mark.parametrize("angle", [-35, -10, 20, 60])
+def test_a_turned_card_is_one_of_the_two_inscribed_in_its_box(angle):
+    truth = quad(400, 300, 200, angle, aspect=63 / 88)
+    box = np.float32([[*truth.min(0)], [truth[:, 0].max(), truth[:, 1].min()], [*truth.max(0)],
+                      [truth[:, 0].min(), truth[:, 1].max()]])
+    assert axis_aligned(box) and not axis_aligned(truth)
+    cards = inscribed_cards(box, 63 / 88)
+    assert len(cards) == 2
+    errors = sorted(corner_error(c, truth) for c in cards)
+    assert errors[0] < 0.01 and errors[1] > 0.1  # the card, and its mirror image
+    assert inscribed_cards(np.float32([[0, 5], [50, 5], [50, 5], [0, 5]])) == []  # a box without height
+
+
+def test_keypoints_that_collapsed_leave_a_box_from_which_the_turned_card_is_found():
+    """The detector gives its box for a card whose corner keypoints collapsed. On a checked
+    cloth (no outline for the contour finder) the side search cannot turn the box 40 degrees;
+    the card inscribed in the box can be, among the guesses a reader tries."""
+    yy, xx = np.mgrid[0:720, 0:960]
+    checks = ((xx // 24 + yy // 24) % 2).astype(bool)
+    img = np.where(checks[..., None], np.uint8([150, 60, 110]), np.uint8([60, 140, 70])).astype(np.uint8)
+    truth = quad(470, 350, 240, 40)
+    img = degrade(place(img, card("beccato", "egg:moon-3"), truth, "outline"), seed=3)
+    box = np.float32([[*truth.min(0)], [truth[:, 0].max(), truth[:, 1].min()], [*truth.max(0)],
+                      [truth[:, 0].min(), truth[:, 1].max()]])
+    assert corner_error(box, truth) > 0.15
+    first = list(itertools.islice(candidate_quads(img, box, aspect=63 / 88), CardReader(None).max_guesses))
+    best = min(corner_error(g, truth) for g in first)
+    assert best < 0.025, best
 
 
 def test_a_card_on_a_plaid_stands_out_from_the_table_whichever_way_the_quad_is_turned():

@@ -407,10 +407,47 @@ def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, 
     return a * (1 - tolerance), min(0.95, a * (1 + tolerance))
 
 
+def axis_aligned(quad: np.ndarray, tol: float = 1e-3) -> bool:
+    """Whether the quad is an upright rectangle: the detector's box, which it gives for a card
+    whose corner keypoints collapsed (`vision.cards.detector.COLLAPSED_SHARE`)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    d = np.roll(q, -1, axis=0) - q
+    scale = max(float(np.abs(d).max()), 1.0)
+    return bool(np.all(np.minimum(np.abs(d[:, 0]), np.abs(d[:, 1])) <= tol * scale))
+
+
+def inscribed_cards(quad: np.ndarray, aspect: float | None = None) -> list[np.ndarray]:
+    """The card-shaped rectangles (short over long side `aspect`, else a typical card's) whose
+    corners touch the four sides of the quad's upright bounding box: a card turned by some angle
+    one way or the other has that box, and only the box tells which angle. Two (turned either
+    way), one for a box of the card's own proportions or beyond, none for a degenerate box."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
+    bw, bh = float(x1 - x0), float(y1 - y0)
+    if bw < 2 or bh < 2:
+        return []
+    a = min(aspect, 1 / aspect) if aspect else float(np.mean(ASPECT_RANGE))
+    k = 1.0 / a  # long over short side
+    # turned by t from upright: box width s*cos t + l*sin t, height s*sin t + l*cos t
+    t = np.linspace(0.0, np.pi / 2, 721)
+    ratio = (np.cos(t) + k * np.sin(t)) / (np.sin(t) + k * np.cos(t))  # rises from 1/k to k
+    theta = float(t[int(np.argmin(np.abs(ratio - bw / bh)))])
+    short = bw / (np.cos(theta) + k * np.sin(theta))
+    centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2], np.float32)
+    out = []
+    for th in ((theta, -theta) if 1e-3 < theta < np.pi / 2 - 1e-3 else (theta,)):
+        u = short / 2 * np.array([np.cos(th), np.sin(th)], np.float32)
+        v = short * k / 2 * np.array([-np.sin(th), np.cos(th)], np.float32)
+        out.append(np.stack([centre - u - v, centre + u - v, centre + u + v, centre - u + v]).astype(np.float32))
+    return out
+
+
 def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> Iterator[np.ndarray]:
     """Guesses at a detected card's corners, made one at a time (a reader that is sure after the
     first stops there), in the order they won on held-out scenes: refined (`refine_quad` after
-    `snapped`), snapped only, refined from the paper around the quad's centre (`paper_region`:
+    `snapped`), snapped only; for the detector's box (an upright rectangle: the card's corner
+    keypoints collapsed), the cards inscribed in it turned either way (`inscribed_cards`),
+    refined; refined from the paper around the quad's centre (`paper_region`:
     a quad the detector turned far off) and from what differs from the table around it
     (`unlike_table`), as detected, refined from the quad as detected, a
     snap that grew or turned the quad implausibly (refined, and as it is), refined from each
@@ -432,6 +469,9 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = 
         base = snap if plausible else quad
         yield refine_quad(image, base, aspect=shape).corners
         yield base
+        if axis_aligned(quad):  # the detector's box: the card inside it, turned either way
+            for card in inscribed_cards(quad, aspect):
+                yield refine_quad(image, card, aspect=shape).corners
         for around in (paper_region, unlike_table):  # each made only when the reader asks on
             p = around(image, quad)
             if p is not None:

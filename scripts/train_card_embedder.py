@@ -83,11 +83,12 @@ def photograph(face: np.ndarray, rng: np.random.Generator, width: float, jitter:
     return rectify(img, corners)
 
 
-def batch(rng: np.random.Generator, n: int, backgrounds):
+def batch(rng: np.random.Generator, n: int, backgrounds, varied_pips: bool = False):
     """One deck in one printing: (crops (n, 3, H, W), references (R, 3, H, W), target index of
-    each crop among the references)."""
+    each crop among the references). `varied_pips`: random printings with paler or resized pips
+    too (`render.random_design`)."""
     deck = str(rng.choice([d for d, _ in DECKS], p=[p for _, p in DECKS]))
-    design = R.random_design(rng) if rng.random() < 0.75 else str(rng.choice(R.TRAIN_DESIGNS))
+    design = R.random_design(rng, varied_pips) if rng.random() < 0.75 else str(rng.choice(R.TRAIN_DESIGNS))
     cards = faces(deck)
     renders = [R.render_card(c, design, PPM) for c in cards]
     refs = []
@@ -139,6 +140,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=float, default=16.0, help="logit scale (1 / temperature)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--init", type=Path, default=None, help="continue from this state_dict (.pt)")
+    ap.add_argument("--varied-pips", action="store_true",
+                    help="random printings also print their pips paler, larger or smaller")
     args = ap.parse_args(argv)
     if args.minutes <= 0 or args.batch < 1 or args.threads < 1:
         ap.error("--minutes, --batch and --threads must be positive")
@@ -164,7 +167,7 @@ def main(argv=None) -> int:
         frac = (time.time() - t0) / budget
         for g in opt.param_groups:  # warm up, then cosine down to zero at the time limit
             g["lr"] = args.lr * min(1.0, (step + 1) / 50) * 0.5 * (1 + math.cos(math.pi * frac))
-        crops, refs, target = batch(rng, args.batch, backgrounds)
+        crops, refs, target = batch(rng, args.batch, backgrounds, args.varied_pips)
         net.train()
         x = torch.from_numpy(np.concatenate([crops, refs]))
         e = net(x)
@@ -189,7 +192,8 @@ def main(argv=None) -> int:
     meta = {"steps": step, "seconds": round(time.time() - t0), "batch": args.batch, "seed": args.seed,
             "lr": args.lr, "scale": args.scale, "final_loss": round(ema[0], 4), "final_batch_acc": round(ema[1], 4),
             "trained": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "torch": torch.__version__, "init": str(args.init) if args.init else None}
+            "torch": torch.__version__, "init": str(args.init) if args.init else None,
+            "varied_pips": args.varied_pips}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
     print(json.dumps(meta))
     return 0

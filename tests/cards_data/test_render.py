@@ -114,6 +114,28 @@ def test_random_designs_vary_and_never_copy_the_held_out_traits():
     assert np.array_equal(R.render_card(card, R.DESIGNS["bold"], 4.0), R.render_card(card, "bold", 4.0))
 
 
+def test_varied_pips_are_paler_or_resized_but_never_outlined_and_leave_the_other_traits():
+    plain = [R.random_design(np.random.default_rng(s)) for s in range(40)]
+    varied = [R.random_design(np.random.default_rng(s), varied_pips=True) for s in range(40)]
+    # the same seed draws the same design but for its pips (datasets made before stay the same)
+    assert [R.dataclasses.replace(v, pip_tone=0.0, pip_scale=1.0) for v in varied] == plain
+    assert all(p.pip_tone == 0.0 and p.pip_scale == 1.0 for p in plain)
+    assert not any(v.outline_pips for v in varied)
+    tones = [v.pip_tone for v in varied]
+    assert 0.0 in tones and max(tones) > 0.3 and max(tones) <= 0.55
+    assert min(v.pip_scale for v in varied) < 0.9 < 1.1 < max(v.pip_scale for v in varied)
+    seven = next(c for c in D.deck("french52") if c.face_key == "7S")
+    base = R.DESIGNS["classic"]
+    def ink(d):  # the darkest print of the body (the index's rank keeps its colour)
+        img = R.render_card(seven, d, 4.0)
+        h, w = img.shape[:2]
+        return img[h // 4:3 * h // 4, w // 4:3 * w // 4].astype(int).sum(axis=2).min()
+
+    assert ink(R.dataclasses.replace(base, pip_tone=0.5)) > ink(base) + 150  # black pips turn grey...
+    assert R.render_card(seven, R.dataclasses.replace(base, pip_scale=1.15), 4.0).mean() < \
+        R.render_card(seven, base, 4.0).mean()  # ...larger pips cover more paper
+
+
 @pytest.mark.parametrize("pattern", R.BACK_PATTERNS)
 def test_every_back_pattern_draws_a_symmetric_back(pattern):
     d = R.dataclasses.replace(R.DESIGNS["classic"], back_pattern=pattern)

@@ -53,6 +53,8 @@ class Design:
     back_pattern: str  # one of BACK_PATTERNS
     index_box: bool  # indices on a coloured tab
     beccato_back_tint: float = 0.0  # Beccato! backs: how far their kind colour is pulled to back_colour
+    pip_tone: float = 0.0  # filled pips printed this far towards white (a pale or faded print)
+    pip_scale: float = 1.0  # pips this much larger or smaller than the standard layout's
 
 
 DESIGNS: dict[str, Design] = {
@@ -76,14 +78,17 @@ def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
     return tuple(int(x) for x in px)
 
 
-def random_design(rng: np.random.Generator) -> Design:
+def random_design(rng: np.random.Generator, varied_pips: bool = False) -> Design:
     """A design drawn at random for training scenes; never the held-out design's distinctive
-    traits (outlined pips, its font, its dotted back). Designs are hashable, so renders cache."""
+    traits (outlined pips, its font, its dotted back). Designs are hashable, so renders cache.
+    `varied_pips`: half the designs also print their (filled) pips paler and all of them a little
+    larger or smaller (drawn after the rest, so the other traits of a seed's designs do not
+    change)."""
     paper = _hsv_bgr(rng.uniform(0, 180), rng.uniform(0, 45), rng.uniform(205, 255))
     border = None if rng.random() < 0.4 else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255),
                                                         rng.uniform(30, 170))
     back = _hsv_bgr(rng.uniform(0, 180), rng.uniform(60, 255), rng.uniform(40, 220))
-    return Design(
+    design = Design(
         name=f"random-{int(rng.integers(1 << 30)):08x}", paper=paper,
         font=int(_RANDOM_FONTS[int(rng.integers(len(_RANDOM_FONTS)))]),
         thick=float(rng.uniform(0.8, 1.9)), border=border, four_colour=bool(rng.random() < 0.4),
@@ -91,6 +96,10 @@ def random_design(rng: np.random.Generator) -> Design:
         back_pattern=str(_RANDOM_BACKS[int(rng.integers(len(_RANDOM_BACKS)))]),
         index_box=bool(rng.random() < 0.4), beccato_back_tint=float(rng.uniform(0, 0.7)),
     )
+    if varied_pips:
+        tone = float(rng.uniform(0.0, 0.55)) if rng.random() < 0.5 else 0.0
+        design = dataclasses.replace(design, pip_tone=tone, pip_scale=float(rng.uniform(0.8, 1.15)))
+    return design
 
 # --- colours (BGR) ----------------------------------------------------------------------------
 BLACK = (25, 25, 25)
@@ -187,8 +196,9 @@ def _lighter(c, f=0.55):
     return tuple(int(v + (255 - v) * f) for v in c)
 
 
-def _shape(img, suit: str, center, size: float, colour, outline=False, flip=False):
-    """Draw suit `suit` ("fS" "fH" "fD" "fC" French; "iC" "iD" "iS" "iB" Italian) of height `size`."""
+def _shape(img, suit: str, center, size: float, colour, outline=False, flip=False, tone: float = 0.0):
+    """Draw suit `suit` ("fS" "fH" "fD" "fC" French; "iC" "iD" "iS" "iB" Italian) of height `size`,
+    filled with `colour` (`tone` of the way to white), or outlined with a light fill."""
     # work on the shape's own neighbourhood only
     H, W = img.shape[:2]
     x0, y0 = max(0, int(center[0] - size)), max(0, int(center[1] - size))
@@ -250,7 +260,7 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         # rotate the layer 180 degrees about `center`
         m = cv2.getRotationMatrix2D((float(cx), float(cy)), 180, 1.0)
         layer = cv2.warpAffine(layer, m, (layer.shape[1], layer.shape[0]))
-    fill = np.array(_lighter(colour, 0.75) if outline else colour, np.float32)
+    fill = np.array(_lighter(colour, 0.75) if outline else _lighter(colour, tone) if tone else colour, np.float32)
     a = layer.astype(np.float32)[..., None] / 255.0
     img[:] = (img.astype(np.float32) * (1 - a) + fill * a).astype(np.uint8)
     if outline:
@@ -302,7 +312,7 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         cxy = (ix, iy) if not flip else (w - ix, h - iy)
         sxy = (ix, iy + 9.0 * ppm) if not flip else (w - ix, h - iy - 9.0 * ppm)
         _text(img, label, cxy, ih if len(label) == 1 else ih * 0.85, colour, d.font, d.thick, rotate180=flip)
-        _shape(img, shape, sxy, 6.0 * ppm, colour, d.outline_pips, flip)
+        _shape(img, shape, sxy, 6.0 * ppm, colour, d.outline_pips, flip, d.pip_tone)
     # the body
     x0, x1 = 15 * ppm, w - 15 * ppm
     y0, y1 = 14 * ppm, h - 14 * ppm
@@ -318,12 +328,13 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         pip *= 1.3
     if n == 1:
         pip = 26 * ppm
+    pip *= d.pip_scale
     for (u, v) in _PIPS[n]:
         px = x0 + (x1 - x0) * u if n >= 4 else w / 2
         py = y0 + pip / 2 + (y1 - y0 - pip) * v
         if n == 1:
             py = h / 2
-        _shape(img, shape, (px, py), pip, colour, d.outline_pips, flip=(v > 0.5))
+        _shape(img, shape, (px, py), pip, colour, d.outline_pips, flip=(v > 0.5), tone=d.pip_tone)
 
 
 def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
@@ -358,7 +369,7 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     for ex in (-0.35, 0.35):
         cv2.circle(half, _pt(cx + ex * r, head_y - 0.1 * r), max(1, int(0.5 * ppm)), BLACK, -1)
     # the suit held in hand, and the rank letter big
-    _shape(half, shape, (cx - 8 * ppm, mid - 7 * ppm), 8 * ppm, colour, d.outline_pips)
+    _shape(half, shape, (cx - 8 * ppm, mid - 7 * ppm), 8 * ppm, colour, d.outline_pips, tone=d.pip_tone)
     _text(half, c.rank, (cx + 8 * ppm, mid - 8 * ppm), 8 * ppm, colour, d.font, d.thick)
     hh = int(h // 2)
     img[:hh] = half[:hh]

@@ -109,3 +109,17 @@ def test_a_card_of_the_wrong_proportions_is_rejected():
     with pytest.raises(E.BadCardShape):
         E.find_cards(square_ish, None, aspect=italian)
     assert len(E.find_cards(photo(CARDS[0]), None, aspect=italian)) == 1
+
+
+@pytest.mark.parametrize("angle", [0.0, 8.0, -11.0])
+def test_a_photos_card_is_cut_from_its_corners_within_half_a_percent(angle):
+    """The contour finder's outline cuts the rounded corners; the sides fitted to the paper's
+    edges meet in the card's own corners (a template is only as good as its corners)."""
+    import numpy as np
+
+    truth = quad(480, 360, 420, angle, aspect=58 / 98)
+    img = degrade(place(cloth(seed=3), CARDS[5], truth, "outline"), seed=3)
+    found = E.find_cards(img, None, 1, aspect=58 / 98)[0]
+    diag = float(np.linalg.norm(truth[0] - truth[2]))
+    err = min(float(np.linalg.norm(np.roll(found.corners, k, axis=0) - truth, axis=1).mean()) for k in range(4)) / diag
+    assert err < 0.005, err

@@ -269,7 +269,7 @@ The test split uses a card design and backgrounds that training never saw.
 | box mAP50 | {fmt(m.get('map50_box'))} |
 | pose (corner) mAP50 | {fmt(m.get('map50_pose'))} |
 | box mAP50-95 | {fmt(m.get('map50_95_box'))} |
-| recall of face-up cards (IoU 0.5, conf {m['conf']}) | {fmt(m['recall_face_up'])} |
+| recall of face-up cards (IoU 0.5, conf {m['conf']}, COCO's matching) | {fmt(m['recall_face_up'])} |
 | ... with the face-up class right | {fmt(m['recall_face_up_right_class'])} |
 | recall of all cards | {fmt(m['recall_all'])} |
 | precision (conf {m['conf']}) | {fmt(m['precision'])} |
@@ -279,6 +279,14 @@ The test split uses a card design and backgrounds that training never saw.
 {_real_photos_section(r)}Reproduce: `.venv-train/bin/python scripts/eval_card_detector.py` (after
 `scripts/make_card_dataset.py` with the seed and counts above); the numbers are in
 `metrics.json`, the per-epoch log in `train_log.txt`.
+
+## At run time
+
+The raw model's corner keypoints sometimes collapse onto a picture inside the card (their quad
+covering under a fifth of the box) though the box is right. The runtime
+(`vision/cards/detector.py`) then gives the box's corners; refinement snaps them to the card, and
+a reader with a deck also tries the two cards inscribed in the box turned either way
+(`vision/cards/refine.py`, `inscribed_cards`).
 
 ## Limits
 

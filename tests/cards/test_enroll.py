@@ -2,6 +2,7 @@
 named reasons a photo is rejected."""
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.cards import enroll as E
@@ -115,8 +116,6 @@ def test_a_card_of_the_wrong_proportions_is_rejected():
 def test_a_photos_card_is_cut_from_its_corners_within_half_a_percent(angle):
     """The contour finder's outline cuts the rounded corners; the sides fitted to the paper's
     edges meet in the card's own corners (a template is only as good as its corners)."""
-    import numpy as np
-
     truth = quad(480, 360, 420, angle, aspect=58 / 98)
     img = degrade(place(cloth(seed=3), CARDS[5], truth, "outline"), seed=3)
     found = E.find_cards(img, None, 1, aspect=58 / 98)[0]

@@ -49,6 +49,7 @@ still reported (with `possible=False`): the referee decides what an impossible c
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Iterable, Sequence
 
 import cv2
@@ -171,33 +172,46 @@ def _fine(crop: np.ndarray) -> np.ndarray:
     return g - cv2.GaussianBlur(g, (0, 0), FINE_SIZE[0] / FINE_HIGHPASS)
 
 
+def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return crop, cv2.rotate(crop, cv2.ROTATE_180)
+
+
 @dataclasses.dataclass(frozen=True)
 class CropFeatures:
     gray: np.ndarray  # (2 rotations, n shifts, D) normalised
     corner: np.ndarray  # (2 rotations, n corner shifts, Dk) normalised
     chroma: np.ndarray  # (2 rotations, Dc) raw a, b values
-    hog: np.ndarray  # (2 rotations, Dh)
-    ink: np.ndarray = None  # (2,) a, b of the print (the same both ways up)
+    ink: np.ndarray  # (2,) a, b of the print (the same both ways up)
+    flat: np.ndarray  # the crop with its light divided out (`flat_field`)
     emb: np.ndarray | None = None  # (2 rotations, D): the learnt description, when used
-    fine: np.ndarray | None = None  # (2 rotations, h, w): `_fine`
+
+    # The second looks' features are made only when a near tie asks for them (each one crop in
+    # many): the gradient histograms without the learnt description, the print without its
+    # light with it. (cached_property writes the instance's __dict__, which frozen allows.)
+    @functools.cached_property
+    def hog(self) -> np.ndarray:
+        """(2 rotations, Dh): `_hog`."""
+        return np.stack([_hog(_inner(rot)) for rot in _both_ways(self.flat)])
+
+    @functools.cached_property
+    def fine(self) -> np.ndarray:
+        """(2 rotations, h, w): `_fine`."""
+        return np.stack([_fine(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
            corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> "CropFeatures":
         crop = flat_field(crop)
-        grays, corners, chromas, hogs, fines = [], [], [], [], []
+        grays, corners, chromas = [], [], []
         w, h = GRAY_SIZE
         cw, ch = CORNER_SIZE
-        for rot in (crop, cv2.rotate(crop, cv2.ROTATE_180)):
+        for rot in _both_ways(crop):
             g = _gray_features(_inner(rot))
             grays.append(_norm(np.stack([g[_R + dy:_R + dy + h, _R + dx:_R + dx + w] for dx, dy in shifts])))
             k = _corner(rot)
             corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
             chromas.append(_chroma(_inner(rot)))
-            hogs.append(_hog(_inner(rot)))
-            fines.append(_fine(_inner(rot)))
-        return cls(np.stack(grays), np.stack(corners), np.stack(chromas), np.stack(hogs), _ink(_inner(crop)),
-                   fine=np.stack(fines))
+        return cls(np.stack(grays), np.stack(corners), np.stack(chromas), _ink(_inner(crop)), crop)
 
 
 LEVELS = (48, 80)  # card widths (pixels) at which softened templates are kept

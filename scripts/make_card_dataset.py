@@ -49,6 +49,11 @@ from vision.cards import render as R  # noqa: E402
 CLASSES = ("card_face_up", "card_face_down")
 TRAIN_BACKGROUNDS = ("felt", "wood", "stripes", "noise", "gradient", "skimage_brick", "skimage_grass")
 TEST_BACKGROUNDS = ("marble", "plaid", "skimage_gravel")
+# `--varied` training scenes add these backgrounds: clutter, dots, a colour mosaic and photographs
+# (scikit-image's sample photos, cropped, scaled and turned), none of them the held-out kinds
+VARIED_BACKGROUNDS = ("clutter", "dots", "mosaic", "skimage_photo")
+SKIMAGE_PHOTOS = ("astronaut", "camera", "chelsea", "coffee", "coins", "hubble_deep_field",
+                  "immunohistochemistry", "moon", "rocket", "retina", "cell", "clock", "horse")
 PX_PER_MM = 4.0  # resolution of the rendered faces that are warped into scenes
 MIN_VISIBLE = 0.2  # a card less visible than this is not labelled
 RANDOM_DESIGN_SHARE = 0.6  # training/validation scenes drawn in a random design
@@ -76,6 +81,7 @@ def _colour(rng, lo=30, hi=220):
 
 
 _SKIMAGE: dict[str, np.ndarray] | None = None
+_PHOTOS: list[np.ndarray] | None = None
 
 
 def _skimage_textures() -> dict[str, np.ndarray]:
@@ -96,10 +102,30 @@ def _skimage_textures() -> dict[str, np.ndarray]:
     return _SKIMAGE
 
 
-def available_backgrounds(split: str) -> tuple[str, ...]:
+def _skimage_photos() -> list[np.ndarray]:
+    global _PHOTOS
+    if _PHOTOS is None:
+        _PHOTOS = []
+        try:
+            from skimage import data  # optional
+
+            for name in SKIMAGE_PHOTOS:
+                img = np.asarray(getattr(data, name)())
+                if img.ndim == 2:
+                    img = cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_GRAY2BGR)
+                _PHOTOS.append(cv2.cvtColor(img[..., :3].astype(np.uint8), cv2.COLOR_RGB2BGR))
+        except Exception:  # scikit-image missing or its data unreadable: procedural only
+            _PHOTOS = []
+    return _PHOTOS
+
+
+def available_backgrounds(split: str, varied: bool = False) -> tuple[str, ...]:
     names = TEST_BACKGROUNDS if split == "test" else TRAIN_BACKGROUNDS
+    if varied and split != "test":
+        names = names + VARIED_BACKGROUNDS
     tex = _skimage_textures()
-    return tuple(n for n in names if not n.startswith("skimage_") or n[8:] in tex)
+    return tuple(n for n in names if not n.startswith("skimage_")
+                 or (n == "skimage_photo" and _skimage_photos()) or n[8:] in tex)
 
 
 def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -150,6 +176,44 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         b = ((y / p) % 1.0 < 0.4)[..., None]
         img = np.where(a & b, c3, np.where(a | b, (c1 + c3) / 2, c2)).astype(np.float32)
         img = cv2.GaussianBlur(img, (0, 0), 1.0) + rng.normal(0, 6, (h, w, 1)).astype(np.float32)
+    elif kind == "clutter":  # a table with things on it: sheets, books, cups, pens
+        img = background(str(rng.choice(["felt", "wood", "gradient"])), rng, h, w).astype(np.float32)
+        for _ in range(int(rng.integers(3, 12))):
+            col = tuple(float(v) for v in _colour(rng, 10, 245))
+            c = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+            r = rng.random()
+            if r < 0.45:
+                size = (float(rng.uniform(0.05, 0.5) * w), float(rng.uniform(0.05, 0.5) * h))
+                cv2.fillPoly(img, [cv2.boxPoints((c, size, float(rng.uniform(0, 180)))).astype(np.int32)], col, cv2.LINE_AA)
+            elif r < 0.75:
+                ax = (int(rng.uniform(0.02, 0.15) * w), int(rng.uniform(0.02, 0.15) * w))
+                cv2.ellipse(img, (int(c[0]), int(c[1])), ax, float(rng.uniform(0, 180)), 0, 360, col, -1, cv2.LINE_AA)
+            else:
+                p2 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+                cv2.line(img, (int(c[0]), int(c[1])), p2, col, int(rng.integers(1, 6)), cv2.LINE_AA)
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 2.0))
+    elif kind == "dots":
+        c1, c2 = _colour(rng), _colour(rng)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        p, ang = rng.uniform(8, 40), rng.uniform(0, math.pi)
+        u, v = x * math.cos(ang) + y * math.sin(ang), -x * math.sin(ang) + y * math.cos(ang)
+        d = np.hypot((u / p) % 1.0 - 0.5, (v / p) % 1.0 - 0.5)
+        img = np.where((d < rng.uniform(0.15, 0.4))[..., None], c1, c2).astype(np.float32)
+        img = cv2.GaussianBlur(img, (0, 0), 0.8) + rng.normal(0, 5, (h, w, 1)).astype(np.float32)
+    elif kind == "mosaic":
+        k = int(rng.integers(3, 7))
+        cols = np.stack([_colour(rng) for _ in range(k)])
+        t = np.minimum((_fractal(rng, h, w, 3, int(rng.integers(24, 96))) * k).astype(np.int32), k - 1)
+        img = cols[t] + rng.normal(0, 4, (h, w, 1)).astype(np.float32)
+    elif kind == "skimage_photo":
+        photos = _skimage_photos()
+        photo = photos[int(rng.integers(len(photos)))]
+        ph, pw = photo.shape[:2]
+        s = max(w / pw, h / ph) * rng.uniform(1.0, 2.5)
+        M = cv2.getRotationMatrix2D((pw / 2, ph / 2), float(rng.uniform(-180, 180)), s)
+        M[:, 2] += (w / 2 - pw / 2 + rng.uniform(-0.3, 0.3) * w, h / 2 - ph / 2 + rng.uniform(-0.3, 0.3) * h)
+        img = cv2.warpAffine(photo, M, (w, h), borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+        img = img * rng.uniform(0.7, 1.2, 3).astype(np.float32)
     elif kind.startswith("skimage_"):
         tex = _skimage_textures()[kind[8:]].astype(np.float32)
         th, tw = tex.shape[:2]
@@ -210,13 +274,14 @@ def _back(deck_name: str, card: D.Card | None, rng) -> D.Card:
     return bs[int(rng.integers(len(bs)))]
 
 
-def layout(rng, w, h, deck_name, designs) -> tuple[list[Placed], list[dict]]:
-    """Cards on the table plane, bottom first, and hands (occluders) to draw on top."""
+def layout(rng, w, h, deck_name, designs, smallest: float = 45.0) -> tuple[list[Placed], list[dict]]:
+    """Cards on the table plane, bottom first, and hands (occluders) to draw on top; card heights
+    log-uniform from `smallest` pixels to 300 (or three quarters of the image)."""
     kind = rng.choice(["scatter", "fan", "pile", "row", "mixed"], p=[0.3, 0.3, 0.12, 0.13, 0.15])
     placed: list[Placed] = []
     hands: list[dict] = []
     design = designs[int(rng.integers(len(designs)))]
-    base_h = float(math.exp(rng.uniform(math.log(45), math.log(min(h * 0.75, 300)))))
+    base_h = float(math.exp(rng.uniform(math.log(smallest), math.log(min(h * 0.75, 300)))))
 
     def new(face_up=True, **kw):
         c = _pick_card(rng, deck_name)
@@ -325,21 +390,31 @@ def _skin(rng):
 
 
 def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | None = None,
-                 deck_name: str | None = None):
-    """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info)."""
+                 deck_name: str | None = None, varied: bool = False):
+    """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info).
+
+    `varied` (training and validation only): more backgrounds (VARIED_BACKGROUNDS), designs with
+    paler or resized pips, smaller cards and steeper camera tilts. Without it a seed gives the
+    scenes it always gave; the test split ignores it."""
+    varied = varied and split != "test"
     if h is None:
         h = int(rng.choice([360, 480]))
-    bgs = available_backgrounds(split)
+    bgs = available_backgrounds(split, varied)
     bg_kind = bgs[int(rng.integers(len(bgs)))]
     img = background(bg_kind, rng, h, w).astype(np.float32)
     designs = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
     if split != "test" and rng.random() < RANDOM_DESIGN_SHARE:
-        designs = (R.random_design(rng),)
+        designs = (R.random_design(rng, varied_pips=varied),)
     if deck_name is None:
         deck_name = str(rng.choice(["beccato", "italian", "french52"], p=[0.45, 0.25, 0.3]))
-    P = _perspective(rng, w, h, rng.uniform(0.0, 0.18))
+    tilt = rng.uniform(0.0, 0.18)
+    small = 45.0
+    if varied:
+        tilt = tilt if rng.random() < 0.6 else rng.uniform(0.12, 0.3)
+        small = 45.0 if rng.random() < 0.6 else 28.0
+    P = _perspective(rng, w, h, tilt)
     empty = rng.random() < 0.04
-    placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs)
+    placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs, small)
 
     owner = np.full((h, w), -1, np.int32)
     kept: list[tuple] = []  # (index in owner map, corners, face_up, symmetric, card drawn, design)
@@ -465,11 +540,13 @@ def parse_label_line(line: str) -> tuple[int, np.ndarray, np.ndarray, list[int]]
     return cls, box, kp[:, :2], [int(v) for v in kp[:, 2]]
 
 
-def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640, progress=True) -> dict:
+def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640, progress=True,
+                  varied: bool = False) -> dict:
     from tqdm import tqdm
 
     out = out.resolve()
-    stats: dict = {"seed": seed, "width": width, "splits": {}, "skimage": bool(_skimage_textures())}
+    stats: dict = {"seed": seed, "width": width, "varied": varied, "splits": {},
+                   "skimage": bool(_skimage_textures())}
     for s_i, (split, n) in enumerate(counts.items()):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
@@ -479,7 +556,7 @@ def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640
         (out / "cards").mkdir(parents=True, exist_ok=True)
         index = open(out / "cards" / f"{split}.jsonl", "w")
         for i in tqdm(range(n), desc=split, disable=not progress, mininterval=2.0):
-            img, labels, info = render_scene(rng, split, width)
+            img, labels, info = render_scene(rng, split, width, varied=varied)
             name = f"{split}_{i:06d}"
             quality = int(rng.integers(35, 96))
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -511,10 +588,13 @@ def main(argv=None) -> int:
     ap.add_argument("--test", type=int, default=300, help="held-out design and backgrounds")
     ap.add_argument("--width", type=int, default=640)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--varied", action="store_true",
+                    help="training and validation scenes with more backgrounds, paler or resized pips, "
+                         "smaller cards and steeper tilts (the test split is unchanged)")
     args = ap.parse_args(argv)
     t0 = time.time()
     counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v > 0}
-    stats = write_dataset(args.out, counts, args.seed, args.width)
+    stats = write_dataset(args.out, counts, args.seed, args.width, varied=args.varied)
     print(json.dumps(stats["splits"], indent=1))
     print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")
     return 0

@@ -102,3 +102,27 @@ def test_generation_is_reproducible_and_writes_yolo_files(tmp_path):
     assert "kpt_shape: [4, 3]" in yaml and str(tmp_path / "a") in yaml
     rows = [json.loads(x) for x in (tmp_path / "a" / "cards" / "test.jsonl").read_text().splitlines()]
     assert len(rows) == 2 and all(r["design"] == R.HELD_OUT_DESIGN for r in rows)
+
+
+def test_varied_scenes_widen_training_and_leave_the_test_split_alone():
+    plain, varied = np.random.default_rng(11), np.random.default_rng(11)
+    for _ in range(4):  # the held-out split ignores `varied`: same seed, same scenes
+        a, b = G.render_scene(plain, "test", 256), G.render_scene(varied, "test", 256, varied=True)
+        assert np.array_equal(a[0], b[0]) and a[2] == b[2]
+    rng = np.random.default_rng(4)
+    kinds, sizes = set(), []
+    for _ in range(40):
+        img, labels, info = G.render_scene(rng, "train", 320, varied=True)
+        kinds.add(info["background"])
+        assert info["background"] not in G.TEST_BACKGROUNDS
+        assert all(c["design"] != R.HELD_OUT_DESIGN for c in info["cards"])
+        sizes += [float(np.linalg.norm(k[3] - k[0])) for _, k, _ in labels]
+    assert kinds & set(G.VARIED_BACKGROUNDS)
+    assert not set(G.VARIED_BACKGROUNDS) & set(G.TEST_BACKGROUNDS)
+    assert np.percentile(sizes, 5) < 36  # smaller cards: plain scenes of this seed give 44 px
+
+
+@pytest.mark.parametrize("kind", [k for k in G.VARIED_BACKGROUNDS if k != "skimage_photo"])
+def test_varied_backgrounds_are_images(kind):
+    img = G.background(kind, np.random.default_rng(0), 120, 160)
+    assert img.shape == (120, 160, 3) and img.dtype == np.uint8 and img.std() > 3

@@ -36,7 +36,7 @@ from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
 from vision.cards.rectify import CANONICAL_SIZE, _overlap, find_quads_by_contour, rectify
-from vision.cards.refine import aspect_range, refine_corners, refine_quad
+from vision.cards.refine import aspect_range, refine_corners, refine_quad, skew_deg
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -134,7 +134,14 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | N
                   if cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0]
         if inside:
             k = max(inside, key=lambda k: cv2.contourArea(found[k]))  # the card's edge, not a frame inside it
-            q = precise(image, order_corners(found[k][None])[0], aspect)  # enrollment photos are upright: top edge up
+            outline = order_corners(found[k][None])[0]  # enrollment photos are upright: top edge up
+            fit = refine_quad(image, outline, reach=0.1, aspect=aspect_range(aspect))
+            if fit.refined:
+                q = fit.corners
+            else:  # no card-shaped fit on the outline's edges: it may have run into a glare or a
+                # shadow beside the card; the detection refined is kept when it is the squarer
+                alt = refine_corners(image, q, aspect)
+                q = alt if skew_deg(alt) < skew_deg(outline) else outline
         else:
             q = refine_corners(image, q, aspect)
         if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card

@@ -154,11 +154,17 @@ def card_shaped(q: np.ndarray, ref_area: float, aspect: tuple[float, float] = AS
     short, long_ = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     if long_ < 1 or not aspect[0] <= short / long_ <= aspect[1]:
         return False
-    for i in (0, 1):
-        u, w = v[i] / max(sides[i], 1e-6), -v[i + 2] / max(sides[i + 2], 1e-6)
-        if float(np.dot(u, w)) < np.cos(np.radians(max_skew_deg)):
-            return False
-    return True
+    return skew_deg(q) <= max_skew_deg
+
+
+def skew_deg(q: np.ndarray) -> float:
+    """The larger angle, in degrees, between a quad's opposite sides: 0 for a card seen square,
+    a few degrees under a camera's tilt."""
+    q = np.asarray(q, np.float64).reshape(4, 2)
+    v = np.roll(q, -1, axis=0) - q
+    sides = np.maximum(np.linalg.norm(v, axis=1), 1e-6)
+    cos = [float(np.dot(v[i] / sides[i], -v[i + 2] / sides[i + 2])) for i in (0, 1)]
+    return float(np.degrees(np.arccos(np.clip(min(cos), -1.0, 1.0))))
 
 
 def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,

@@ -24,9 +24,11 @@ printings, which maps a crop to a unit vector): the similarity is `EMBED_WEIGHT`
 of the two vectors plus the rest of the hand-made score. On held-out scenes in a printing never
 seen in training it lifted decks enrolled from one photo per card from 52-75% to 71-96% of the
 clear cards read right from detected corners (docs/card-reading.md). Faces whose learnt
-vectors are nearly equal (outlined clubs and spades) are decided between, when both are near
-the best, by the hand-made score plus a correlation of the print at 60 x 90 with its blur taken
-out (the light left on a photographed template goes with it). Without the model
+vectors are nearly equal (outlined clubs and spades), or whose templates the hand-made features
+find nearly equal (the same faces enrolled from photos: each photo's own light can part their
+learnt vectors, and the light then decides), are decided between, when both are within
+`blind_margin` of the best, by the hand-made score plus a correlation of the print at 60 x 90
+with its blur taken out (the light left on a photographed template goes with it). Without the model
 (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
 gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
 spade's point.
@@ -67,6 +69,7 @@ MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made 
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
 EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the hand-made features decide between them
+HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
 FINE_SIZE = (60, 90)  # (w, h) of the sharper grey compared between faces the learnt description cannot tell apart
 FINE_HIGHPASS = 6.0  # ... less its blur over a sixth of that width (the light left on a photographed template)
 FINE_WEIGHT = 1.0  # of that comparison, added to the hand-made score between such faces
@@ -290,6 +293,7 @@ class Templates:
         min_confidence: float | None = None,
         tie_margin: float = 0.04,
         refine_margin: float = 0.05,
+        blind_margin: float = 0.2,
         refine_temperature: float = 0.03,
         symmetric: Sequence[bool] | None = None,
         embedder: Any = "default",
@@ -304,6 +308,7 @@ class Templates:
         self.temperature = temperature
         self.tie_margin = tie_margin
         self.refine_margin = refine_margin
+        self.blind_margin = blind_margin
         self.refine_temperature = refine_temperature
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
         # Templates are also kept as a card seen small would look (shrunk to LEVELS pixels wide
@@ -321,7 +326,12 @@ class Templates:
         self.embedder = embedder
         self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
         # pairs of faces the learnt description cannot tell apart (their vectors this alike)
-        self._blind = self._emb @ self._emb.T >= EMBED_BLIND if self._emb is not None else None
+        self._blind = None
+        if self._emb is not None:
+            # ... or that the hand-made features find alike: enrolled from photos, two such faces'
+            # learnt vectors can stand apart by their photos' light alone
+            hand = np.stack([self._scores(f, None)[0].max(axis=0) for f in feats])  # (T, T)
+            self._blind = (self._emb @ self._emb.T >= EMBED_BLIND) | (np.maximum(hand, hand.T) >= HAND_ALIKE)
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = min_similarity if min_similarity is not None else \
             (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
@@ -426,9 +436,10 @@ class Templates:
         # 96% of the clear French cards right from true corners where the gradient histograms
         # read 91%); elsewhere the second look turned more right reads wrong than wrong reads
         # right (measured: docs/card-reading.md).
-        cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         if self._emb is not None:
-            cands = [j for j in cands if self._blind[top, j]]
+            cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
+        else:
+            cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         if len(cands) >= 2:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]

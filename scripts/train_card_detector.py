@@ -217,6 +217,12 @@ def _real_photos_section(r: dict) -> str:
 """
 
 
+VARIED = """ The training and validation scenes are `--varied`: more backgrounds
+(clutter of sheets, cups and pens on a cloth, dots, a colour mosaic, scikit-image's sample
+photographs cropped, scaled and turned), designs with paler or resized pips, cards down to 28 px
+high and steeper camera tilts."""
+
+
 def write_model_card(path: Path, r: dict, provisional: bool = False) -> None:
     m = r["held_out_test"]
     ds = r.get("dataset") or {}
@@ -252,7 +258,7 @@ wide): our own rendered faces and backs of the Beccato!, Italian and French deck
 {"and scikit-image's brick and grass photos " if ds.get('skimage') else ""}under a camera perspective, lighting and
 colour shifts, blur, noise and JPEG; scattered cards, piles, rows with overlapping cards, fans of
 3-4 cards held in a hand (the middle one upside down sometimes, closed fans showing one or two
-cards), face-down cards.
+cards), face-down cards.{VARIED if ds.get('varied') else ""}
 
 | split | images | cards | face up | designs | backgrounds |
 |---|---|---|---|---|---|

@@ -28,8 +28,8 @@ vectors are nearly equal (outlined clubs and spades), or whose templates the han
 find nearly equal (the same faces enrolled from photos: each photo's own light can part their
 learnt vectors, and the light then decides), are decided between, when both are within
 `blind_margin` of the best, by the hand-made score plus a correlation of the print at 60 x 90
-with its blur taken out (the light left on a photographed template goes with it). Without the model
-(`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
+with its blur taken out (the light left on a photographed template goes with it). Without the
+model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
 gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
 spade's point.
 

@@ -18,12 +18,12 @@ surely (confidence `sure`); the one whose crop matches a face best wins (a later
 `guess_margin`); at most `max_guesses` (six: for the detector's box, which it gives for a card
 whose corner keypoints collapsed, the two cards inscribed in it come third and fourth, and the
 fifth, from the paper around the centre, read 2 more of the 51 clear Beccato! cards of the
-held-out scenes right; a seventh or eighth guess changed no read). With `align` (the default) a card still not read surely but
-somewhat like a face of the deck (similarity `align_from` or more: a hand or another deck's card
-is not worth the time) is laid onto each of its `align_candidates` best templates
-(`refine.align_to_template`: ECC on the region around the card) and read again from the corners
-that fit best; still unsure, the same from the next best guesses, up to `align_guesses` in
-all. Measured numbers and costs: docs/card-reading.md.
+held-out scenes right; a seventh or eighth guess changed no read). With `align` (the default) a
+card still not read surely but somewhat like a face of the deck (similarity `align_from` or
+more: a hand or another deck's card is not worth the time) is laid onto each of its
+`align_candidates` best templates (`refine.align_to_template`: ECC on the region around the
+card) and read again from the corners that fit best; still unsure, the same from the next best
+guesses, up to `align_guesses` in all. Measured numbers and costs: docs/card-reading.md.
 """
 
 from __future__ import annotations

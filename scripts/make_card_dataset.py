@@ -84,38 +84,36 @@ _SKIMAGE: dict[str, np.ndarray] | None = None
 _PHOTOS: list[np.ndarray] | None = None
 
 
+def _skimage_bgr(names) -> list[np.ndarray]:
+    """scikit-image's sample images, BGR uint8; none when it is missing or its data unreadable
+    (procedural backgrounds only)."""
+    try:
+        from skimage import data  # optional
+
+        out = []
+        for name in names:
+            img = np.asarray(getattr(data, name)())
+            if img.ndim == 2:
+                out.append(cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_GRAY2BGR))
+            else:
+                out.append(cv2.cvtColor(img[..., :3].astype(np.uint8), cv2.COLOR_RGB2BGR))
+        return out
+    except Exception:
+        return []
+
+
 def _skimage_textures() -> dict[str, np.ndarray]:
     global _SKIMAGE
     if _SKIMAGE is None:
-        _SKIMAGE = {}
-        try:
-            from skimage import data  # optional
-
-            for name in ("brick", "grass", "gravel"):
-                img = getattr(data, name)()
-                img = np.asarray(img)
-                if img.ndim == 2:
-                    img = cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_GRAY2BGR)
-                _SKIMAGE[name] = img
-        except Exception:  # scikit-image missing or its data unreadable: procedural only
-            _SKIMAGE = {}
+        names = ("brick", "grass", "gravel")
+        _SKIMAGE = dict(zip(names, _skimage_bgr(names)))
     return _SKIMAGE
 
 
 def _skimage_photos() -> list[np.ndarray]:
     global _PHOTOS
     if _PHOTOS is None:
-        _PHOTOS = []
-        try:
-            from skimage import data  # optional
-
-            for name in SKIMAGE_PHOTOS:
-                img = np.asarray(getattr(data, name)())
-                if img.ndim == 2:
-                    img = cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_GRAY2BGR)
-                _PHOTOS.append(cv2.cvtColor(img[..., :3].astype(np.uint8), cv2.COLOR_RGB2BGR))
-        except Exception:  # scikit-image missing or its data unreadable: procedural only
-            _PHOTOS = []
+        _PHOTOS = _skimage_bgr(SKIMAGE_PHOTOS)
     return _PHOTOS
 
 

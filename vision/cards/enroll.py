@@ -36,7 +36,7 @@ from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.detector import order_corners
 from vision.cards.rectify import CANONICAL_SIZE, _overlap, find_quads_by_contour, rectify
-from vision.cards.refine import aspect_range, refine_corners, refine_quad, skew_deg
+from vision.cards.refine import Refined, aspect_range, refine_corners, refine_quad, skew_deg
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -135,7 +135,7 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | N
         if inside:
             k = max(inside, key=lambda k: cv2.contourArea(found[k]))  # the card's edge, not a frame inside it
             outline = order_corners(found[k][None])[0]  # enrollment photos are upright: top edge up
-            fit = refine_quad(image, outline, reach=0.1, aspect=aspect_range(aspect))
+            fit = precise(image, outline, aspect)
             if fit.refined:
                 q = fit.corners
             else:  # no card-shaped fit on the outline's edges: it may have run into a glare or a
@@ -149,12 +149,13 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | N
     return np.stack(out) if out else quads[:0]
 
 
-def precise(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> np.ndarray:
+def precise(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> Refined:
     """An outline's corners fitted to the paper's four edges (`refine.refine_quad`, sub-pixel):
     the contour finder's polygon cuts the rounded corners and follows the blur, about 1% of the
     diagonal off (measured on enrollment photos of the held-out printing: median 1.0%, worst
-    3.5%; fitted: median 0.3%, worst 0.6%). Kept as it is when no card-shaped fit is found."""
-    return refine_quad(image, quad, reach=0.1, aspect=aspect_range(aspect)).corners
+    3.5%; fitted: median 0.3%, worst 0.6%). Kept as it is (`refined` False) when no card-shaped
+    fit is found."""
+    return refine_quad(image, quad, reach=0.1, aspect=aspect_range(aspect))
 
 
 def reading_order(corners: np.ndarray) -> np.ndarray:
@@ -196,7 +197,7 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
             quads = refine_with_contours(image, order_corners(det.corners[sorted(keep)]), aspect)
     if len(quads) == 0:
         quads, method = find_quads_by_contour(image), "contour"
-        quads = np.stack([precise(image, q, aspect) for q in quads]) if len(quads) else quads
+        quads = np.stack([precise(image, q, aspect).corners for q in quads]) if len(quads) else quads
     if len(quads) == 0:
         raise NoCardFound("no card found in the photo")
     if len(quads) > expected:

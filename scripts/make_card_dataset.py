@@ -272,10 +272,17 @@ def _back(deck_name: str, card: D.Card | None, rng) -> D.Card:
     return bs[int(rng.integers(len(bs)))]
 
 
-def layout(rng, w, h, deck_name, designs, smallest: float = 45.0) -> tuple[list[Placed], list[dict]]:
+def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
+           tricks: bool = False) -> tuple[list[Placed], list[dict]]:
     """Cards on the table plane, bottom first, and hands (occluders) to draw on top; card heights
-    log-uniform from `smallest` pixels to 300 (or three quarters of the image)."""
-    kind = rng.choice(["scatter", "fan", "pile", "row", "mixed"], p=[0.3, 0.3, 0.12, 0.13, 0.15])
+    log-uniform from `smallest` pixels to 300 (or three quarters of the image).
+
+    `tricks` adds a fifth of scenes with a trick tossed onto the centre: 2-4 face-up cards
+    at any angle, each lying partly over the one before."""
+    if tricks and rng.random() < 0.2:
+        kind = "trick"
+    else:
+        kind = rng.choice(["scatter", "fan", "pile", "row", "mixed"], p=[0.3, 0.3, 0.12, 0.13, 0.15])
     placed: list[Placed] = []
     hands: list[dict] = []
     design = designs[int(rng.integers(len(designs)))]
@@ -335,7 +342,19 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0) -> tuple[list[
                                   cy=cy + base_h * rng.uniform(0.3, 0.5), angle=ang + rng.normal(0, 6),
                                   height=base_h * rng.uniform(0.9, 1.0)))
 
-    if kind == "scatter":
+    def trick():
+        n = int(rng.integers(2, 5))
+        cx, cy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
+        for _ in range(n):
+            placed.append(new(face_up=bool(rng.random() < 0.9), cx=cx, cy=cy,
+                              angle=rng.uniform(-180, 180), height=base_h * rng.uniform(0.95, 1.05)))
+            step, a = base_h * rng.uniform(0.15, 0.6), rng.uniform(0, 2 * math.pi)
+            cx, cy = cx + math.cos(a) * step, cy + math.sin(a) * step
+
+    if kind == "trick":
+        trick()
+        scatter(int(rng.integers(0, 3)))
+    elif kind == "scatter":
         scatter(int(rng.integers(1, 7)))
     elif kind == "fan":
         fan()
@@ -392,8 +411,9 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
     """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info).
 
     `varied` (training and validation only): more backgrounds (VARIED_BACKGROUNDS), designs with
-    paler or resized pips, smaller cards and steeper camera tilts. Without it a seed gives the
-    scenes it always gave; the test split ignores it."""
+    paler or resized pips, smaller cards, steeper camera tilts and tricks tossed onto the centre
+    (`layout`'s `tricks`). Without it a seed gives the scenes it always gave; the test split
+    ignores it."""
     varied = varied and split != "test"
     if h is None:
         h = int(rng.choice([360, 480]))
@@ -412,7 +432,7 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
         small = 45.0 if rng.random() < 0.6 else 28.0
     P = _perspective(rng, w, h, tilt)
     empty = rng.random() < 0.04
-    placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs, small)
+    placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs, small, tricks=varied)
 
     owner = np.full((h, w), -1, np.int32)
     kept: list[tuple] = []  # (index in owner map, corners, face_up, symmetric, card drawn, design)
@@ -588,7 +608,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--varied", action="store_true",
                     help="training and validation scenes with more backgrounds, paler or resized pips, "
-                         "smaller cards and steeper tilts (the test split is unchanged)")
+                         "smaller cards, steeper tilts and tricks tossed onto the centre (the test "
+                         "split is unchanged)")
     args = ap.parse_args(argv)
     t0 = time.time()
     counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v > 0}

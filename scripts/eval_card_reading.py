@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision.cards.decks import faces  # noqa: E402
-from vision.cards.detections import CardDetections  # noqa: E402
-from vision.cards.detector import CardDetector, box_iou, order_corners  # noqa: E402
+from vision.cards.detections import CardDetections, orientation_of  # noqa: E402
+from vision.cards.detector import CardDetector, box_iou  # noqa: E402
 from vision.cards.enroll import PhotoProblem, deck_aspect, find_cards  # noqa: E402
 from vision.cards.reader import CardReader  # noqa: E402
 from vision.cards.refine import refine_corners  # noqa: E402
@@ -106,6 +106,17 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
                    "not_enrolled": {k: v for k, v in rejected.items() if k not in crops}}
 
 
+def up_or_down(corners: np.ndarray) -> np.ndarray:
+    """The true corners as a detector that knows the card's corners but not which short edge is
+    its top would give them: the order whose top edge faces most nearly up in the image.
+
+    (`order_corners` takes the image's shorter edge for the top: a card seen steeply from the
+    side can look as wide as it is tall, and was then read turned a quarter.)"""
+    quads = np.stack([corners, np.roll(corners, 2, axis=0)]).astype(np.float32)
+    turn = (orientation_of(quads) + 180) % 360 - 180
+    return quads[int(np.argmin(np.abs(turn)))]
+
+
 def corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
     """Mean corner distance over the diagonal, best of the four cyclic orders."""
     truth = np.asarray(truth, np.float32)
@@ -149,7 +160,7 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
             truth = meta["id"].rsplit(":", 1)[0] if meta["id"].split(":")[0] in ("chicken", "guild", "signal") else meta["id"]
             # identification alone, from the true corners (a perfect detector that cannot tell
             # up from down: top edge towards the image top)
-            gt = CardDetections.from_corners(order_corners(corners))
+            gt = CardDetections.from_corners(up_or_down(corners))
             for name, reader in readers.items():
                 label = reader.identify(img, gt, snap=False).label[0]
                 for key in (("gt_clear", "gt_all") if clear else ("gt_all",)):

@@ -112,7 +112,7 @@ def train(args) -> Path:
         data=str(Path(args.data).resolve()), epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
         device="cpu", workers=args.workers, project=str(RUNS / "card_detector"), name=args.name,
         exist_ok=True, pretrained=str(args.init) if args.init else False, amp=False, plots=False, seed=args.seed, deterministic=False,
-        patience=max(args.epochs, 100), cache=args.cache,
+        patience=max(args.epochs, 100), cache=args.cache, save_period=1,  # every epoch's weights, for --select-on
         # the scenes already carry perspective, rotation, colour and blur; mirrored cards do not exist
         fliplr=0.0, degrees=0.0, mosaic=args.mosaic, close_mosaic=args.close_mosaic,
         hsv_h=0.01, hsv_s=0.4, hsv_v=0.3, scale=0.4, translate=0.1, warmup_epochs=args.warmup_epochs,
@@ -128,13 +128,47 @@ def train(args) -> Path:
     return run_dir
 
 
+def _epoch_number(path: Path) -> int:
+    return int(path.stem.removeprefix("epoch"))
+
+
+def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path, list[dict]]:
+    """Of the run's per-epoch checkpoints (`epochN.pt`, N from 0), the one that finds most
+    face-up cards in the test split of `select_on` (then the most precise): a selection split of
+    the held-out design and backgrounds, with scenes of its own, so that the test split still
+    measures a model chosen without it."""
+    from ultralytics import YOLO
+
+    import eval_card_detector
+
+    rows = []
+    for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
+        onnx = Path(YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True,
+                                                         dynamic=False))
+        m = eval_card_detector.evaluate(onnx, select_on, split="test", imgsz=imgsz, with_ultralytics=False)
+        rows.append({"checkpoint": ckpt.name, "epoch": _epoch_number(ckpt) + 1,
+                     "recall_face_up": m["recall_face_up"], "precision": m["precision"]})
+        print(json.dumps(rows[-1]), flush=True)
+    if not rows:
+        raise SystemExit(f"--select-on: no epochN.pt checkpoints in {run_dir / 'weights'}")
+    best = max(rows, key=lambda r: (r["recall_face_up"], r["precision"]))
+    return run_dir / "weights" / best["checkpoint"], rows
+
+
 def export_and_evaluate(run_dir: Path, args) -> dict:
     offline_ultralytics(args.threads)
     from ultralytics import YOLO
 
-    weights = run_dir / "weights" / "best.pt"
-    if not weights.exists():
-        weights = run_dir / "weights" / "last.pt"
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import eval_card_detector
+
+    selection = None
+    if args.select_on:
+        weights, selection = select_checkpoint(run_dir, args.select_on, args.imgsz)
+    else:
+        weights = run_dir / "weights" / "best.pt"
+        if not weights.exists():
+            weights = run_dir / "weights" / "last.pt"
     if not weights.exists():
         raise SystemExit(f"no checkpoint in {run_dir / 'weights'}")
     model = YOLO(str(weights), task="pose")
@@ -143,9 +177,6 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     target = out / "card_detector.onnx"
     shutil.copy(onnx_path, target)
-
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import eval_card_detector
 
     metrics = eval_card_detector.evaluate(target, Path(args.data), split="test", imgsz=args.imgsz,
                                           with_ultralytics=True)
@@ -173,6 +204,8 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
         "epochs_run": len(progress), "train_seconds": float((run_dir / "train_seconds.txt").read_text())
         if (run_dir / "train_seconds.txt").exists() else None,
         "dataset": json.loads(meta_path.read_text()) if meta_path.exists() else None,
+        "selection": {"data": str(Path(args.select_on).resolve().relative_to(ROOT)), "epochs": selection}
+        if selection else None,
         "held_out_test": metrics, "last_val": progress[-1]["val"] if progress else None,
         "versions": {"ultralytics": ultralytics.__version__, "torch": torch.__version__},
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -199,6 +232,15 @@ def _init_row(r: dict) -> str:
             f"{init.get('epochs_run', '?')} epochs and {init.get('train_seconds') or 0:.0f} s on the previous "
             f"dataset (train: {(init.get('dataset_splits') or {}).get('train', {}).get('images', '?')} images, "
             f"designs {', '.join((init.get('dataset_splits') or {}).get('train', {}).get('designs') or [])}) |\n")
+
+
+def _chosen(r: dict) -> str:
+    sel = r.get("selection")
+    if not sel:
+        return "the best by validation fitness"
+    recalls = ", ".join(f"{e['recall_face_up']:.3f}" for e in sel["epochs"])
+    return (f"the epoch that found most face-up cards in the selection split `{sel['data']}`; "
+            f"its recall after each epoch: {recalls}")
 
 
 def _real_photos_section(r: dict) -> str:
@@ -248,7 +290,7 @@ templates of an enrolled deck). Input, output layout and decoding: `docs/card-de
 | input | 1x3x{r['imgsz']}x{r['imgsz']} RGB 0..1, letterboxed |
 | file | ONNX opset 18, {r['onnx_bytes'] / 1e6:.1f} MB; runs with onnxruntime alone |
 | trained | {r['exported']}, ultralytics {r['versions']['ultralytics']}, torch {r['versions']['torch']}, CPU |
-| epochs | {r['epochs_run']} (checkpoint `{r['checkpoint']}`: the best by validation fitness), {r['train_seconds'] or 0:.0f} s of training |
+| epochs | {r['epochs_run']} (checkpoint `{r['checkpoint']}`: {_chosen(r)}), {r['train_seconds'] or 0:.0f} s of training |
 {_init_row(r)}
 ## Data
 
@@ -324,6 +366,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "models" / "card_detector"))
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")
+    ap.add_argument("--select-on", type=Path,
+                    help="data.yaml of a selection split (held-out design and backgrounds, scenes of its "
+                         "own): ship the epoch that finds most face-up cards there, not the best by "
+                         "validation fitness")
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)
     if args.init and not args.init.is_file():

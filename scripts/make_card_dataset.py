@@ -610,7 +610,18 @@ def main(argv=None) -> int:
                     help="training and validation scenes with more backgrounds, paler or resized pips, "
                          "smaller cards, steeper tilts and tricks tossed onto the centre (the test "
                          "split is unchanged)")
+    ap.add_argument("--procedural-only", action="store_true",
+                    help="without scikit-image: leave out its photographed backgrounds (brick, grass, "
+                         "gravel, sample photographs)")
     args = ap.parse_args(argv)
+    global _SKIMAGE, _PHOTOS
+    if args.procedural_only:
+        _SKIMAGE, _PHOTOS = {}, []  # the same scenes whether or not scikit-image is installed
+    elif not _skimage_textures():
+        ap.error("scikit-image is not installed (or its sample data unreadable): its brick, grass and "
+                 "gravel and its sample photographs are backgrounds of every split, gravel one of the "
+                 "held-out three. Install requirements-train.txt, or pass --procedural-only to "
+                 "generate without them")
     t0 = time.time()
     counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v > 0}
     stats = write_dataset(args.out, counts, args.seed, args.width, varied=args.varied)

@@ -132,6 +132,31 @@ def _epoch_number(path: Path) -> int:
     return int(path.stem.removeprefix("epoch"))
 
 
+def test_split_problem(data: Path) -> str | None:
+    """Why the model could not be measured on `data`'s test split after training, or None."""
+    import eval_card_detector
+
+    if not data.is_file():
+        return "no such file"
+    if not any(line.startswith("test:") for line in data.read_text().splitlines()):
+        return ("no `test:` split: the model is measured on the held-out split after training; link "
+                "`images/test` and `labels/test` to `datasets/generated/cards_v2`'s and add `test: images/test`")
+    images = eval_card_detector._read_yaml_path(data) / "images" / "test"
+    if not any(images.glob("*.jpg")):
+        return f"no images in {images}"
+    return None
+
+
+def run_model(run_dir: Path) -> str | None:
+    """The model YAML a run was trained from (its `args.yaml`), for --export-only."""
+    args_yaml = Path(run_dir) / "args.yaml"
+    if args_yaml.is_file():
+        for line in args_yaml.read_text().splitlines():
+            if line.startswith("model:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
 def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path, list[dict]]:
     """Of the run's per-epoch checkpoints (`epochN.pt`, N from 0), the one that finds most
     face-up cards in the test split of `select_on` (then the most precise): a selection split of
@@ -376,6 +401,11 @@ def main(argv=None) -> int:
         ap.error(f"--init {args.init}: no such checkpoint")
     if args.cache in ("False", "false", "none", ""):
         args.cache = False
+    for flag, data in (("--data", args.data), ("--select-on", args.select_on)):
+        if data and (problem := test_split_problem(Path(data))):
+            ap.error(f"{flag} {data}: {problem}")  # before hours of training, not after
+    if args.export_only and args.model == ap.get_default("model"):
+        args.model = run_model(args.export_only) or args.model
     run_dir = args.export_only if args.export_only else train(args)
     export_and_evaluate(Path(run_dir).resolve(), args)
     return 0

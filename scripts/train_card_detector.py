@@ -96,14 +96,7 @@ def train(args) -> Path:
     model = YOLO(args.model, task="pose")
     if args.init:
         model.load(str(args.init))  # weights of an earlier run of the same YAML
-        prev = Path(args.out) / "metrics.json"
-        init = {"weights": str(Path(args.init).resolve().relative_to(ROOT))}
-        if prev.exists():
-            old = json.loads(prev.read_text())
-            init.update({k: old.get(k) for k in ("epochs_run", "train_seconds", "exported", "init")})
-            init["dataset_splits"] = {k: {kk: v.get(kk) for kk in ("images", "cards", "designs")}
-                                      for k, v in ((old.get("dataset") or {}).get("splits") or {}).items()}
-            init["held_out_test"] = old.get("held_out_test")
+        init = init_record(Path(args.init))
         (run_dir / "init.json").write_text(json.dumps(init, indent=1))
     fit_end, batch_end = _progress_callback(log_path, stop_file)
     model.add_callback("on_fit_epoch_end", fit_end)
@@ -147,12 +140,62 @@ def test_split_problem(data: Path) -> str | None:
     return None
 
 
-def run_model(run_dir: Path) -> str | None:
-    """The model YAML a run was trained from (its `args.yaml`), for --export-only."""
+def dataset_meta(data: Path) -> dict | None:
+    """The generator's `meta.json` of `data`; a test split linked from another dataset (the
+    held-out split every model is measured on) is described by that dataset's meta."""
+    import eval_card_detector
+
+    meta_path = data.resolve().parent / "meta.json"
+    if not meta_path.exists():
+        return None
+    meta = json.loads(meta_path.read_text())
+    test = eval_card_detector._read_yaml_path(data) / "images" / "test"
+    linked_meta = test.resolve().parents[1] / "meta.json"
+    if "test" not in meta.get("splits", {}) and test.is_symlink() and linked_meta.exists():
+        linked = json.loads(linked_meta.read_text())
+        if "test" in linked.get("splits", {}):
+            meta["splits"]["test"] = dict(linked["splits"]["test"], linked_from=str(
+                linked_meta.parent.relative_to(ROOT) if linked_meta.is_relative_to(ROOT) else linked_meta.parent))
+    return meta
+
+
+def run_progress(run_dir: Path) -> list[dict]:
+    """A run's per-epoch log (`progress.jsonl`), one entry per epoch trained."""
+    path = Path(run_dir) / "progress.jsonl"
+    progress = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.exists() else []
+    by_epoch = {p["epoch"]: p for p in progress}  # the final validation repeats the last epoch
+    progress = [by_epoch[k] for k in sorted(by_epoch)]
+    if len(progress) >= 2 and progress[-1].get("loss") == progress[-2].get("loss"):
+        progress = progress[:-1]  # a run stopped on time logs its final validation as one more epoch
+    return progress
+
+
+def init_record(weights: Path) -> dict:
+    """What the initial weights are: their run's epochs, training time and training data, read
+    from the run folder they were saved in (`RUN/weights/X.pt`)."""
+    weights = weights.resolve()
+    rec: dict = {"weights": str(weights.relative_to(ROOT)) if weights.is_relative_to(ROOT) else str(weights)}
+    run = weights.parent.parent
+    if progress := run_progress(run):
+        rec["epochs_run"] = len(progress)
+    if weights.stem.startswith("epoch") and weights.stem[5:].isdigit():
+        rec["epoch"] = _epoch_number(weights) + 1  # weights saved after that epoch, not the run's end
+    if (run / "train_seconds.txt").exists():
+        rec["train_seconds"] = float((run / "train_seconds.txt").read_text())
+    data = run_arg(run, "data")
+    meta = dataset_meta(Path(data)) if data and Path(data).is_file() else None
+    if meta:
+        rec["dataset_splits"] = {k: {kk: v.get(kk) for kk in ("images", "cards", "designs")}
+                                 for k, v in meta.get("splits", {}).items()}
+    return rec
+
+
+def run_arg(run_dir: Path, key: str) -> str | None:
+    """One of the arguments a run was trained with (its `args.yaml`)."""
     args_yaml = Path(run_dir) / "args.yaml"
     if args_yaml.is_file():
         for line in args_yaml.read_text().splitlines():
-            if line.startswith("model:"):
+            if line.startswith(f"{key}:"):
                 return line.split(":", 1)[1].strip()
     return None
 
@@ -206,13 +249,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     metrics = eval_card_detector.evaluate(target, Path(args.data), split="test", imgsz=args.imgsz,
                                           with_ultralytics=True)
     # the training record
-    progress = [json.loads(x) for x in (run_dir / "progress.jsonl").read_text().splitlines() if x.strip()] \
-        if (run_dir / "progress.jsonl").exists() else []
-    by_epoch = {p["epoch"]: p for p in progress}  # the final validation repeats the last epoch
-    progress = [by_epoch[k] for k in sorted(by_epoch)]
-    if len(progress) >= 2 and progress[-1].get("loss") == progress[-2].get("loss"):
-        progress = progress[:-1]  # a run stopped on time logs its final validation as one more epoch
-    meta_path = Path(args.data).resolve().parent / "meta.json"
+    progress = run_progress(run_dir)
     ckpt_info = {}
     try:
         import torch
@@ -228,7 +265,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
         "model": args.model, "imgsz": args.imgsz, "checkpoint": weights.name, "checkpoint_info": ckpt_info,
         "epochs_run": len(progress), "train_seconds": float((run_dir / "train_seconds.txt").read_text())
         if (run_dir / "train_seconds.txt").exists() else None,
-        "dataset": json.loads(meta_path.read_text()) if meta_path.exists() else None,
+        "dataset": dataset_meta(Path(args.data)),
         "selection": {"data": str(Path(args.select_on).resolve().relative_to(ROOT)), "epochs": selection}
         if selection else None,
         "held_out_test": metrics, "last_val": progress[-1]["val"] if progress else None,
@@ -253,10 +290,16 @@ def _init_row(r: dict) -> str:
     init = r.get("init")
     if not init:
         return ""
-    return (f"| initial weights | `{init['weights']}`: an earlier run of the same YAML here, "
-            f"{init.get('epochs_run', '?')} epochs and {init.get('train_seconds') or 0:.0f} s on the previous "
-            f"dataset (train: {(init.get('dataset_splits') or {}).get('train', {}).get('images', '?')} images, "
-            f"designs {', '.join((init.get('dataset_splits') or {}).get('train', {}).get('designs') or [])}) |\n")
+    epochs = f"{init['epochs_run']} epochs" if init.get("epochs_run") else ""
+    if init.get("epoch"):
+        epochs = f"epoch {init['epoch']}" + (f" of {init['epochs_run']}" if init.get("epochs_run") else "")
+    trained = " and ".join(x for x in (epochs,
+                                       f"{init['train_seconds']:.0f} s" if init.get("train_seconds") else "") if x)
+    train = (init.get("dataset_splits") or {}).get("train") or {}
+    if train.get("images"):
+        trained += f" on {train['images']} training scenes ({', '.join(train.get('designs') or [])})"
+    return (f"| initial weights | `{init['weights']}`: an earlier run of the same YAML here"
+            f"{', ' + trained.strip() if trained else ''} |\n")
 
 
 def _chosen(r: dict) -> str:
@@ -405,7 +448,7 @@ def main(argv=None) -> int:
         if data and (problem := test_split_problem(Path(data))):
             ap.error(f"{flag} {data}: {problem}")  # before hours of training, not after
     if args.export_only and args.model == ap.get_default("model"):
-        args.model = run_model(args.export_only) or args.model
+        args.model = run_arg(args.export_only, "model") or args.model
     run_dir = args.export_only if args.export_only else train(args)
     export_and_evaluate(Path(run_dir).resolve(), args)
     return 0

@@ -42,5 +42,40 @@ def test_a_dataset_without_its_held_out_split_is_refused_before_training(tmp_pat
 
 def test_export_only_takes_the_model_yaml_the_run_was_trained_from(tmp_path):
     (tmp_path / "args.yaml").write_text("task: pose\nmodel: models/card_detector/card-pose.yaml\nimgsz: 480\n")
-    assert T.run_model(tmp_path) == "models/card_detector/card-pose.yaml"
-    assert T.run_model(tmp_path / "nowhere") is None
+    assert T.run_arg(tmp_path, "model") == "models/card_detector/card-pose.yaml"
+    assert T.run_arg(tmp_path / "nowhere", "model") is None
+
+
+def test_initial_weights_are_described_from_the_run_they_were_saved_in(tmp_path):
+    data = tmp_path / "data"
+    (data / "images" / "test").mkdir(parents=True)
+    (data / "data.yaml").write_text(f"path: {data}\ntrain: images/train\nval: images/val\ntest: images/test\n")
+    (data / "meta.json").write_text(json.dumps({"splits": {"train": {"images": 6000, "designs": ["classic", "bold"]}}}))
+    run = tmp_path / "v6"
+    (run / "weights").mkdir(parents=True)
+    (run / "weights" / "epoch5.pt").write_bytes(b"")
+    (run / "args.yaml").write_text(f"model: card-pose.yaml\ndata: {data / 'data.yaml'}\n")
+    (run / "progress.jsonl").write_text("".join(json.dumps({"epoch": e, "loss": e}) + "\n" for e in (*range(1, 9), 8)))
+    (run / "train_seconds.txt").write_text("5981\n")
+    init = T.init_record(run / "weights" / "epoch5.pt")
+    assert init["epochs_run"] == 8 and init["epoch"] == 6 and init["train_seconds"] == 5981.0
+    assert init["dataset_splits"]["train"]["images"] == 6000
+    row = T._init_row({"init": init})
+    assert "epoch 6 of 8 and 5981 s on 6000 training scenes (classic, bold)" in row and "?" not in row
+    assert T._init_row({"init": {"weights": "w.pt"}}) == "| initial weights | `w.pt`: an earlier run of the same YAML here |\n"
+
+
+def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_path):
+    def dataset(root, splits):
+        (root / "images").mkdir(parents=True)
+        (root / "data.yaml").write_text(f"path: {root}\ntrain: images/train\nval: images/val\ntest: images/test\n")
+        (root / "meta.json").write_text(json.dumps({"seed": 1, "splits": splits}))
+    dataset(tmp_path / "v2", {"test": {"images": 300, "cards": 731}})
+    (tmp_path / "v2" / "images" / "test").mkdir()
+    dataset(tmp_path / "v7", {"train": {"images": 6000}})
+    (tmp_path / "v7" / "images" / "test").symlink_to(tmp_path / "v2" / "images" / "test")
+    meta = T.dataset_meta(tmp_path / "v7" / "data.yaml")
+    assert meta["splits"]["train"] == {"images": 6000}
+    assert meta["splits"]["test"]["images"] == 300 and meta["splits"]["test"]["linked_from"].endswith("v2")
+    assert T.dataset_meta(tmp_path / "v2" / "data.yaml")["splits"] == {"test": {"images": 300, "cards": 731}}
+    assert T.dataset_meta(tmp_path / "nowhere" / "data.yaml") is None

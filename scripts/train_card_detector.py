@@ -192,12 +192,11 @@ def init_record(weights: Path) -> dict:
 
 def run_arg(run_dir: Path, key: str) -> str | None:
     """One of the arguments a run was trained with (its `args.yaml`)."""
+    import yaml
+
     args_yaml = Path(run_dir) / "args.yaml"
-    if args_yaml.is_file():
-        for line in args_yaml.read_text().splitlines():
-            if line.startswith(f"{key}:"):
-                return line.split(":", 1)[1].strip()
-    return None
+    value = (yaml.safe_load(args_yaml.read_text()) or {}).get(key) if args_yaml.is_file() else None
+    return None if value is None else str(value)
 
 
 def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path, list[dict]]:

@@ -5,7 +5,10 @@ seed), written to a temporary folder so both sides read the very same pictures. 
 on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime gets `--threads`
 (2), Ultralytics keeps its own choice of torch threads (it takes one on a 2-core machine). Reported: the median milliseconds per frame of
 
-* `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS);
+* `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS), run alone
+  frame after frame as the baseline is (inside the reader's loop it takes longer, 34 ms against
+  23 ms measured on 2 cores: reading a frame's cards walks through every template and most
+  likely pushes the model's weights out of the CPU caches);
 * `detect+refine`: the same plus corner refinement of every card (`refine.refine_corners`, what
   the reader does with no deck);
 * `detect+identify, detector's corners`: the detector plus rectifying and identifying every card
@@ -17,7 +20,9 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
   the runtime environment has no torch), warm-up frames excluded as on our side;
 
-and the ratios ultralytics / ours (above 1: ours is faster).
+and the ratios ultralytics / ours (above 1: ours is faster). The machine's load drifts: `--rounds`
+passes (3) alternate ours and Ultralytics', and each figure is the median over the rounds (the
+ratio taken within each round), with the per-round ratios alongside.
 
     .venv/bin/python scripts/bench_cards.py --frames 30
     .venv/bin/python scripts/bench_cards.py --pt runs/card_detector/main/weights/best.pt --json bench.json
@@ -87,6 +92,54 @@ def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
     return out
 
 
+
+def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
+    """One pass over the frames: the median milliseconds of each step, and what was read."""
+    from vision.cards.refine import refine_corners
+
+    det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
+    for i, (img, _) in enumerate(images):  # the detector alone, frame after frame, as Ultralytics runs
+        t0 = time.perf_counter()
+        detector(img)
+        if i >= warmup:
+            det_ms.append((time.perf_counter() - t0) * 1000)
+    for i, (img, deck) in enumerate(images):
+        t0 = time.perf_counter()
+        found = detector(img)
+        t1 = time.perf_counter()
+        for q in found.corners:
+            refine_corners(img, q)
+        t2 = time.perf_counter()
+        named_plain = plain[deck].identify(img, found)
+        t3 = time.perf_counter()
+        named = readers[deck].identify(img, found)
+        t4 = time.perf_counter()
+        if i >= warmup:
+            ref_ms.append((t2 - t0) * 1000)
+            plain_ms.append((t1 - t0 + t3 - t2) * 1000)
+            full_ms.append((t1 - t0 + t4 - t3) * 1000)
+            cards += len(found)
+            read += sum(lbl is not None for lbl in named.label)
+            read_plain += sum(lbl is not None for lbl in named_plain.label)
+    return {"frames": len(det_ms), "cards_found": cards, "cards_named": read,
+            "cards_named_from_detector_corners": read_plain,
+            "detect_ms": statistics.median(det_ms), "detect_refine_ms": statistics.median(ref_ms),
+            "detect_identify_detector_corners_ms": statistics.median(plain_ms),
+            "detect_identify_ms": statistics.median(full_ms)}
+
+
+def run_baseline(python: str, pt: Path, detector, frames, warmup: int, cpus: list[int], tmp: Path) -> dict:
+    """Ultralytics' own predict of the same model on the same frames, in the training environment."""
+    env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(tmp / "yolo"))
+    cmd = [python, "-c", BASELINE, str(pt), str(detector.imgsz[0]), str(detector.conf), str(warmup),
+           *[str(p) for p, _ in frames]]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                         preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+    if res.returncode != 0:
+        return {"error": res.stderr.strip().splitlines()[-1:] or ["failed"]}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--frames", type=int, default=30)
@@ -96,6 +149,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pt", default=None, help="the same model as an Ultralytics .pt (default: "
                     "models/card_detector/card_detector.pt, else runs/card_detector/main/weights/best.pt)")
     ap.add_argument("--baseline-python", default=str(ROOT / ".venv-train" / "bin" / "python"))
+    ap.add_argument("--rounds", type=int, default=3, help="passes over the frames, ours and Ultralytics' "
+                    "alternated; the medians and the ratio are the median over the rounds")
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads (torch gets Ultralytics' own choice)")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
@@ -103,7 +158,6 @@ def main(argv=None) -> int:
 
     from vision.cards.detector import CardDetector
     from vision.cards.reader import CardReader
-    from vision.cards.refine import refine_corners
     from vision.cards.render import HELD_OUT_DESIGN
     from vision.cards.templates import load_deck
 
@@ -114,51 +168,36 @@ def main(argv=None) -> int:
         frames = make_frames(Path(tmp), args.frames + args.warmup, args.seed)
         images = [(cv2.imread(str(p)), d) for p, d in frames]
         plain = {d: CardReader(detector, r.deck, snap=False, align=False) for d, r in readers.items()}
-        det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
-        for i, (img, deck) in enumerate(images):
-            t0 = time.perf_counter()
-            found = detector(img)
-            t1 = time.perf_counter()
-            for q in found.corners:
-                refine_corners(img, q)
-            t2 = time.perf_counter()
-            named_plain = plain[deck].identify(img, found)
-            t3 = time.perf_counter()
-            named = readers[deck].identify(img, found)
-            t4 = time.perf_counter()
-            if i >= args.warmup:
-                det_ms.append((t1 - t0) * 1000)
-                ref_ms.append((t2 - t0) * 1000)
-                plain_ms.append((t1 - t0 + t3 - t2) * 1000)
-                full_ms.append((t1 - t0 + t4 - t3) * 1000)
-                cards += len(found)
-                read += sum(lbl is not None for lbl in named.label)
-                read_plain += sum(lbl is not None for lbl in named_plain.label)
-        result.update({"frames": len(det_ms), "cards_found": cards, "cards_named": read,
-                       "cards_named_from_detector_corners": read_plain,
-                       "detect_ms": round(statistics.median(det_ms), 2),
-                       "detect_refine_ms": round(statistics.median(ref_ms), 2),
-                       "detect_identify_detector_corners_ms": round(statistics.median(plain_ms), 2),
-                       "detect_identify_ms": round(statistics.median(full_ms), 2)})
         pt = Path(args.pt) if args.pt else next((p for p in (ROOT / "models/card_detector/card_detector.pt",
                                                             ROOT / "runs/card_detector/main/weights/best.pt")
                                                  if p.is_file()), None)
-        if pt is None or not Path(args.baseline_python).is_file():
+        have_baseline = pt is not None and Path(args.baseline_python).is_file()
+        if not have_baseline:
             result["ultralytics"] = {"error": "no .pt model or no baseline Python (pass --pt and --baseline-python)"}
-        else:
-            env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(Path(tmp) / "yolo"))
-            cmd = [args.baseline_python, "-c", BASELINE, str(pt), str(detector.imgsz[0]), str(detector.conf),
-                   str(args.warmup), *[str(p) for p, _ in frames]]
-            res = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                 preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
-            if res.returncode != 0:
-                result["ultralytics"] = {"error": res.stderr.strip().splitlines()[-1:] or ["failed"]}
-            else:
-                base = json.loads(res.stdout.strip().splitlines()[-1])
-                base["pt"] = str(pt)
-                result["ultralytics"] = base
-                result["ratio_detect"] = round(base["median_ms"] / result["detect_ms"], 2)
-                result["ratio_detect_identify"] = round(base["median_ms"] / result["detect_identify_ms"], 2)
+        ours, theirs = [], []
+        for _ in range(args.rounds):  # alternated, so that a change of the machine's load hits both sides
+            ours.append(measure_ours(detector, readers, plain, images, args.warmup))
+            if have_baseline:
+                base = run_baseline(args.baseline_python, pt, detector, frames, args.warmup, cpus, Path(tmp))
+                if "error" in base:
+                    result["ultralytics"] = base
+                    have_baseline = False
+                else:
+                    theirs.append(base)
+        first = ours[0]
+        result.update({"frames": first["frames"], "rounds": args.rounds, "cards_found": first["cards_found"],
+                       "cards_named": first["cards_named"],
+                       "cards_named_from_detector_corners": first["cards_named_from_detector_corners"]})
+        for key in ("detect_ms", "detect_refine_ms", "detect_identify_detector_corners_ms", "detect_identify_ms"):
+            result[key] = round(statistics.median(o[key] for o in ours), 2)
+        if theirs:
+            result["ultralytics"] = dict(theirs[0], pt=str(pt),
+                                         median_ms=round(statistics.median(t["median_ms"] for t in theirs), 2),
+                                         median_ms_per_round=[round(t["median_ms"], 2) for t in theirs])
+            for name, key in (("ratio_detect", "detect_ms"), ("ratio_detect_identify", "detect_identify_ms")):
+                per_round = [t["median_ms"] / o[key] for o, t in zip(ours, theirs)]
+                result[name] = round(statistics.median(per_round), 2)
+                result[name + "_per_round"] = [round(r, 2) for r in per_round]
     print(json.dumps(result, indent=1))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=1))

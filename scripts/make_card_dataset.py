@@ -23,7 +23,9 @@ label line in order (ground truth for identification).
 
     python scripts/make_card_dataset.py --train 2000 --val 200 --test 300
 
-Runs in the runtime venv (numpy, OpenCV, tqdm); scikit-image is used when present.
+Needs scikit-image (`requirements-train.txt`) for its photographed backgrounds; without it, pass
+`--procedural-only` (the runtime venv: numpy, OpenCV, tqdm). `--test-from DATASET --test 0` links
+another dataset's held-out split, so a new training set is measured on the same scenes.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ import argparse
 import dataclasses
 import json
 import math
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -558,11 +562,33 @@ def parse_label_line(line: str) -> tuple[int, np.ndarray, np.ndarray, list[int]]
     return cls, box, kp[:, :2], [int(v) for v in kp[:, 2]]
 
 
+def link_test_split(out: Path, source: Path) -> None:
+    """OUT's test split is SOURCE's (images, labels and the card index, linked, not copied): every
+    model is measured on the same held-out scenes whatever data it was trained on."""
+    source = source.resolve()
+    parts = [Path("images/test"), Path("labels/test"), Path("cards/test.jsonl")]
+    missing = [str(source / p) for p in parts if not (source / p).exists()]
+    if missing:
+        raise FileNotFoundError(f"--test-from {source}: no held-out split there ({', '.join(missing)})")
+    for part in parts:
+        link = out / part
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        elif link.exists():
+            shutil.rmtree(link)
+        link.symlink_to(os.path.relpath(source / part, link.parent))
+
+
 def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640, progress=True,
-                  varied: bool = False) -> dict:
+                  varied: bool = False, test_from: Path | None = None) -> dict:
     from tqdm import tqdm
 
     out = out.resolve()
+    if test_from is not None:
+        if counts.get("test"):
+            raise ValueError("a test split is either generated or linked from another dataset, not both")
+        link_test_split(out, test_from)
     stats: dict = {"seed": seed, "width": width, "varied": varied, "splits": {},
                    "skimage": bool(_skimage_textures())}
     for s_i, (split, n) in enumerate(counts.items()):
@@ -590,7 +616,7 @@ def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640
                                   "designs": [R.HELD_OUT_DESIGN] if split == "test"
                                   else list(R.TRAIN_DESIGNS) + [f"random ({RANDOM_DESIGN_SHARE:.0%} of scenes)"]}
     yaml = (f"path: {out}\ntrain: images/train\nval: images/val\n"
-            + ("test: images/test\n" if "test" in counts else "")
+            + ("test: images/test\n" if "test" in counts or test_from is not None else "")
             + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"
             + "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASSES)))
     (out / "data.yaml").write_text(yaml)
@@ -613,7 +639,11 @@ def main(argv=None) -> int:
     ap.add_argument("--procedural-only", action="store_true",
                     help="without scikit-image: leave out its photographed backgrounds (brick, grass, "
                          "gravel, sample photographs)")
+    ap.add_argument("--test-from", type=Path, metavar="DATASET",
+                    help="link DATASET's held-out test split instead of generating one (with --test 0)")
     args = ap.parse_args(argv)
+    if args.test_from is not None and args.test:
+        ap.error("--test-from links another dataset's test split: pass --test 0 with it")
     global _SKIMAGE, _PHOTOS
     if args.procedural_only:
         _SKIMAGE, _PHOTOS = {}, []  # the same scenes whether or not scikit-image is installed
@@ -624,7 +654,11 @@ def main(argv=None) -> int:
                  "generate without them")
     t0 = time.time()
     counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v > 0}
-    stats = write_dataset(args.out, counts, args.seed, args.width, varied=args.varied)
+    try:
+        stats = write_dataset(args.out, counts, args.seed, args.width, varied=args.varied,
+                              test_from=args.test_from)
+    except FileNotFoundError as exc:
+        ap.error(str(exc))
     print(json.dumps(stats["splits"], indent=1))
     print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")
     return 0

@@ -84,6 +84,24 @@ def _progress_callback(log_path: Path, stop_file: Path):
     return on_fit_epoch_end, on_train_batch_end
 
 
+def train_arguments(args) -> dict:
+    """Ultralytics' `train` arguments for a run of this script."""
+    kw = dict(
+        data=str(Path(args.data).resolve()), epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
+        device="cpu", workers=args.workers, project=str(RUNS / "card_detector"), name=args.name,
+        exist_ok=True, pretrained=str(args.init) if args.init else False, amp=False, plots=False, seed=args.seed, deterministic=False,
+        patience=max(args.epochs, 100), cache=args.cache, save_period=1,  # every epoch's weights, for --select-on
+        # the scenes already carry perspective, rotation, colour and blur; mirrored cards do not exist
+        fliplr=0.0, degrees=0.0, mosaic=args.mosaic, close_mosaic=args.close_mosaic,
+        hsv_h=0.01, hsv_s=0.4, hsv_v=0.3, scale=0.4, translate=0.1, warmup_epochs=args.warmup_epochs,
+    )
+    if args.hours:
+        kw["time"] = args.hours
+    if args.lr0 is not None:  # Ultralytics' automatic choice ignores lr0: name the optimizer it picks
+        kw.update(optimizer="AdamW", lr0=args.lr0)
+    return kw
+
+
 def train(args) -> Path:
     offline_ultralytics(args.threads)
     from ultralytics import YOLO
@@ -101,17 +119,7 @@ def train(args) -> Path:
     fit_end, batch_end = _progress_callback(log_path, stop_file)
     model.add_callback("on_fit_epoch_end", fit_end)
     model.add_callback("on_train_batch_end", batch_end)
-    kw = dict(
-        data=str(Path(args.data).resolve()), epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
-        device="cpu", workers=args.workers, project=str(RUNS / "card_detector"), name=args.name,
-        exist_ok=True, pretrained=str(args.init) if args.init else False, amp=False, plots=False, seed=args.seed, deterministic=False,
-        patience=max(args.epochs, 100), cache=args.cache, save_period=1,  # every epoch's weights, for --select-on
-        # the scenes already carry perspective, rotation, colour and blur; mirrored cards do not exist
-        fliplr=0.0, degrees=0.0, mosaic=args.mosaic, close_mosaic=args.close_mosaic,
-        hsv_h=0.01, hsv_s=0.4, hsv_v=0.3, scale=0.4, translate=0.1, warmup_epochs=args.warmup_epochs,
-    )
-    if args.hours:
-        kw["time"] = args.hours
+    kw = train_arguments(args)
     t0 = time.time()
     try:
         model.train(**kw)
@@ -430,6 +438,9 @@ def main(argv=None) -> int:
     ap.add_argument("--close-mosaic", type=int, default=5)
     ap.add_argument("--cache", default="ram", help="ram, disk or False")
     ap.add_argument("--warmup-epochs", type=float, default=1.0)
+    ap.add_argument("--lr0", type=float, default=None,
+                    help="initial learning rate, with AdamW (default: Ultralytics' automatic choice, "
+                         "AdamW at 0.00167 for runs of this size); lower to fine-tune a trained model")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "models" / "card_detector"))
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")

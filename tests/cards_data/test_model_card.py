@@ -79,3 +79,23 @@ def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_p
     assert meta["splits"]["test"]["images"] == 300 and meta["splits"]["test"]["linked_from"].endswith("v2")
     assert T.dataset_meta(tmp_path / "v2" / "data.yaml")["splits"] == {"test": {"images": 300, "cards": 731}}
     assert T.dataset_meta(tmp_path / "nowhere" / "data.yaml") is None
+
+
+def _run_args(**over):
+    import argparse
+
+    base = dict(data="d.yaml", epochs=60, imgsz=480, batch=16, workers=2, name="v", init=None, seed=0,
+                cache="ram", mosaic=0.0, close_mosaic=0, warmup_epochs=0.3, hours=0.0, lr0=None)
+    return argparse.Namespace(**{**base, **over})
+
+
+def test_training_arguments_keep_cards_unmirrored_and_every_epoch():
+    kw = T.train_arguments(_run_args(hours=1.5))
+    assert kw["fliplr"] == 0.0 and kw["save_period"] == 1 and kw["time"] == 1.5
+    assert "optimizer" not in kw  # Ultralytics' automatic choice
+
+
+def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
+    kw = T.train_arguments(_run_args(lr0=0.0005, init="runs/x/weights/epoch3.pt"))
+    assert kw["optimizer"] == "AdamW" and kw["lr0"] == 0.0005
+    assert kw["pretrained"] == "runs/x/weights/epoch3.pt"

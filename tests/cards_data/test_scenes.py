@@ -160,3 +160,25 @@ def test_without_scikit_image_the_generator_refuses_unless_told_procedural_only(
     meta = json.loads((tmp_path / "d" / "meta.json").read_text())
     assert meta["skimage"] is False
     assert not any(b.startswith("skimage_") for b in meta["splits"]["train"]["backgrounds"])
+
+
+def test_test_split_linked_from_another_dataset(tmp_path, capsys):
+    # every model is measured on the same held-out scenes: a training set links them, with the
+    # card index that the up/down of Beccato! faces is measured from
+    G.write_dataset(tmp_path / "held", {"test": 2}, seed=0, width=160, progress=False)
+    assert G.main(["--out", str(tmp_path / "new"), "--train", "1", "--val", "1", "--test", "0", "--width", "160",
+                   "--procedural-only", "--test-from", str(tmp_path / "held")]) == 0
+    new, held = tmp_path / "new", tmp_path / "held"
+    for part in ("images/test", "labels/test", "cards/test.jsonl"):
+        assert (new / part).is_symlink() and (new / part).resolve() == (held / part).resolve()
+    assert sorted(p.name for p in (new / "images" / "test").iterdir()) == \
+        sorted(p.name for p in (held / "images" / "test").iterdir())
+    assert "test: images/test" in (new / "data.yaml").read_text()
+    with pytest.raises(SystemExit):  # generated or linked, not both
+        G.main(["--out", str(tmp_path / "x"), "--train", "1", "--test", "1", "--procedural-only",
+                "--test-from", str(held)])
+    with pytest.raises(SystemExit):  # a dataset with no held-out split
+        G.main(["--out", str(tmp_path / "y"), "--train", "1", "--test", "0", "--procedural-only",
+                "--test-from", str(tmp_path / "new" / "images")])
+    assert "no held-out split there" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()

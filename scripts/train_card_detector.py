@@ -97,8 +97,10 @@ def train_arguments(args) -> dict:
     )
     if args.hours:
         kw["time"] = args.hours
-    if args.lr0 is not None:  # Ultralytics' automatic choice ignores lr0: name the optimizer it picks
-        kw.update(optimizer="AdamW", lr0=args.lr0)
+    if args.lr0 is not None:  # Ultralytics' automatic choice ignores lr0: name what it picks
+        # (AdamW, beta1 0.9, biases warmed up from 0: the default bias warm-up from 0.1 is for SGD
+        # and would shake a trained model's biases hard in its first steps)
+        kw.update(optimizer="AdamW", lr0=args.lr0, momentum=0.9, warmup_bias_lr=0.0)
     return kw
 
 

@@ -98,4 +98,5 @@ def test_training_arguments_keep_cards_unmirrored_and_every_epoch():
 def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
     kw = T.train_arguments(_run_args(lr0=0.0005, init="runs/x/weights/epoch3.pt"))
     assert kw["optimizer"] == "AdamW" and kw["lr0"] == 0.0005
+    assert kw["warmup_bias_lr"] == 0.0 and kw["momentum"] == 0.9  # as the automatic choice sets them
     assert kw["pretrained"] == "runs/x/weights/epoch3.pt"

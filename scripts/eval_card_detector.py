@@ -98,8 +98,26 @@ def _read_yaml_path(data: Path) -> Path:
     return data.parent
 
 
+SWEEP = (0.2, 0.3, 0.4, 0.5)  # other confidence thresholds reported
+
+
+_BIN_ORDER = {k: i for i, k in enumerate(("under 20 px", "20-30 px", "30-50 px", "50 px or more",
+                                           "under half", "half to 90%", "90% or more"))}
+
+
+def _short_side_bin(px: float) -> str:
+    return "under 20 px" if px < 20 else "20-30 px" if px < 30 else "30-50 px" if px < 50 else "50 px or more"
+
+
+def _visible_bin(v: float | None) -> str:
+    return "unknown" if v is None else "under half" if v < 0.5 else "half to 90%" if v < 0.9 else "90% or more"
+
+
 def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, conf: float = 0.25,
-             with_ultralytics: bool = True, limit: int | None = None) -> dict:
+             with_ultralytics: bool = True, limit: int | None = None, sweep=SWEEP) -> dict:
+    """Recall, precision and corner error of the ONNX model on a split with ground truth; recall
+    of face-up cards also by background, deck, the card's short side in the model's input and
+    how much of it shows, and recall and precision at the `sweep` thresholds."""
     import onnxruntime as ort
 
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -120,11 +138,22 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
     n_gt = n_up = found_up = found_up_cls = found_any = n_det = tp_det = 0
     corner_err = []
     orient_ok = orient_n = 0
+    groups: dict[str, dict[str, list[int]]] = {"background": {}, "deck": {}, "short_side": {}, "visible": {}}
+    at_conf = {t: [0, 0, 0] for t in sweep}  # face-up cards found, detections, true detections
+
+    def count(kind: str, key: str, found: bool) -> None:
+        n_found = groups[kind].setdefault(key, [0, 0])
+        n_found[0] += 1
+        n_found[1] += int(found)
+
     for p in images:
         img = cv2.imread(str(p))
         h, w = img.shape[:2]
         blob, r, pad = letterbox(img, imgsz)
-        dets = decode(sess.run(None, {name: blob})[0], r, pad, conf)
+        all_dets = decode(sess.run(None, {name: blob})[0], r, pad, min(conf, *sweep))
+        # greedy NMS drops a box only for a higher-scoring one: filtering after it at a higher
+        # threshold gives what decoding at that threshold gives
+        dets = [d for d in all_dets if d[1] >= conf]
         n_det += len(dets)
         gts = [parse_label_line(x) for x in (root / "labels" / split / (p.stem + ".txt")).read_text().splitlines() if x.strip()]
         ids = index.get(p.name, {}).get("cards", [{}] * len(gts))
@@ -132,6 +161,21 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         gt_boxes = [np.array([*c.min(0), *c.max(0)]) for c in gt_corners]
         match = match_detections(gt_boxes, dets)
         used = set(match.values())
+        face_up = [g for g, gt in enumerate(gts) if gt[0] == 0]
+        for t in sweep:
+            dets_t = [d for d in all_dets if d[1] >= t]
+            match_t = match_detections(gt_boxes, dets_t)
+            at_conf[t][0] += sum(g in match_t for g in face_up)
+            at_conf[t][1] += len(dets_t)
+            at_conf[t][2] += len(set(match_t.values()))
+        rec = index.get(p.name, {})
+        for g in face_up:
+            c = gt_corners[g]
+            short = min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[1])) * r
+            count("short_side", _short_side_bin(float(short)), g in match)
+            count("visible", _visible_bin((ids[g] or {}).get("visible")), g in match)
+            count("background", rec.get("background", "unknown"), g in match)
+            count("deck", rec.get("deck", "unknown"), g in match)
         for g, ((cls, box, kp, vis), meta) in enumerate(zip(gts, ids)):
             n_gt += 1
             corners, gbox = gt_corners[g], gt_boxes[g]
@@ -165,6 +209,11 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         "corner_error_p90_of_diagonal": round(float(np.percentile(corner_err, 90)), 4) if corner_err else None,
         "orientation_accuracy_beccato": round(orient_ok / orient_n, 4) if orient_n else None,
         "orientation_cards": orient_n,
+        "recall_face_up_by": {kind: {k: {"cards": n, "recall": round(f / n, 4)}
+                                     for k, (n, f) in sorted(g.items(), key=lambda kv: (_BIN_ORDER.get(kv[0], 9), kv[0]))}
+                              for kind, g in groups.items()},
+        "at_conf": {str(t): {"recall_face_up": round(f / max(n_up, 1), 4), "precision": round(tp / max(nd, 1), 4)}
+                    for t, (f, nd, tp) in at_conf.items()},
     }
     if with_ultralytics:
         try:

@@ -285,12 +285,14 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     if (run_dir / "init.json").exists():
         record["init"] = json.loads((run_dir / "init.json").read_text())
     record["real_photos"] = eval_card_detector.real_photos(target, imgsz=args.imgsz)
+    shipped = ROOT / "models" / "card_detector" / "metrics.json"  # read before `out` may replace it
+    before = json.loads(shipped.read_text()) if shipped.is_file() else None
     (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
     lines = [json.dumps(p) for p in progress]
     (out / "train_log.txt").write_text(
         f"# one line per epoch: {run_dir.relative_to(ROOT)}, {args.model}, imgsz {args.imgsz}\n"
         + "\n".join(lines) + "\n")
-    write_model_card(out / "MODEL_CARD.md", record, provisional=args.provisional)
+    write_model_card(out / "MODEL_CARD.md", record, provisional=args.provisional, before=before)
     print(json.dumps(metrics, indent=1))
     return record
 
@@ -342,7 +344,69 @@ photographs cropped, scaled and turned), designs with paler or resized pips, car
 high and steeper camera tilts."""
 
 
-def write_model_card(path: Path, r: dict, provisional: bool = False) -> None:
+def _fmt(v) -> str:
+    return "n/a" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+METRIC_ROWS = (
+    ("box mAP50", "map50_box"), ("pose (corner) mAP50", "map50_pose"), ("box mAP50-95", "map50_95_box"),
+    ("recall of face-up cards (IoU 0.5, conf {conf}, COCO's matching)", "recall_face_up"),
+    ("... with the face-up class right", "recall_face_up_right_class"), ("recall of all cards", "recall_all"),
+    ("precision (conf {conf})", "precision"),
+    ("corner error, median / 90th percentile, fraction of the card's diagonal",
+     ("corner_error_median_of_diagonal", "corner_error_p90_of_diagonal")),
+    ("Beccato! faces read the right way up ({orientation_cards} cards)", "orientation_accuracy_beccato"),
+)
+
+
+def comparable(m: dict, before: dict | None) -> bool:
+    """Whether an earlier model's held-out metrics are of the same scenes at the same threshold."""
+    b = (before or {}).get("held_out_test") or {}
+    return bool(b) and all(b.get(k) == m.get(k) for k in ("images", "cards", "face_up_cards", "conf"))
+
+
+def _metrics_table(m: dict, before: dict | None) -> str:
+    b = before["held_out_test"] if comparable(m, before) else None
+
+    def cell(x: dict, key) -> str:
+        return " / ".join(_fmt(x.get(k)) for k in key) if isinstance(key, tuple) else _fmt(x.get(key))
+
+    head = "| metric | value |" + (" the model shipped before |" if b else "")
+    rule = "|---|---|" + ("---|" if b else "")
+    rows = [f"| {label.format(**m)} | {cell(m, key)} |" + (f" {cell(b, key)} |" if b else "")
+            for label, key in METRIC_ROWS]
+    return "\n".join([head, rule, *rows]) + "\n"
+
+
+def _breakdown(m: dict, before: dict | None) -> str:
+    """Recall of face-up cards by group, and at other thresholds (with the model before's)."""
+    b = before["held_out_test"] if comparable(m, before) else {}
+    lines = []
+    at, at_b = m.get("at_conf") or {}, b.get("at_conf") or {}
+    if at:
+        ts = " / ".join(at)
+        lines.append(f"Recall and precision at other confidence thresholds (conf {ts}): recall "
+                     + " / ".join(_fmt(v["recall_face_up"]) for v in at.values()) + ", precision "
+                     + " / ".join(_fmt(v["precision"]) for v in at.values())
+                     + (" (the model before: recall " + " / ".join(_fmt(v["recall_face_up"]) for v in at_b.values())
+                        + ", precision " + " / ".join(_fmt(v["precision"]) for v in at_b.values()) + ")"
+                        if list(at_b) == list(at) else "") + ".")
+    names = {"background": "background", "deck": "deck",
+             "short_side": "the card's short side in the model's input", "visible": "how much of the card shows"}
+    by, by_b = m.get("recall_face_up_by") or {}, b.get("recall_face_up_by") or {}
+    for kind, groups in by.items():
+        parts = []
+        for k, g in groups.items():
+            was = (by_b.get(kind) or {}).get(k)
+            parts.append(f"{k} {_fmt(g['recall'])} ({g['cards']} cards"
+                         + (f"; before {_fmt(was['recall'])}" if was else "") + ")")
+        lines.append(f"Recall of face-up cards by {names.get(kind, kind)}: " + ", ".join(parts) + ".")
+    return "\n\n".join(lines) + ("\n" if lines else "")
+
+
+def write_model_card(path: Path, r: dict, provisional: bool = False, before: dict | None = None) -> None:
+    """The model card of record `r`; `before`, the record of the model shipped before it, adds a
+    column when it was measured on the same held-out scenes."""
     m = r["held_out_test"]
     ds = r.get("dataset") or {}
     splits = ds.get("splits", {})
@@ -352,7 +416,6 @@ def write_model_card(path: Path, r: dict, provisional: bool = False) -> None:
 
     status = ("**PROVISIONAL**: a first short run so that the runtime can be built against real "
               "outputs; it is replaced by the main run.\n\n" if provisional else "")
-    fmt = lambda v: "n/a" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
     text = f"""# Card detector: model card
 
 {status}`card_detector.onnx`: finds playing cards in a frame, face up or face down, with their four
@@ -389,18 +452,8 @@ The test split uses a card design and backgrounds that training never saw.
 {("Recipe: " + ds["recipe"] + chr(10)) if ds.get("recipe") else ""}
 ## Metrics on the held-out test split
 
-| metric | value |
-|---|---|
-| box mAP50 | {fmt(m.get('map50_box'))} |
-| pose (corner) mAP50 | {fmt(m.get('map50_pose'))} |
-| box mAP50-95 | {fmt(m.get('map50_95_box'))} |
-| recall of face-up cards (IoU 0.5, conf {m['conf']}, COCO's matching) | {fmt(m['recall_face_up'])} |
-| ... with the face-up class right | {fmt(m['recall_face_up_right_class'])} |
-| recall of all cards | {fmt(m['recall_all'])} |
-| precision (conf {m['conf']}) | {fmt(m['precision'])} |
-| corner error, median / 90th percentile, fraction of the card's diagonal | {fmt(m['corner_error_median_of_diagonal'])} / {fmt(m['corner_error_p90_of_diagonal'])} |
-| Beccato! faces read the right way up ({m['orientation_cards']} cards) | {fmt(m['orientation_accuracy_beccato'])} |
-
+{_metrics_table(m, before)}
+{_breakdown(m, before)}
 {_real_photos_section(r)}Reproduce: `.venv-train/bin/python scripts/eval_card_detector.py` (after
 `scripts/make_card_dataset.py` with the seed and counts above); the numbers are in
 `metrics.json`, the per-epoch log in `train_log.txt`.

@@ -45,3 +45,38 @@ def test_matching_gives_each_detection_to_the_card_it_overlaps_most():
     # a detection counts once: the weaker duplicate finds no free card
     assert E.match_detections(gt[:1], [_det(0.9, [0, 0, 100, 150]), _det(0.5, [2, 0, 100, 150])]) == {0: 0}
     assert E.match_detections(gt, [_det(0.9, [300, 300, 350, 350])]) == {}
+
+
+def test_breakdown_and_thresholds_account_for_every_face_up_card(tmp_path):
+    # the shipped model on a few held-out scenes: every face-up card lands in one group of each
+    # kind, and the sweep at the evaluation's own threshold repeats its headline numbers
+    import make_card_dataset as G
+
+    G.write_dataset(tmp_path / "d", {"test": 4}, seed=3, width=640, progress=False)
+    res = E.evaluate(E.DEFAULT_MODEL, tmp_path / "d" / "data.yaml", imgsz=E.model_input_size(E.DEFAULT_MODEL),
+                     with_ultralytics=False, sweep=(0.25, 0.5, 0.9))
+    assert res["face_up_cards"] > 0
+    for kind in ("background", "deck", "short_side", "visible"):
+        groups = res["recall_face_up_by"][kind]
+        assert sum(g["cards"] for g in groups.values()) == res["face_up_cards"], kind
+        found = sum(round(g["recall"] * g["cards"]) for g in groups.values())
+        assert found == round(res["recall_face_up"] * res["face_up_cards"]), kind
+    assert set(res["recall_face_up_by"]["background"]) <= set(G.TEST_BACKGROUNDS)
+    assert res["at_conf"]["0.25"] == {"recall_face_up": res["recall_face_up"], "precision": res["precision"]}
+    recalls = [res["at_conf"][t]["recall_face_up"] for t in ("0.25", "0.5", "0.9")]
+    assert recalls == sorted(recalls, reverse=True)
+
+
+def test_filtering_after_nms_equals_decoding_at_the_higher_threshold():
+    rng = np.random.default_rng(0)
+    out = np.zeros((1, 18, 400), np.float32)
+    centres = rng.uniform(40, 280, (400, 2))
+    out[0, 0:2] = centres.T
+    out[0, 2:4] = rng.uniform(20, 80, (2, 400))  # many overlapping boxes
+    out[0, 4] = rng.uniform(0, 1, 400)
+    out[0, 6:18] = rng.uniform(0, 320, (12, 400))
+    low = E.decode(out, 1.0, (0, 0), conf=0.2)
+    high = E.decode(out, 1.0, (0, 0), conf=0.5)
+    kept = [d for d in low if d[1] >= 0.5]
+    assert len(high) > 5
+    assert sorted(d[1] for d in kept) == sorted(d[1] for d in high)

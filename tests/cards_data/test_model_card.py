@@ -100,3 +100,26 @@ def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
     assert kw["optimizer"] == "AdamW" and kw["lr0"] == 0.0005
     assert kw["warmup_bias_lr"] == 0.0 and kw["momentum"] == 0.9  # as the automatic choice sets them
     assert kw["pretrained"] == "runs/x/weights/epoch3.pt"
+
+
+def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):
+    record = json.loads(METRICS.read_text())
+    m = record["held_out_test"]
+    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8}, "0.5": {"recall_face_up": 0.9, "precision": 0.95}}
+    m["recall_face_up_by"] = {"background": {"marble": {"cards": 200, "recall": 0.975}},
+                              "visible": {"under half": {"cards": 100, "recall": 0.93}}}
+    before = json.loads(json.dumps(record))
+    before["held_out_test"].update(recall_face_up=0.5, map50_pose=0.123)
+    before["held_out_test"]["recall_face_up_by"]["background"]["marble"]["recall"] = 0.5
+    T.write_model_card(tmp_path / "card.md", record, before=before)
+    text = (tmp_path / "card.md").read_text()
+    assert "the model shipped before" in text and "0.123" in text
+    row = next(x for x in text.splitlines() if x.startswith("| recall of face-up cards"))
+    assert row.endswith(f"| {m['recall_face_up']:.3f} | 0.500 |")
+    assert "conf 0.2 / 0.5): recall 0.990 / 0.900, precision 0.800 / 0.950" in text
+    assert "by background: marble 0.975 (200 cards; before 0.500)" in text
+    assert "by how much of the card shows: under half 0.930 (100 cards" in text
+    before["held_out_test"]["images"] += 1  # other scenes: no comparison
+    T.write_model_card(tmp_path / "other.md", record, before=before)
+    other = (tmp_path / "other.md").read_text()
+    assert "shipped before" not in other and "0.123" not in other and "before 0.500" not in other

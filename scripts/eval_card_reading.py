@@ -106,6 +106,9 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
                    "not_enrolled": {k: v for k, v in rejected.items() if k not in crops}}
 
 
+SURE = 0.9  # docs/card-reading.md: treat a read below this confidence as unsure
+
+
 def up_or_down(corners: np.ndarray) -> np.ndarray:
     """The true corners as a detector that knows the card's corners but not which short edge is
     its top would give them: the order whose top edge faces most nearly up in the image.
@@ -149,6 +152,7 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
     clear_up = clear_found = 0
     ident = {k: {"clear": [0, 0, 0, 0], "all": [0, 0, 0, 0]} for k in readers}  # n, right, unknown, wrong
     errors: dict[str, list[float]] = {"raw": [], "refined": [], "read_rendered": []}
+    named: dict[str, list[tuple[float, bool]]] = {k: [] for k in readers}  # clear cards named: confidence, right
     for img, labels, info in scenes(deck_name, n, seed):
         det = detector(img)
         for (cls, corners, _vis), meta in zip(labels, info["cards"]):
@@ -190,6 +194,8 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
                 label = r.label[0]
                 if clear and name == "rendered":
                     errors["read_rendered"].append(corner_error(r.corners[0], corners))
+                if clear and label is not None:
+                    named[name].append((float(r.label_confidence[0]), label == truth))
                 for key in (("clear", "all") if clear else ("all",)):
                     s = ident[name][key]
                     s[0] += 1
@@ -204,6 +210,13 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
         "enrolment": enrol_info,
         "corner_error_clear": {k: error_summary(v) for k, v in errors.items()},
     }
+    for name, reads in named.items():
+        # how far a read's confidence can be trusted: the reads at SURE or above, and how many
+        # of them are wrong
+        sure = [right for conf, right in reads if conf >= SURE]
+        out[f"sure_{name}_clear"] = {"confidence_at_least": SURE, "named": len(reads), "sure": len(sure),
+                                     "sure_wrong": len(sure) - sum(sure),
+                                     "unsure_wrong": sum(not right for conf, right in reads if conf < SURE)}
     for name, d in ident.items():
         for key, (k, right, unk, wrong) in d.items():
             out[f"id_{name}_{key}"] = {"n": k, "accuracy": round(right / max(k, 1), 4),

@@ -15,3 +15,16 @@ def test_true_corners_keep_the_card_turned_at_most_a_half():
     assert abs(orientation_of(q[None])[0]) < 45
     upright = card[[2, 3, 0, 1]]
     assert np.array_equal(EV.up_or_down(upright), upright)
+
+
+def test_sure_reads_account_for_every_named_clear_card(tmp_path):
+    # how far a read's confidence can be trusted: every named clear card is sure or unsure, and
+    # the wrong ones among them are the evaluation's wrong reads
+    from vision.cards.detector import CardDetector
+
+    out = EV.evaluate(CardDetector(), "french52", 3, 2024, tmp_path, enrol=False)
+    ident, sure = out["id_rendered_clear"], out["sure_rendered_clear"]
+    assert ident["n"] > 0 and sure["confidence_at_least"] == EV.SURE
+    assert sure["named"] == round(ident["n"] * (1 - ident["unknown"]))
+    assert sure["sure"] <= sure["named"]
+    assert sure["sure_wrong"] + sure["unsure_wrong"] == round(ident["n"] * ident["wrong"])

@@ -150,7 +150,7 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         img = cv2.imread(str(p))
         h, w = img.shape[:2]
         blob, r, pad = letterbox(img, imgsz)
-        all_dets = decode(sess.run(None, {name: blob})[0], r, pad, min(conf, *sweep))
+        all_dets = decode(sess.run(None, {name: blob})[0], r, pad, min((conf, *sweep)))
         # greedy NMS drops a box only for a higher-scoring one: filtering after it at a higher
         # threshold gives what decoding at that threshold gives
         dets = [d for d in all_dets if d[1] >= conf]

@@ -92,7 +92,6 @@ def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
     return out
 
 
-
 def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
     """One pass over the frames: the median milliseconds of each step, and what was read."""
     from vision.cards.refine import refine_corners
@@ -154,6 +153,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads (torch gets Ultralytics' own choice)")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
+    if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
+        ap.error("--rounds and --frames take 1 or more, --warmup 0 or more")
     cpus = pin_two_cores()
 
     from vision.cards.detector import CardDetector
@@ -179,9 +180,9 @@ def main(argv=None) -> int:
             ours.append(measure_ours(detector, readers, plain, images, args.warmup))
             if have_baseline:
                 base = run_baseline(args.baseline_python, pt, detector, frames, args.warmup, cpus, Path(tmp))
-                if "error" in base:
+                if "error" in base:  # no ratio from some of the rounds only
                     result["ultralytics"] = base
-                    have_baseline = False
+                    have_baseline, theirs = False, []
                 else:
                     theirs.append(base)
         first = ours[0]

@@ -101,16 +101,14 @@ def _read_yaml_path(data: Path) -> Path:
 SWEEP = (0.2, 0.3, 0.4, 0.5)  # other confidence thresholds reported
 
 
-_BIN_ORDER = {k: i for i, k in enumerate(("under 20 px", "20-30 px", "30-50 px", "50 px or more",
-                                           "under half", "half to 90%", "90% or more"))}
+# (upper bound, name) of the groups of the breakdown, in the order they are reported
+SHORT_SIDE_BINS = ((20, "under 20 px"), (30, "20-30 px"), (50, "30-50 px"), (float("inf"), "50 px or more"))
+VISIBLE_BINS = ((0.5, "under half"), (0.9, "half to 90%"), (float("inf"), "90% or more"))
+_BIN_ORDER = {name: i for i, (_, name) in enumerate(SHORT_SIDE_BINS + VISIBLE_BINS)}
 
 
-def _short_side_bin(px: float) -> str:
-    return "under 20 px" if px < 20 else "20-30 px" if px < 30 else "30-50 px" if px < 50 else "50 px or more"
-
-
-def _visible_bin(v: float | None) -> str:
-    return "unknown" if v is None else "under half" if v < 0.5 else "half to 90%" if v < 0.9 else "90% or more"
+def _bin(value: float | None, bins) -> str:
+    return "unknown" if value is None else next(name for bound, name in bins if value < bound)
 
 
 def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, conf: float = 0.25,
@@ -172,8 +170,8 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         for g in face_up:
             c = gt_corners[g]
             short = min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[1])) * r
-            count("short_side", _short_side_bin(float(short)), g in match)
-            count("visible", _visible_bin((ids[g] or {}).get("visible")), g in match)
+            count("short_side", _bin(float(short), SHORT_SIDE_BINS), g in match)
+            count("visible", _bin((ids[g] or {}).get("visible"), VISIBLE_BINS), g in match)
             count("background", rec.get("background", "unknown"), g in match)
             count("deck", rec.get("deck", "unknown"), g in match)
         for g, ((cls, box, kp, vis), meta) in enumerate(zip(gts, ids)):

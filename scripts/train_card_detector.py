@@ -383,14 +383,14 @@ def _breakdown(m: dict, before: dict | None) -> str:
     b = before["held_out_test"] if comparable(m, before) else {}
     lines = []
     at, at_b = m.get("at_conf") or {}, b.get("at_conf") or {}
+
+    def series(at_conf: dict) -> str:
+        return ("recall " + " / ".join(_fmt(v["recall_face_up"]) for v in at_conf.values()) + ", precision "
+                + " / ".join(_fmt(v["precision"]) for v in at_conf.values()))
+
     if at:
-        ts = " / ".join(at)
-        lines.append(f"Recall and precision at other confidence thresholds (conf {ts}): recall "
-                     + " / ".join(_fmt(v["recall_face_up"]) for v in at.values()) + ", precision "
-                     + " / ".join(_fmt(v["precision"]) for v in at.values())
-                     + (" (the model before: recall " + " / ".join(_fmt(v["recall_face_up"]) for v in at_b.values())
-                        + ", precision " + " / ".join(_fmt(v["precision"]) for v in at_b.values()) + ")"
-                        if list(at_b) == list(at) else "") + ".")
+        lines.append(f"Recall and precision at other confidence thresholds (conf {' / '.join(at)}): {series(at)}"
+                     + (f" (the model before: {series(at_b)})" if list(at_b) == list(at) else "") + ".")
     names = {"background": "background", "deck": "deck",
              "short_side": "the card's short side in the model's input", "visible": "how much of the card shows"}
     by, by_b = m.get("recall_face_up_by") or {}, b.get("recall_face_up_by") or {}
@@ -505,6 +505,8 @@ def main(argv=None) -> int:
                          "validation fitness")
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)
+    if args.lr0 is not None and not args.lr0 > 0:
+        ap.error(f"--lr0 must be a positive learning rate, not {args.lr0}")
     if args.init and not args.init.is_file():
         ap.error(f"--init {args.init}: no such checkpoint")
     if args.cache in ("False", "false", "none", ""):

@@ -8,11 +8,12 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_cards  # noqa: E402
-import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +67,10 @@ def test_without_baseline_reports_why(tmp_path):
     result = json.loads(out.read_text())
     assert "error" in result["ultralytics"] and "ratio_detect" not in result
     assert result["detect_ms"] > 0
+
+
+@pytest.mark.parametrize("flags", [["--rounds", "0"], ["--frames", "0"], ["--warmup", "-1"]])
+def test_nonsense_counts_are_refused_before_any_work(flags, capsys):
+    with pytest.raises(SystemExit) as err:
+        bench_cards.main(flags)
+    assert err.value.code == 2 and "take 1 or more" in capsys.readouterr().err

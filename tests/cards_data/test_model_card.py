@@ -123,3 +123,10 @@ def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_pat
     T.write_model_card(tmp_path / "other.md", record, before=before)
     other = (tmp_path / "other.md").read_text()
     assert "shipped before" not in other and "0.123" not in other and "before 0.500" not in other
+
+
+@pytest.mark.parametrize("lr0", ["0", "-0.001"])
+def test_a_learning_rate_that_is_not_positive_is_refused(lr0, capsys):
+    with pytest.raises(SystemExit) as err:
+        T.main(["--lr0", lr0])
+    assert err.value.code == 2 and "--lr0 must be a positive learning rate" in capsys.readouterr().err

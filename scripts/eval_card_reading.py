@@ -25,6 +25,7 @@ with a seed of their own. For every deck:
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the second look
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-snap --no-align  # corners as detected
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-embed   # hand-made features alone
+    .venv/bin/python scripts/eval_card_reading.py --seed 2024,99,7,11,31 --json out.json  # and their totals
 """
 
 from __future__ import annotations
@@ -219,16 +220,43 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
                                      "unsure_wrong": sum(not right for conf, right in reads if conf < SURE)}
     for name, d in ident.items():
         for key, (k, right, unk, wrong) in d.items():
-            out[f"id_{name}_{key}"] = {"n": k, "accuracy": round(right / max(k, 1), 4),
-                                       "unknown": round(unk / max(k, 1), 4), "wrong": round(wrong / max(k, 1), 4)}
+            out[f"id_{name}_{key}"] = rates(k, right, unk, wrong)
     return out
+
+
+def rates(n: int, right: int, unknown: int, wrong: int) -> dict:
+    """An identification cell: its counts, and each as a share of n."""
+    return {"n": n, "right": right, "unknown_n": unknown, "wrong_n": wrong,
+            "accuracy": round(right / max(n, 1), 4), "unknown": round(unknown / max(n, 1), 4),
+            "wrong": round(wrong / max(n, 1), 4)}
+
+
+def totals(results: list[dict]) -> dict:
+    """The identification cells and sure-read counts of several runs (seeds, decks) summed:
+    {deck: {key: cell}} with an "all" deck over every deck."""
+    out: dict[str, dict[str, dict]] = {}
+    for r in results:
+        for deck in (r["deck"], "all"):
+            acc = out.setdefault(deck, {})
+            for key, v in r.items():
+                if key.startswith("id_"):
+                    c = acc.setdefault(key, [0, 0, 0, 0])
+                    for i, f in enumerate(("n", "right", "unknown_n", "wrong_n")):
+                        c[i] += v[f]
+                elif key.startswith("sure_"):
+                    c = acc.setdefault(key, {"confidence_at_least": v["confidence_at_least"]})
+                    for f in ("named", "sure", "sure_wrong", "unsure_wrong"):
+                        c[f] = c.get(f, 0) + v[f]
+    return {deck: {key: rates(*v) if isinstance(v, list) else v for key, v in sorted(acc.items())}
+            for deck, acc in out.items()}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--decks", default="beccato,italian,french52")
     ap.add_argument("--scenes", type=int, default=40, help="held-out scenes per deck")
-    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--seed", default="2024",
+                    help="a seed, or several separated by commas (their totals are reported too)")
     ap.add_argument("--model", default=None)
     ap.add_argument("--no-enrol", action="store_true")
     ap.add_argument("--no-align", action="store_true", help="read without the template alignment of unsure cards")
@@ -237,6 +265,10 @@ def main(argv=None) -> int:
                     help="identify with the hand-made features alone (as when models/card_embedder is missing)")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
+    try:
+        seeds = [int(x) for x in str(args.seed).split(",")]
+    except ValueError:
+        ap.error(f"--seed takes whole numbers separated by commas, not {args.seed!r}")
     if args.no_embed:
         import vision.cards.embed as embed
 
@@ -244,16 +276,22 @@ def main(argv=None) -> int:
     detector = CardDetector(args.model, threads=2)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for deck_name in args.decks.split(","):
-            t0 = time.perf_counter()
-            r = evaluate(detector, deck_name, args.scenes, args.seed, Path(tmp), not args.no_enrol,
-                         snap=not args.no_snap, align=not args.no_align)
-            r["seconds"] = round(time.perf_counter() - t0, 1)
-            results.append(r)
-            print(json.dumps(r), flush=True)
-    doc = {"model": str(detector.path), "seed": args.seed, "snap": not args.no_snap, "align": not args.no_align,
-           "embed": not args.no_embed,
-           "results": results}
+        for seed in seeds:
+            for deck_name in args.decks.split(","):
+                t0 = time.perf_counter()
+                r = evaluate(detector, deck_name, args.scenes, seed, Path(tmp), not args.no_enrol,
+                             snap=not args.no_snap, align=not args.no_align)
+                r["seed"] = seed
+                r["seconds"] = round(time.perf_counter() - t0, 1)
+                results.append(r)
+                print(json.dumps(r), flush=True)
+    doc = {"model": str(detector.path), "seed": seeds[0] if len(seeds) == 1 else seeds, "snap": not args.no_snap,
+           "align": not args.no_align, "embed": not args.no_embed, "results": results}
+    if len(seeds) > 1:
+        doc["totals"] = totals(results)
+        for deck, cells in doc["totals"].items():
+            print(deck, " ".join(f"{key[3:]} {c['right']}/{c['n']} (wrong {c['wrong_n']})"
+                                 for key, c in cells.items() if key.startswith("id_") and "clear" in key))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(doc, indent=1))
     return 0

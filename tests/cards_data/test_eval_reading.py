@@ -28,3 +28,26 @@ def test_sure_reads_account_for_every_named_clear_card(tmp_path):
     assert sure["named"] == round(ident["n"] * (1 - ident["unknown"]))
     assert sure["sure"] <= sure["named"]
     assert sure["sure_wrong"] + sure["unsure_wrong"] == round(ident["n"] * ident["wrong"])
+
+
+def test_totals_sum_the_counts_of_every_seed_and_deck():
+    def run(deck, right, n, sure_wrong):
+        wrong = min(1, n - right)
+        return {"deck": deck, "id_enrolled_gt_clear": EV.rates(n, right, n - right - wrong, wrong),
+                "sure_enrolled_clear": {"confidence_at_least": EV.SURE, "named": n - 1, "sure": n - 2,
+                                        "sure_wrong": sure_wrong, "unsure_wrong": 0}}
+
+    t = EV.totals([run("french52", 50, 55, 1), run("french52", 70, 79, 0), run("italian", 52, 52, 0)])
+    assert t["french52"]["id_enrolled_gt_clear"] == EV.rates(134, 120, 12, 2)
+    assert t["all"]["id_enrolled_gt_clear"]["n"] == 186 and t["all"]["id_enrolled_gt_clear"]["right"] == 172
+    assert t["italian"]["sure_enrolled_clear"]["named"] == 51
+    assert t["all"]["sure_enrolled_clear"]["sure_wrong"] == 1
+    assert t["french52"]["id_enrolled_gt_clear"]["accuracy"] == round(120 / 134, 4)
+
+
+def test_seeds_that_are_not_numbers_are_refused_before_anything_runs(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        EV.main(["--seed", "2024,x"])
+    assert "--seed takes whole numbers" in capsys.readouterr().err

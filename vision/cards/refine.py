@@ -357,6 +357,9 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     return _rectangle_around(contours, cv2.contourArea(quad), 3.0, (x0, y0))
 
 
+KMEANS_SEED = 0
+
+
 def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours: int = 3) -> np.ndarray | None:
     """The rectangle (minimum-area, any angle) around what differs from the table near the quad:
     the table's few colours (k-means of a ring well outside the quad: a plaid's squares, a
@@ -381,6 +384,10 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     if len(ring) < 4 * colours:
         return None
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    # k-means++ draws its first centres from OpenCV's random generator, one per thread, which
+    # every earlier draw moves on: seeded here, a frame reads the same whatever was read before it
+    # (a replayed session, the same scenes evaluated alone or after others)
+    cv2.setRNGSeed(KMEANS_SEED)
     _, _, centres = cv2.kmeans(ring, colours, None, crit, 1, cv2.KMEANS_PP_CENTERS)
     dist = np.min(np.linalg.norm(lab.reshape(-1, 1, 3) - centres[None], axis=2), axis=1).reshape(roi.shape[:2])
     d8 = np.clip(dist * (255.0 / max(float(dist.max()), 1e-6)), 0, 255).astype(np.uint8)

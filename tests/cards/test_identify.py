@@ -87,3 +87,63 @@ def test_unknown_deck_is_a_named_error_listing_the_known(tmp_path):
     assert "beccato" in err.value.details["known"] and "french52:outline" in err.value.details["known"]
     assert "piacentine" in str(err.value)
     assert {"beccato", "italian", "french52", "french40"} <= set(builtin_names())
+
+
+def test_symbol_siblings_are_the_faces_that_differ_by_their_suit_symbol_alone():
+    from vision.cards.decks import symbol_siblings
+
+    french = symbol_siblings("french52")
+    assert len(french) == 13 and all(len(g) == 4 and len({k[:-1] for k in g}) == 1 for g in french)
+    assert ("7S", "7H", "7D", "7C") in french
+    assert len(symbol_siblings("italian")) == 10 and len(symbol_siblings("french40")) == 10
+    eggs = symbol_siblings("beccato")  # the four eggs of each number; chickens and henhouses are their own
+    assert len(eggs) == 7 and all(k.startswith("egg:") for g in eggs for k in g)
+    assert ("egg:dollar-3", "egg:star-3", "egg:moon-3", "egg:sun-3") in eggs
+
+
+def test_edge_directions_ignore_tones_and_tell_a_club_from_a_spade():
+    """`_shape` is the same for a print dark on light or light on dark, paler or darker (a pip
+    photographed filled or hollow, a dim photo), where the grey levels are not; a club's and a
+    spade's differ."""
+    from vision.cards import identify as I
+    from vision.cards.render import HELD_OUT_DESIGN, render_card
+    from vision.cards.templates import to_canonical
+
+    club, spade = (to_canonical(render_card(next(c for c in faces("french52") if c.id == k), HELD_OUT_DESIGN, 4.0))
+                   for k in ("9C", "9S"))
+
+    def corr(a, b):
+        return float(np.corrcoef(I._shape(a).ravel(), I._shape(b).ravel())[0, 1])
+
+    dim = (club * 0.5 + 60).astype(np.uint8)
+    assert corr(club, 255 - club) > 0.99 and corr(club, dim) > 0.98
+    grey = lambda im: np.asarray(im, np.float32).mean(axis=2).ravel()  # noqa: E731
+    assert np.corrcoef(grey(club), grey(255 - club))[0, 1] < -0.99  # what the grey levels make of it
+    # the whole faces share their layout's edges; the pips' outlines part them by more than tones do
+    assert corr(club, spade) < min(corr(club, 255 - club), corr(club, dim)) - 0.01
+
+
+def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_colours_are_not(tmp_path, monkeypatch):
+    """A deck with a base (built in, or enrolled with one) pairs its faces that differ by their
+    suit symbol alone and are printed in one colour: the 7 of clubs with the 7 of spades, not
+    with the 7 of hearts; a deck enrolled without a base pairs none of them by the deck."""
+    from vision.cards import identify as I
+    from vision.cards.templates import read_deck_folder, write_deck_folder
+
+    deck = load_deck("french52").faces
+    lbl = deck.labels.index
+    assert deck._blind[lbl("7C"), lbl("7S")]
+    assert not deck._blind[lbl("7H"), lbl("7D")]  # this printing's hearts and diamonds are two reds
+    outline = load_deck("french52:outline").faces
+    assert outline._blind[outline.labels.index("7H"), outline.labels.index("7D")]  # one red
+    # only the deck's word pairs faces now (no learnt vectors or hand-made scores alike enough)
+    monkeypatch.setattr(I, "EMBED_BLIND", 2.0)
+    monkeypatch.setattr(I, "HAND_ALIKE", 2.0)
+    chosen = {k: deck.images[lbl(k)] for k in ("7C", "7S", "7H", "8C", "9D")}
+    with_base = read_deck_folder(write_deck_folder(tmp_path / "a", "a", chosen, {}, base="french52")).faces
+    without = read_deck_folder(write_deck_folder(tmp_path / "b", "b", chosen, {})).faces
+    assert with_base.labels == without.labels
+    pairs = {(a, b) for i, a in enumerate(with_base.labels) for j, b in enumerate(with_base.labels)
+             if i != j and with_base._blind[i, j]}
+    assert pairs == {("7C", "7S"), ("7S", "7C")}, pairs
+    assert not (without._blind & ~np.eye(len(without), dtype=bool)).any()

@@ -247,6 +247,17 @@ def engine_name(c: Card) -> str:
     return c.id
 
 
+def symbol_siblings(name: str) -> list[tuple[str, ...]]:
+    """Groups of face keys whose faces differ by their suit or Guild symbol alone: the four 7s of
+    a French or Italian deck, the four eggs numbered 3. (Their layouts are one; identification
+    looks closer at them: `identify.Templates`.)"""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in faces(name):
+        if c.rank is not None and (c.suit is not None or c.guild is not None):
+            groups.setdefault((c.kind, c.rank), []).append(c.face_key)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
+
+
 def faces(name: str) -> tuple[Card, ...]:
     """One card per distinct face (copies of a chicken, a Guild card or a Signal card collapse)."""
     seen: dict[str, Card] = {}

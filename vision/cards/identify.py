@@ -24,11 +24,14 @@ printings, which maps a crop to a unit vector): the similarity is `EMBED_WEIGHT`
 of the two vectors plus the rest of the hand-made score. On held-out scenes in a printing never
 seen in training it lifted decks enrolled from one photo per card from 52-75% to 71-96% of the
 clear cards read right from detected corners (docs/card-reading.md). Faces whose learnt
-vectors are nearly equal (outlined clubs and spades), or whose templates the hand-made features
-find nearly equal (the same faces enrolled from photos: each photo's own light can part their
-learnt vectors, and the light then decides), are decided between, when both are within
-`blind_margin` of the best, by the hand-made score plus a correlation of the print at 60 x 90
-with its blur taken out (the light left on a photographed template goes with it). Without the
+vectors are nearly equal (outlined clubs and spades), whose templates the hand-made features
+find nearly equal, or that the deck says differ by their suit symbol alone, printed in one
+colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
+light can part or join their learnt vectors whatever their shapes), are decided between, when
+both are within `blind_margin` of the best, by the directions of the print's edges at 60 x 90
+(`_shape`: the outline of a club's lobes or a spade's point whatever the tones either side of
+it, which a photo's light and a pip printed hollow or filled change), the hand-made score
+parting only equal shapes. Without the
 model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
 gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
 spade's point.
@@ -68,12 +71,14 @@ REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near tie
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
-EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the hand-made features decide between them
+EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`shape`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
-FINE_SIZE = (60, 90)  # (w, h) of the sharper grey compared between faces the learnt description cannot tell apart
-FINE_HIGHPASS = 6.0  # ... less its blur over a sixth of that width (the light left on a photographed template)
-FINE_WEIGHT = 1.0  # of that comparison, added to the hand-made score between such faces
-_RF = 2  # its shifts, in FINE_SIZE pixels
+SHAPE_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
+SHAPE_BLUR = 0.7  # ... from the grey blurred this much (pixels at SHAPE_SIZE) against noise
+SHAPE_HAND = 1 / 30  # the hand-made score's weight against theirs there: it parts only equal shapes
+SHAPE_TEMPERATURE = 0.02  # of the softmax over their correlations (fitted to how often a margin was right: seeds 7, 11, 31)
+SIBLING_INK = 15.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
+_RS = 2  # the shape comparison's shifts, in SHAPE_SIZE pixels
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
@@ -168,11 +173,17 @@ def _hog(crop: np.ndarray) -> np.ndarray:
     return _HOG.compute(g).ravel()
 
 
-def _fine(crop: np.ndarray) -> np.ndarray:
-    """(h, w) float32 grey at FINE_SIZE without its blur: the shapes of the print (a club's
-    lobes, a spade's point) with no light left over, which the whole-face grey mixes in."""
-    g = cv2.cvtColor(cv2.resize(crop, FINE_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return g - cv2.GaussianBlur(g, (0, 0), FINE_SIZE[0] / FINE_HIGHPASS)
+def _shape(crop: np.ndarray) -> np.ndarray:
+    """(h, w, 2) float32: the direction of the print's edges at SHAPE_SIZE, as the doubled angle
+    of the grey's gradient weighted by its strength (gx^2 - gy^2, 2 gx gy over |g|). The outline
+    of a club's lobes or a spade's point, whatever the tones either side of it: a pip photographed
+    filled grey or hollow, dark on light or light on dark, a lamp's light (smooth: few edges)
+    give the same directions, where its grey levels differ (measured: docs/card-reading.md)."""
+    g = cv2.cvtColor(cv2.resize(crop, SHAPE_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    g = cv2.GaussianBlur(g, (0, 0), SHAPE_BLUR)
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    strength = np.sqrt(gx * gx + gy * gy) + 1e-3
+    return np.dstack([(gx * gx - gy * gy) / strength, 2 * gx * gy / strength]).astype(np.float32)
 
 
 def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -189,17 +200,17 @@ class CropFeatures:
     emb: np.ndarray | None = None  # (2 rotations, D): the learnt description, when used
 
     # The second looks' features are made only when a near tie asks for them (each one crop in
-    # many): the gradient histograms without the learnt description, the print without its
-    # light with it. (cached_property writes the instance's __dict__, which frozen allows.)
+    # many): the gradient histograms without the learnt description, the print's edge directions
+    # with it. (cached_property writes the instance's __dict__, which frozen allows.)
     @functools.cached_property
     def hog(self) -> np.ndarray:
         """(2 rotations, Dh): `_hog`."""
         return np.stack([_hog(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @functools.cached_property
-    def fine(self) -> np.ndarray:
-        """(2 rotations, h, w): `_fine`."""
-        return np.stack([_fine(_inner(rot)) for rot in _both_ways(self.flat)])
+    def shape(self) -> np.ndarray:
+        """(2 rotations, h, w, 2): `_shape`."""
+        return np.stack([_shape(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
@@ -236,7 +247,7 @@ class _Level:
     chroma: np.ndarray
     hog: np.ndarray
     ink: np.ndarray  # (T, 2)
-    fine: np.ndarray  # (T, h - 2 _RF, w - 2 _RF): `_fine` less a margin, so a crop's may shift over it
+    shape: np.ndarray  # (T, h - 2 _RS, w - 2 _RS, 2): `_shape` less a margin, so a crop's may shift over it
 
     @classmethod
     def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
@@ -248,7 +259,7 @@ class _Level:
         km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
         return cls(gm, km, _unit(gray - gm), _unit(corner - km),
                    np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]),
-                   np.stack([f.ink for f in feats]), np.stack([f.fine[0, _RF:-_RF, _RF:-_RF] for f in feats]))
+                   np.stack([f.ink for f in feats]), np.stack([f.shape[0, _RS:-_RS, _RS:-_RS] for f in feats]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,7 +290,9 @@ class Templates:
     `rectify.CANONICAL_SIZE`; card_ids: for each label, the card ids that share the face (the
     three copies of a chicken), so `possible` may name card ids or face labels; symmetric: which
     faces look the same turned 180 degrees (by default measured: a template that matches itself
-    turned with a correlation above 0.9).
+    turned with a correlation above 0.9); siblings: groups of labels whose faces differ by their
+    suit symbol alone (`decks.symbol_siblings`), which the learnt description is not left to
+    tell apart.
     """
 
     def __init__(
@@ -297,6 +310,7 @@ class Templates:
         refine_temperature: float = 0.03,
         symmetric: Sequence[bool] | None = None,
         embedder: Any = "default",
+        siblings: Iterable[Iterable[str]] = (),
     ) -> None:
         if len(labels) != len(images) or not labels:
             raise ValueError("templates need one image per label, and at least one")
@@ -332,6 +346,10 @@ class Templates:
             # learnt vectors can stand apart by their photos' light alone
             hand = np.stack([self._scores(f, None)[0].max(axis=0) for f in feats])  # (T, T)
             self._blind = (self._emb @ self._emb.T >= EMBED_BLIND) | (np.maximum(hand, hand.T) >= HAND_ALIKE)
+            # ... or that the deck says differ by their suit symbol alone (a 7 of clubs and a 7 of
+            # spades), printed in colours as near as the templates show: enrolled from photos,
+            # each photo's light can part or join their learnt vectors however their shapes go
+            self._blind |= self._sibling_pairs(siblings)
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = min_similarity if min_similarity is not None else \
             (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
@@ -340,6 +358,19 @@ class Templates:
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
+
+    def _sibling_pairs(self, siblings: Iterable[Iterable[str]]) -> np.ndarray:
+        """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
+        the full-detail templates) are within SIBLING_INK."""
+        index = {lbl: i for i, lbl in enumerate(self.labels)}
+        ink = self._levels[None].ink
+        pairs = np.zeros((len(self.labels), len(self.labels)), bool)
+        for group in siblings:
+            members = [index[lbl] for lbl in group if lbl in index]
+            for i in members:
+                for j in members:
+                    pairs[i, j] = bool(np.linalg.norm(ink[i] - ink[j]) <= SIBLING_INK)
+        return pairs
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -395,13 +426,13 @@ class Templates:
         v = _unit(f.hog - m)  # (2, Dh)
         return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
 
-    def fine(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures,
-             width: float | None = None) -> np.ndarray:
-        """Second look at faces the learnt description cannot tell apart: the crop's print
-        without its light (`_fine`, both ways up as `rotations` say) correlated with each
-        candidate's, at shifts of up to `_RF` pixels (normalised: -1..1)."""
-        t = self._level(width).fine
-        return np.array([float(cv2.matchTemplate(feats.fine[r], t[n], cv2.TM_CCOEFF_NORMED).max())
+    def shape(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures,
+              width: float | None = None) -> np.ndarray:
+        """Second look at faces the learnt description cannot tell apart: the directions of the
+        crop's edges (`_shape`, both ways up as `rotations` say) correlated with each
+        candidate's, at shifts of up to `_RS` pixels (normalised: -1..1)."""
+        t = self._level(width).shape
+        return np.array([float(cv2.matchTemplate(feats.shape[r], t[n], cv2.TM_CCORR_NORMED).max())
                          for n, r in zip(candidates, rotations)], np.float32)
 
     def identify(self, crop: np.ndarray | None, possible: Iterable[str] | None = None,
@@ -430,12 +461,11 @@ class Templates:
         p1 = np.exp(np.clip((ps - ps[top]) / self.temperature, -60, 0))
         p1 = p1 / p1.sum()
         # A second look at near ties, by the hand-made features and gradient histograms. With the
-        # learnt description only among faces it cannot tell apart (their templates' vectors
-        # alike, `blind`: outlined clubs and spades), where its cosine decides nothing, and by the
-        # hand-made features and the print without its light (`fine`: on held-out scenes it read
-        # 96% of the clear French cards right from true corners where the gradient histograms
-        # read 91%); elsewhere the second look turned more right reads wrong than wrong reads
-        # right (measured: docs/card-reading.md).
+        # learnt description only among faces it cannot tell apart (`blind`: their templates'
+        # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
+        # alone), where its cosine decides little, and by the directions of the print's edges
+        # (`shape`; the hand-made score parts only equal shapes); elsewhere the second look
+        # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
         else:
@@ -444,12 +474,13 @@ class Templates:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]
             if self._emb is not None:
-                r = h + FINE_WEIGHT * self.fine(cands, rots, feats, width)
+                r = self.shape(cands, rots, feats, width) + SHAPE_HAND * h
             else:
                 r = h + REFINE_WEIGHT * self.refine(crop, cands, rots, feats, width)
             k = int(np.argmax(r))
             top = cands[k]
-            p2 = np.exp(np.clip((r - r[k]) / self.refine_temperature, -60, 0))
+            temperature = SHAPE_TEMPERATURE if self._emb is not None else self.refine_temperature
+            p2 = np.exp(np.clip((r - r[k]) / temperature, -60, 0))
             confidence = float(p1[cands].sum() * p2[k] / p2.sum())
             runner = cands[int(np.argsort(-r)[1])]
             margin = float(r[k] - np.sort(r)[-2])

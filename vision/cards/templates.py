@@ -83,7 +83,7 @@ def to_canonical(image: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE) -> n
 
 def render_deck_templates(base: str, design: str = "classic") -> Deck:
     """The built-in deck `base` in `design`, its templates made by rendering."""
-    from vision.cards.decks import backs, faces
+    from vision.cards.decks import backs, faces, symbol_siblings
     from vision.cards.render import render_card
 
     labels, images, ids, symmetric = [], [], {}, []
@@ -100,7 +100,8 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
                        [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
                        symmetric=[c.symmetric for c in back_cards], embedder=None)
     return Deck(name=base if design == "classic" else f"{base}:{design}",
-                faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric),
+                faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric,
+                                siblings=symbol_siblings(base)),
                 backs=back_t, base=base, source="built-in")
 
 
@@ -120,6 +121,14 @@ def load_deck(name: str, decks_dir: Path | str | None = None) -> Deck:
         return _builtin(name)
     raise UnknownDeck(f"no deck called {name!r}; known: {', '.join(known_decks(root))}",
                       deck=name, known=known_decks(root), decks_dir=str(root))
+
+
+def base_siblings(base: str | None) -> list[tuple[str, ...]]:
+    """`decks.symbol_siblings` of a deck folder's base deck; none when it has no known base (a
+    deck enrolled as free-form faces)."""
+    from vision.cards.decks import DECKS, symbol_siblings
+
+    return symbol_siblings(base) if base in DECKS else []
 
 
 def safe_file_name(label: str) -> str:
@@ -167,6 +176,7 @@ def read_deck_folder(folder: Path) -> Deck:
     if not groups["face"][0]:
         raise BrokenDeck(f"deck {doc.get('name')!r} has no face templates", folder=str(folder))
     name = doc.get("name", folder.name)
-    faces = Templates(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2])
+    faces = Templates(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2],
+                      siblings=base_siblings(doc.get("base")))
     backs = Templates(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
     return Deck(name=name, faces=faces, backs=backs, base=doc.get("base"), source=str(folder))

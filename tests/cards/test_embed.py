@@ -129,14 +129,14 @@ def test_between_such_faces_the_directions_of_the_print_s_edges_decide():
     lamp = np.linspace(0.55, 1.1, w)[None, :, None] * np.linspace(1.1, 0.8, h)[:, None, None]
     lit = [np.clip(im * lamp * [1.0, 0.9, 1.15], 0, 255).astype(np.uint8) for im in clean]  # and a colour cast
     deck = I.Templates("enrolled", [c.face_key for c in cards], lit)
-    assert np.corrcoef(I.CropFeatures.of(clean[0]).shape[0].ravel(), I.CropFeatures.of(lit[0]).shape[0].ravel())[0, 1] > 0.9
+    assert np.corrcoef(I.CropFeatures.of(clean[0]).edges[0].ravel(), I.CropFeatures.of(lit[0]).edges[0].ravel())[0, 1] > 0.9
     crops = photos("french52", cards, HELD_OUT_DESIGN, seed=9, height=110)
     right = []
     for card, crop in zip(cards, crops):
         partner = card.face_key[:-1] + ("S" if card.face_key.endswith("C") else "C")
         i, j = deck.labels.index(card.face_key), deck.labels.index(partner)
         feats = deck.features(crop)
-        both = [max(deck.shape([n], [r], feats, width=110.0)[0] for r in (0, 1)) for n in (i, j)]
+        both = [max(deck.edge_similarity([n], [r], feats, width=110.0)[0] for r in (0, 1)) for n in (i, j)]
         right.append(both[0] > both[1])
     assert sum(right) >= len(cards) - 1, right
     read = [deck.identify(c).label for c in crops]

@@ -102,7 +102,7 @@ def test_symbol_siblings_are_the_faces_that_differ_by_their_suit_symbol_alone():
 
 
 def test_edge_directions_ignore_tones_and_tell_a_club_from_a_spade():
-    """`_shape` is the same for a print dark on light or light on dark, paler or darker (a pip
+    """`_edges` is the same for a print dark on light or light on dark, paler or darker (a pip
     photographed filled or hollow, a dim photo), where the grey levels are not; a club's and a
     spade's differ."""
     from vision.cards import identify as I
@@ -113,7 +113,7 @@ def test_edge_directions_ignore_tones_and_tell_a_club_from_a_spade():
                    for k in ("9C", "9S"))
 
     def corr(a, b):
-        return float(np.corrcoef(I._shape(a).ravel(), I._shape(b).ravel())[0, 1])
+        return float(np.corrcoef(I._edges(a).ravel(), I._edges(b).ravel())[0, 1])
 
     dim = (club * 0.5 + 60).astype(np.uint8)
     assert corr(club, 255 - club) > 0.99 and corr(club, dim) > 0.98

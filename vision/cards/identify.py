@@ -29,7 +29,7 @@ find nearly equal, or that the deck says differ by their suit symbol alone, prin
 colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
 light can part or join their learnt vectors whatever their shapes), are decided between, when
 both are within `blind_margin` of the best, by the directions of the print's edges at 60 x 90
-(`_shape`: the outline of a club's lobes or a spade's point whatever the tones either side of
+(`_edges`: the outline of a club's lobes or a spade's point whatever the tones either side of
 it, which a photo's light and a pip printed hollow or filled change), the hand-made score
 parting only equal shapes. Without the
 model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
@@ -71,14 +71,14 @@ REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near tie
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
-EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`shape`) decides between them
+EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`edge_similarity`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
-SHAPE_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
-SHAPE_BLUR = 0.7  # ... from the grey blurred this much (pixels at SHAPE_SIZE) against noise
-SHAPE_HAND = 1 / 30  # the hand-made score's weight against theirs there: it parts only equal shapes
-SHAPE_TEMPERATURE = 0.02  # of the softmax over their correlations (fitted to how often a margin was right: seeds 7, 11, 31)
+EDGES_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
+EDGES_BLUR = 0.7  # ... from the grey blurred this much (pixels at EDGES_SIZE) against noise
+EDGES_HAND = 1 / 30  # the hand-made score's weight against theirs there: it parts only equal shapes
+EDGES_TEMPERATURE = 0.02  # of the softmax over their correlations (fitted to how often a margin was right: seeds 7, 11, 31)
 SIBLING_INK = 15.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
-_RS = 2  # the shape comparison's shifts, in SHAPE_SIZE pixels
+_RE = 2  # the edge comparison's shifts, in EDGES_SIZE pixels
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
@@ -173,14 +173,14 @@ def _hog(crop: np.ndarray) -> np.ndarray:
     return _HOG.compute(g).ravel()
 
 
-def _shape(crop: np.ndarray) -> np.ndarray:
-    """(h, w, 2) float32: the direction of the print's edges at SHAPE_SIZE, as the doubled angle
+def _edges(crop: np.ndarray) -> np.ndarray:
+    """(h, w, 2) float32: the direction of the print's edges at EDGES_SIZE, as the doubled angle
     of the grey's gradient weighted by its strength (gx^2 - gy^2, 2 gx gy over |g|). The outline
     of a club's lobes or a spade's point, whatever the tones either side of it: a pip photographed
     filled grey or hollow, dark on light or light on dark, a lamp's light (smooth: few edges)
     give the same directions, where its grey levels differ (measured: docs/card-reading.md)."""
-    g = cv2.cvtColor(cv2.resize(crop, SHAPE_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    g = cv2.GaussianBlur(g, (0, 0), SHAPE_BLUR)
+    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    g = cv2.GaussianBlur(g, (0, 0), EDGES_BLUR)
     gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
     strength = np.sqrt(gx * gx + gy * gy) + 1e-3
     return np.dstack([(gx * gx - gy * gy) / strength, 2 * gx * gy / strength]).astype(np.float32)
@@ -208,9 +208,9 @@ class CropFeatures:
         return np.stack([_hog(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @functools.cached_property
-    def shape(self) -> np.ndarray:
-        """(2 rotations, h, w, 2): `_shape`."""
-        return np.stack([_shape(_inner(rot)) for rot in _both_ways(self.flat)])
+    def edges(self) -> np.ndarray:
+        """(2 rotations, h, w, 2): `_edges`."""
+        return np.stack([_edges(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
@@ -247,7 +247,7 @@ class _Level:
     chroma: np.ndarray
     hog: np.ndarray
     ink: np.ndarray  # (T, 2)
-    shape: np.ndarray  # (T, h - 2 _RS, w - 2 _RS, 2): `_shape` less a margin, so a crop's may shift over it
+    edges: np.ndarray  # (T, h - 2 _RE, w - 2 _RE, 2): `_edges` less a margin, so a crop's may shift over it
 
     @classmethod
     def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
@@ -259,7 +259,7 @@ class _Level:
         km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
         return cls(gm, km, _unit(gray - gm), _unit(corner - km),
                    np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]),
-                   np.stack([f.ink for f in feats]), np.stack([f.shape[0, _RS:-_RS, _RS:-_RS] for f in feats]))
+                   np.stack([f.ink for f in feats]), np.stack([f.edges[0, _RE:-_RE, _RE:-_RE] for f in feats]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -426,13 +426,13 @@ class Templates:
         v = _unit(f.hog - m)  # (2, Dh)
         return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
 
-    def shape(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures,
-              width: float | None = None) -> np.ndarray:
+    def edge_similarity(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures,
+                        width: float | None = None) -> np.ndarray:
         """Second look at faces the learnt description cannot tell apart: the directions of the
-        crop's edges (`_shape`, both ways up as `rotations` say) correlated with each
-        candidate's, at shifts of up to `_RS` pixels (normalised: -1..1)."""
-        t = self._level(width).shape
-        return np.array([float(cv2.matchTemplate(feats.shape[r], t[n], cv2.TM_CCORR_NORMED).max())
+        crop's edges (`_edges`, both ways up as `rotations` say) correlated with each
+        candidate's, at shifts of up to `_RE` pixels (normalised: -1..1)."""
+        t = self._level(width).edges
+        return np.array([float(cv2.matchTemplate(feats.edges[r], t[n], cv2.TM_CCORR_NORMED).max())
                          for n, r in zip(candidates, rotations)], np.float32)
 
     def identify(self, crop: np.ndarray | None, possible: Iterable[str] | None = None,
@@ -464,7 +464,7 @@ class Templates:
         # learnt description only among faces it cannot tell apart (`blind`: their templates'
         # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
         # alone), where its cosine decides little, and by the directions of the print's edges
-        # (`shape`; the hand-made score parts only equal shapes); elsewhere the second look
+        # (`edge_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
@@ -474,12 +474,12 @@ class Templates:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]
             if self._emb is not None:
-                r = self.shape(cands, rots, feats, width) + SHAPE_HAND * h
+                r = self.edge_similarity(cands, rots, feats, width) + EDGES_HAND * h
             else:
                 r = h + REFINE_WEIGHT * self.refine(crop, cands, rots, feats, width)
             k = int(np.argmax(r))
             top = cands[k]
-            temperature = SHAPE_TEMPERATURE if self._emb is not None else self.refine_temperature
+            temperature = EDGES_TEMPERATURE if self._emb is not None else self.refine_temperature
             p2 = np.exp(np.clip((r - r[k]) / temperature, -60, 0))
             confidence = float(p1[cands].sum() * p2[k] / p2.sum())
             runner = cands[int(np.argsort(-r)[1])]

@@ -268,7 +268,9 @@ def main(argv=None) -> int:
     try:
         seeds = [int(x) for x in str(args.seed).split(",")]
     except ValueError:
-        ap.error(f"--seed takes whole numbers separated by commas, not {args.seed!r}")
+        seeds = []
+    if not seeds or min(seeds) < 0:  # numpy's generators take no negative seed
+        ap.error(f"--seed takes whole numbers (0 or more) separated by commas, not {args.seed!r}")
     if args.no_embed:
         import vision.cards.embed as embed
 

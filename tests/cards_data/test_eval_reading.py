@@ -48,9 +48,10 @@ def test_totals_sum_the_counts_of_every_seed_and_deck():
 def test_seeds_that_are_not_numbers_are_refused_before_anything_runs(capsys):
     import pytest
 
-    with pytest.raises(SystemExit):
-        EV.main(["--seed", "2024,x"])
-    assert "--seed takes whole numbers" in capsys.readouterr().err
+    for bad in ("2024,x", "", "5,-1"):
+        with pytest.raises(SystemExit):
+            EV.main(["--seed", bad])
+        assert "--seed takes whole numbers" in capsys.readouterr().err
 
 
 def test_a_card_is_found_against_the_table_alike_whatever_was_read_before():

@@ -475,11 +475,12 @@ class Templates:
             rots = [int(best_rot[j]) for j in cands]
             if self._emb is not None:
                 r = self.edge_similarity(cands, rots, feats, width) + EDGES_HAND * h
+                temperature = EDGES_TEMPERATURE
             else:
                 r = h + REFINE_WEIGHT * self.refine(crop, cands, rots, feats, width)
+                temperature = self.refine_temperature
             k = int(np.argmax(r))
             top = cands[k]
-            temperature = EDGES_TEMPERATURE if self._emb is not None else self.refine_temperature
             p2 = np.exp(np.clip((r - r[k]) / temperature, -60, 0))
             confidence = float(p1[cands].sum() * p2[k] / p2.sum())
             runner = cands[int(np.argsort(-r)[1])]

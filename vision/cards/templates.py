@@ -123,14 +123,6 @@ def load_deck(name: str, decks_dir: Path | str | None = None) -> Deck:
                       deck=name, known=known_decks(root), decks_dir=str(root))
 
 
-def base_siblings(base: str | None) -> list[tuple[str, ...]]:
-    """`decks.symbol_siblings` of a deck folder's base deck; none when it has no known base (a
-    deck enrolled as free-form faces)."""
-    from vision.cards.decks import DECKS, symbol_siblings
-
-    return symbol_siblings(base) if base in DECKS else []
-
-
 def safe_file_name(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label) + ".png"
 
@@ -175,8 +167,11 @@ def read_deck_folder(folder: Path) -> Deck:
         ids[e["label"]] = e.get("card_ids") or [e["label"]]
     if not groups["face"][0]:
         raise BrokenDeck(f"deck {doc.get('name')!r} has no face templates", folder=str(folder))
-    name = doc.get("name", folder.name)
+    from vision.cards.decks import DECKS, symbol_siblings
+
+    name, base = doc.get("name", folder.name), doc.get("base")
+    # a deck enrolled as free-form faces has no base deck to say which faces are siblings
     faces = Templates(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2],
-                      siblings=base_siblings(doc.get("base")))
+                      siblings=symbol_siblings(base) if base in DECKS else [])
     backs = Templates(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
-    return Deck(name=name, faces=faces, backs=backs, base=doc.get("base"), source=str(folder))
+    return Deck(name=name, faces=faces, backs=backs, base=base, source=str(folder))

@@ -10,7 +10,7 @@ Label per card (YOLO pose, normalised to the image):
     class cx cy w h  x0 y0 v0  x1 y1 v1  x2 y2 v2  x3 y3 v3
 class 0 card_face_up, 1 card_face_down; the box is around the whole card (hidden parts too);
 corners top-left, top-right, bottom-right, bottom-left of the upright face, v=2 visible, v=1
-hidden under another card or a hand. 180-degree-symmetric faces and backs are canonicalised:
+hidden under another card, a hand or a coin or phone lying on it. 180-degree-symmetric faces and backs are canonicalised:
 corners 0-1 are the short edge whose midpoint is nearer the image top (see docs/card-detector.md).
 
 Held out: the design `outline` and the backgrounds in TEST_BACKGROUNDS appear only in the test
@@ -410,6 +410,26 @@ def _skin(rng):
     return (dark + (light - dark) * tone).astype(np.float32)
 
 
+def _distractors(rng, img: np.ndarray, owner: np.ndarray) -> None:
+    """Coins and phones lying on the table (or an annotation box drawn on the video), drawn into
+    `img`; what they cover is no card's in `owner` (-3), so a card under one is that much less
+    visible and its corners there are hidden."""
+    h, w = owner.shape
+    for _ in range(int(rng.integers(0, 3))):
+        covered = np.zeros((h, w), np.uint8)
+        if rng.random() < 0.5:
+            c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            r = int(rng.uniform(5, 18))
+            cv2.circle(img, c, r, tuple(float(v) for v in _colour(rng, 60, 200)), -1, cv2.LINE_AA)
+            cv2.circle(covered, c, r, 255, -1, cv2.LINE_AA)
+        else:
+            rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))), (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))), float(rng.uniform(0, 180)))
+            poly = [cv2.boxPoints(rect).astype(np.int32)]
+            cv2.fillPoly(img, poly, tuple(float(v) for v in _colour(rng, 10, 70)), cv2.LINE_AA)
+            cv2.fillPoly(covered, poly, 255, cv2.LINE_AA)
+        owner[covered > 0] = -3
+
+
 def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | None = None,
                  deck_name: str | None = None, varied: bool = False):
     """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info).
@@ -474,14 +494,7 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
         shade = _fractal(rng, h, w, 2, 64)[..., None] * 40 - 20
         img = img * (1 - a) + (skin + shade) * a
         owner[m > 127] = -2
-    # distractors: coins, a phone, an annotation box drawn on the video
-    for _ in range(int(rng.integers(0, 3))):
-        if rng.random() < 0.5:
-            c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
-            cv2.circle(img, c, int(rng.uniform(5, 18)), tuple(float(v) for v in _colour(rng, 60, 200)), -1, cv2.LINE_AA)
-        else:
-            rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))), (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))), float(rng.uniform(0, 180)))
-            cv2.fillPoly(img, [cv2.boxPoints(rect).astype(np.int32)], tuple(float(v) for v in _colour(rng, 10, 70)), cv2.LINE_AA)
+    _distractors(rng, img, owner)
     labels = []
     ids = []
     for idx, corners, face_up, symmetric, card, design in kept:

@@ -182,3 +182,19 @@ def test_test_split_linked_from_another_dataset(tmp_path, capsys):
                 "--test-from", str(tmp_path / "new" / "images")])
     assert "no held-out split there" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+
+
+def test_what_a_coin_or_phone_covers_is_no_cards():
+    # every pixel the distractors paint is taken from the card beneath it: a card under a phone
+    # is not counted as fully visible (the reading evaluation's "clear" cards rely on it)
+    rng = np.random.default_rng(5)
+    painted = 0
+    for _ in range(40):
+        img = np.zeros((120, 160, 3), np.float32)
+        owner = np.zeros((120, 160), np.int32)  # one card under the whole frame
+        G._distractors(rng, img, owner)
+        changed = (img != 0).any(axis=2)
+        painted += int(changed.sum())
+        assert (owner[changed] == -3).all()
+        assert set(np.unique(owner)) <= {0, -3}
+    assert painted > 0

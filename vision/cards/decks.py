@@ -30,6 +30,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from referee.beccato.cards import BREEDS, EGGS_PER_GUILD, GUILDS, SERAMA
+
 DeckName = Literal["beccato", "italian", "french52", "french40"]
 Kind = Literal["chicken", "henhouse", "egg", "guild", "chick", "signal", "pip", "back"]
 
@@ -42,21 +44,10 @@ CARD_SIZE_MM: dict[str, tuple[float, float]] = {
 }
 
 # --- Beccato! -------------------------------------------------------------------------------
-# Eight breeds, three cards each, plus four Serama roosters: the same names as the Beccato!
-# rules engine (`referee.beccato.cards.BREEDS`, a test keeps them equal). The rulebook names
-# only Orloff, Padovana and the Serama; the others are real breeds chosen so that names,
-# colours and patterns are easy to tell apart across a table.
-BREEDS: tuple[str, ...] = (
-    "orloff",
-    "padovana",
-    "brahma",
-    "cocincina",
-    "livornese",
-    "moroseta",
-    "araucana",
-    "sussex",
-)
-SERAMA = "serama"
+# Eight breeds, three cards each, plus four Serama roosters, and the four Guilds: the Beccato!
+# rules engine's names (`referee.beccato.cards`). The rulebook names only Orloff, Padovana and
+# the Serama; the others are real breeds chosen so that names, colours and patterns are easy to
+# tell apart across a table.
 BREED_NAMES: dict[str, str] = {
     "orloff": "Orloff",
     "padovana": "Padovana",
@@ -70,9 +61,7 @@ BREED_NAMES: dict[str, str] = {
 }
 # Four Guilds (teams) of three Guild cards; each Guild's symbol is printed on its eggs.
 # The rulebook mentions the "$" Guild; the other symbols are ours (the engine's names).
-GUILDS: tuple[str, ...] = ("dollar", "star", "moon", "sun")
 GUILD_SYMBOLS: dict[str, str] = {"dollar": "$", "star": "*", "moon": "C", "sun": "O"}
-EGGS_PER_GUILD = 7  # 28 eggs
 # Signal cards: 33 cards for the 20 printed signals. The text does not say which signals are
 # printed twice; here the first 13 signals of the printed guide have two copies.
 SIGNAL_CARD_COUNT = 33

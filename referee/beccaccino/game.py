@@ -12,10 +12,9 @@ the suit they did not follow.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Mapping
 
-from referee.core import Event, GameAlreadyOver, MalformedAction, StateBase, Violation
+from referee.core import Event, MalformedAction, Violation
 from referee.tricks import (
     BECCACCINO_ORDER,
     ITALIAN_40,
@@ -29,9 +28,9 @@ from referee.tricks import (
     NotYourRole,
     OutOfOrder,
     OutOfTurn,
-    PlayerNotInGame,
     Rules,
     TrickContext,
+    TrickState,
     read_options,
     seeded_shuffle,
     suit_of,
@@ -72,8 +71,11 @@ class MarafonaTooLate(Violation):
     """A Marafona declared after the first trick (M5), or a second one in the same hand."""
 
 
-class BeccaccinoState(StateBase):
+class BeccaccinoState(TrickState):
     """One game of Beccaccino, from the first deal to the winning team."""
+
+    title = "Beccaccino"
+    action_module = Play.__module__
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
         players = list(setup.get("players") or [])
@@ -173,26 +175,9 @@ class BeccaccinoState(StateBase):
         self.looks: list[str] = []
         self.last_trick: dict[str, Any] | None = None
 
-    # -- the contract ------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
-
-    def verify(self, action) -> None:
-        if self.is_over:
-            raise GameAlreadyOver("the game is over", winner=self.winner)
-        method = getattr(self, f"_verify_{action.kind}", None)
-        if method is None or type(action).__module__ != Play.__module__:
-            raise MalformedAction(f"{action!r} is not a Beccaccino action")
-        player = getattr(action, "player", None)
-        if player not in self.players:
-            raise PlayerNotInGame(f"{player!r} is not at this table", player=player,
-                                  players=self.players)
-        method(action)
-
-    def apply(self, action) -> list[Event]:
-        self.verify(action)
-        return getattr(self, f"_apply_{action.kind}")(action)
+    # -- the contract (verify, apply, copy, views: TrickState) ----------------------------
+    def _over(self) -> dict[str, Any]:
+        return {"winner": self.winner}
 
     # -- declare -----------------------------------------------------------------------
     def _verify_declare(self, a: Declare) -> None:
@@ -457,10 +442,6 @@ class BeccaccinoState(StateBase):
             return {"step": "declare", "player": self.battezzante}
         return {"step": "play", "player": self.turn, "trick": self.trick_no + 1}
 
-    def copy(self) -> "BeccaccinoState":
-        """An independent copy (for look-ahead)."""
-        return copy.deepcopy(self)
-
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:
         return {
@@ -491,17 +472,10 @@ class BeccaccinoState(StateBase):
         }
 
     def view(self, viewer: str | None = None) -> dict[str, Any]:
-        out = self._public()
+        out = super().view(viewer)
         # the truth of this hand's announcements would tell the others about the caller's hand
         out["calls"] = {p: {**c, "true": c["true"] if p == viewer else None}
                         for p, c in self.calls.items()}
-        out["cards"] = self.holdings.view(viewer)
-        return out
-
-    def snapshot(self) -> dict[str, Any]:
-        out = self._public()
-        out["seed"] = self.seed
-        out["cards"] = self.holdings.snapshot()
         return out
 
 

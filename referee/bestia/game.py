@@ -12,11 +12,10 @@ in the pot (S2).
 
 from __future__ import annotations
 
-import copy
 import itertools
 from typing import Any, Mapping
 
-from referee.core import Event, GameAlreadyOver, MalformedAction, StateBase, Violation
+from referee.core import Event, MalformedAction, Violation
 from referee.tricks import (
     BadDeal,
     BadOption,
@@ -25,8 +24,8 @@ from referee.tricks import (
     Holdings,
     OutOfOrder,
     OutOfTurn,
-    PlayerNotInGame,
     TrickContext,
+    TrickState,
     read_options,
     seeded_shuffle,
     suit_of,
@@ -83,9 +82,12 @@ def variant_named(name: str) -> Variant:
                     option="variant", value=name, supported=sorted(VARIANTS))
 
 
-class BestiaState(StateBase):
+class BestiaState(TrickState):
     """A game of Bestia: deal after deal, until the agreed number of deals has been played
     (and, by default, a deal has ended with nobody in bestia)."""
+
+    title = "Bestia"
+    action_module = Play.__module__
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
         players = list(setup.get("players") or [])
@@ -309,26 +311,7 @@ class BestiaState(StateBase):
         self.queue = self.from_right()
         return events
 
-    # -- the contract ------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
-
-    def verify(self, action) -> None:
-        if self.is_over:
-            raise GameAlreadyOver("the game is over", result=self.result)
-        method = getattr(self, f"_verify_{action.kind}", None)
-        if method is None or type(action).__module__ != Play.__module__:
-            raise MalformedAction(f"{action!r} is not a Bestia action")
-        if hasattr(action, "player") and action.player not in self.players:
-            raise PlayerNotInGame(f"{action.player!r} is not at this table",
-                                  player=action.player, players=self.players)
-        method(action)
-
-    def apply(self, action) -> list[Event]:
-        self.verify(action)
-        return getattr(self, f"_apply_{action.kind}")(action)
-
+    # -- the contract (verify, apply, copy, views: TrickState) ----------------------------
     # -- the trump card (unknown deal) -------------------------------------------------
     def _verify_trump(self, a: TurnTrump) -> None:
         if self.phase != "trump":
@@ -858,10 +841,6 @@ class BestiaState(StateBase):
         """The next action is chance's: the trump card turned, when the deal is not known."""
         return self.phase == "trump"
 
-    def copy(self) -> "BestiaState":
-        """An independent copy (for look-ahead)."""
-        return copy.deepcopy(self)
-
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:
         return {
@@ -899,15 +878,8 @@ class BestiaState(StateBase):
             "result": self.result,
         }
 
-    def view(self, viewer: str | None = None) -> dict[str, Any]:
-        out = self._public()
-        out["cards"] = self.holdings.view(viewer)
-        return out
-
     def snapshot(self) -> dict[str, Any]:
-        out = self._public()
-        out["seed"] = self.seed
-        out["cards"] = self.holdings.snapshot()
+        out = super().snapshot()
         out["stock"] = list(self.stock) if self.stock is not None else None
         out["thrown"] = list(self.thrown)
         out["buco"] = list(self.buco) if self.buco is not None else None

@@ -55,6 +55,7 @@ from referee.tricks.common import (
     OutOfOrder,
     PlayerNotInGame,
     SetupError,
+    TrickState,
     UnknownOption,
     read_options,
     seeded_shuffle,

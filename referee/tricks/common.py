@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Mapping, Sequence
 
-from referee.core import RefereeError, Violation
+from referee.core import Event, GameAlreadyOver, MalformedAction, RefereeError, StateBase, Violation
 
 
 class SetupError(RefereeError):
@@ -43,6 +44,57 @@ class OutOfOrder(Violation):
 
 class NotYourRole(Violation):
     """An action that only a given player may take (the battezzante declares trump...)."""
+
+
+class TrickState(StateBase):
+    """What the trick-taking games' states share: an action goes to the state's
+    `_verify_<kind>` and `_apply_<kind>`, and only an action of the game's own module by a
+    player at the table gets there; the game is over in phase "over"; views and snapshots are
+    the state's `_public` with the cards each may see."""
+
+    title = "trick game"  # the game's name in errors: "... is not a Bestia action"
+    action_module = ""  # the module of the game's actions
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def _over(self) -> dict[str, Any]:
+        """What GameAlreadyOver says of the ended game."""
+        return {"result": self.result}
+
+    def verify(self, action) -> None:
+        if self.is_over:
+            raise GameAlreadyOver("the game is over", **self._over())
+        method = getattr(self, f"_verify_{action.kind}", None)
+        if method is None or type(action).__module__ != self.action_module:
+            raise MalformedAction(f"{action!r} is not a {self.title} action")
+        if hasattr(action, "player") and action.player not in self.players:
+            raise PlayerNotInGame(f"{action.player!r} is not at this table",
+                                  player=action.player, players=self.players)
+        method(action)
+
+    def apply(self, action) -> list[Event]:
+        self.verify(action)
+        return getattr(self, f"_apply_{action.kind}")(action)
+
+    def copy(self):
+        """An independent copy (for look-ahead)."""
+        return copy.deepcopy(self)
+
+    def _public(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def view(self, viewer: str | None = None) -> dict[str, Any]:
+        out = self._public()
+        out["cards"] = self.holdings.view(viewer)
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        out = self._public()
+        out["seed"] = self.seed
+        out["cards"] = self.holdings.snapshot()
+        return out
 
 
 def seeded_shuffle(cards: Sequence[str], *key: object) -> list[str]:

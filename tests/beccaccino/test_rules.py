@@ -191,8 +191,9 @@ def test_chiamarsi_fuori_wrong_loses_at_once():
     assert events[0].data["right"] is False
     assert s.is_over and s.winner != s.team_of[caller]
     assert s.result["reason"] == "chiamata_fuori_sbagliata"
-    with pytest.raises(GameAlreadyOver):
+    with pytest.raises(GameAlreadyOver) as info:
         s.apply(CallOut("Anna"))
+    assert info.value.details["winner"] == s.winner  # the error says who won
 
 
 def test_chiamarsi_fuori_right_wins_at_once():

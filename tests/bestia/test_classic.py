@@ -315,8 +315,9 @@ def test_the_game_ends_after_the_agreed_deals_with_nobody_in_bestia():
         events += s.apply(Pass(p))
     assert s.is_over and s.result["deals"] == 1 and s.result["pot_left"] == 3
     assert s.result["gained"]["Anna"] == -3
-    with pytest.raises(GameAlreadyOver):
+    with pytest.raises(GameAlreadyOver) as info:
         s.apply(Knock("Ben"))
+    assert info.value.details["result"] == s.result  # the error says how the game ended
     assert "GAME OVER" in ENGINE.render(s)
 
 

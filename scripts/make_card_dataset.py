@@ -10,8 +10,9 @@ Label per card (YOLO pose, normalised to the image):
     class cx cy w h  x0 y0 v0  x1 y1 v1  x2 y2 v2  x3 y3 v3
 class 0 card_face_up, 1 card_face_down; the box is around the whole card (hidden parts too);
 corners top-left, top-right, bottom-right, bottom-left of the upright face, v=2 visible, v=1
-hidden under another card, a hand or a coin or phone lying on it. 180-degree-symmetric faces and backs are canonicalised:
-corners 0-1 are the short edge whose midpoint is nearer the image top (see docs/card-detector.md).
+hidden under another card, a hand or a coin or phone lying on it. 180-degree-symmetric faces
+and backs are canonicalised: corners 0-1 are the short edge whose midpoint is nearer the image
+top (see docs/card-detector.md).
 
 Held out: the design `outline` and the backgrounds in TEST_BACKGROUNDS appear only in the test
 split. In training and validation scenes, RANDOM_DESIGN_SHARE of the scenes use a design drawn
@@ -411,9 +412,9 @@ def _skin(rng):
 
 
 def _distractors(rng, img: np.ndarray, owner: np.ndarray) -> None:
-    """Coins and phones lying on the table (or an annotation box drawn on the video), drawn into
-    `img`; what they cover is no card's in `owner` (-3), so a card under one is that much less
-    visible and its corners there are hidden."""
+    """Coins and phones lying on the table, drawn into `img`; what they cover is no card's in
+    `owner` (-3), so a card under one is that much less visible and its corners there are
+    hidden."""
     h, w = owner.shape
     for _ in range(int(rng.integers(0, 3))):
         covered = np.zeros((h, w), np.uint8)

@@ -16,7 +16,8 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
 * `detect+identify`: the reader as it runs with a deck: guesses at every card's corners, each
   rectified and identified against the deck's templates (the rendered deck in the scenes'
   design) until one reads surely, a second look (template alignment) at unsure reads;
-* `ultralytics`: `YOLO(best.pt).predict(frame, imgsz, conf)` of the same model in PyTorch, run by
+* `ultralytics`: `YOLO(pt).predict(frame, imgsz, conf)` of the same model in PyTorch (the
+  checkpoint `scripts/detector_pt_from_onnx.py` rebuilds from the shipped ONNX file, or `--pt`), run by
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
   the runtime environment has no torch), warm-up frames excluded as on our side;
 
@@ -24,6 +25,7 @@ and the ratios ultralytics / ours (above 1: ours is faster). The machine's load 
 passes (3) alternate ours and Ultralytics', and each figure is the median over the rounds (the
 ratio taken within each round), with the per-round ratios alongside.
 
+    .venv-train/bin/python scripts/detector_pt_from_onnx.py    # the baseline's checkpoint, once
     .venv/bin/python scripts/bench_cards.py --frames 30
     .venv/bin/python scripts/bench_cards.py --pt runs/card_detector/main/weights/best.pt --json bench.json
 """

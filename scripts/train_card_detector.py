@@ -458,6 +458,14 @@ The test split uses a card design and backgrounds that training never saw.
 `scripts/make_card_dataset.py` with the seed and counts above); the numbers are in
 `metrics.json`, the per-epoch log in `train_log.txt`.
 
+## As a PyTorch checkpoint
+
+Only the ONNX file ships (the training checkpoints stay under `runs/` on the machine that trained
+them). For a comparison with Ultralytics' own predict (`scripts/bench_cards.py`),
+`.venv-train/bin/python scripts/detector_pt_from_onnx.py` rebuilds the same network from its
+YAML (fused), loads every weight by name from `card_detector.onnx`, checks its output against
+onnxruntime's and writes `card_detector.pt` here (git-ignored).
+
 ## At run time
 
 The raw model's corner keypoints sometimes collapse onto a picture inside the card (their quad

@@ -130,3 +130,22 @@ def test_a_learning_rate_that_is_not_positive_is_refused(lr0, capsys):
     with pytest.raises(SystemExit) as err:
         T.main(["--lr0", lr0])
     assert err.value.code == 2 and "--lr0 must be a positive learning rate" in capsys.readouterr().err
+
+
+def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
+    # scripts/detector_pt_from_onnx.py needs the training environment; in the runtime one it
+    # says so by name instead of failing on an import, and writes nothing
+    import importlib.util
+
+    import detector_pt_from_onnx as P
+
+    out = tmp_path / "card_detector.pt"
+    if importlib.util.find_spec("torch") is not None and importlib.util.find_spec("ultralytics") is not None:
+        assert P.main(["--out", str(out)]) == 0  # the training environment: rebuilt and checked
+        assert out.is_file() and "largest difference from onnxruntime" in capsys.readouterr().out
+        return
+    with pytest.raises(SystemExit) as info:
+        P.main(["--out", str(out)])
+    assert info.value.code == 2
+    assert ".venv-train" in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,101 @@
+"""The shipped card detector as an Ultralytics PyTorch checkpoint, rebuilt from its ONNX file.
+
+`scripts/bench_cards.py` compares our onnxruntime detector with Ultralytics' own PyTorch predict
+of the same model. The training checkpoint (`runs/card_detector/.../epochN.pt`) stays on the
+machine that trained it; this rebuilds an equivalent one from what ships: the network from
+`models/card_detector/card-pose.yaml` (Conv and BatchNorm fused, as Ultralytics exports and
+predicts), every weight taken by name from the ONNX file's initializers (a missing or misshaped
+one is an error), saved as an Ultralytics checkpoint. Its raw output is checked against
+onnxruntime's on a random input before it is written.
+
+Run it in the training environment (torch and Ultralytics; the runtime `.venv` has neither):
+
+    .venv-train/bin/python scripts/detector_pt_from_onnx.py          # -> models/card_detector/card_detector.pt
+    .venv-train/bin/python scripts/bench_cards.py --frames 20         # finds it there
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DETECTOR = ROOT / "models" / "card_detector"
+TOLERANCE = 1e-5  # of the output's largest value: float rounding, not another model
+
+
+def rebuild(onnx_path: Path, yaml_path: Path):
+    """(Ultralytics PoseModel with the ONNX file's weights, fused; the ONNX metadata)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from ultralytics.nn.tasks import PoseModel
+
+    proto = onnx.load(str(onnx_path))
+    meta = {p.key: p.value for p in proto.metadata_props}
+    weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+    names = eval(meta.get("names", "{}"), {"__builtins__": {}})  # a dict literal Ultralytics wrote
+    model = PoseModel(str(yaml_path), nc=len(names) or None, verbose=False)
+    model.fuse(verbose=False)
+    state = model.state_dict()
+    problems = [f"{k}: {tuple(v.shape)} in the network, "
+                + (f"{tuple(weights[k].shape)} in the ONNX file" if k in weights else "not in the ONNX file")
+                for k, v in state.items() if k not in weights or tuple(weights[k].shape) != tuple(v.shape)]
+    if problems:
+        raise SystemExit(f"{onnx_path} does not fit {yaml_path}: " + "; ".join(problems[:5]))
+    model.load_state_dict({k: torch.from_numpy(weights[k].copy()) for k in state})
+    model.names = names
+    return model.float().eval(), meta
+
+
+def largest_difference(model, onnx_path: Path, imgsz: int) -> float:
+    """Largest difference between the rebuilt model's raw output and onnxruntime's, over the
+    output's largest value, on one random input."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    x = np.random.default_rng(0).random((1, 3, imgsz, imgsz), dtype=np.float32)
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    ref = session.run(None, {session.get_inputs()[0].name: x})[0]
+    with torch.no_grad():
+        out = model(torch.from_numpy(x))
+    out = (out[0] if isinstance(out, (list, tuple)) else out).numpy()
+    if out.shape != ref.shape:
+        raise SystemExit(f"the rebuilt model answers {out.shape}, the ONNX file {ref.shape}")
+    return float(np.abs(out - ref).max() / max(float(np.abs(ref).max()), 1e-6))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--onnx", type=Path, default=DETECTOR / "card_detector.onnx")
+    ap.add_argument("--yaml", type=Path, default=DETECTOR / "card-pose.yaml")
+    ap.add_argument("--out", type=Path, default=DETECTOR / "card_detector.pt")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "0")
+    try:
+        import torch
+        import ultralytics
+    except ImportError as exc:
+        ap.error(f"{exc.name} is not installed: run this with the training environment's Python "
+                 "(.venv-train/bin/python, requirements-train.txt)")
+    model, meta = rebuild(args.onnx, args.yaml)
+    imgsz = int(eval(meta.get("imgsz", "[640]"), {"__builtins__": {}})[0])
+    diff = largest_difference(model, args.onnx, imgsz)
+    if diff > TOLERANCE:
+        raise SystemExit(f"the rebuilt model differs from {args.onnx} by {diff:.2e} of its output")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model, "train_args": {"task": "pose", "imgsz": imgsz, "model": str(args.yaml)},
+                "date": datetime.now(timezone.utc).isoformat(), "version": ultralytics.__version__,
+                "license": "AGPL-3.0 (Ultralytics)", "docs": f"rebuilt from {args.onnx.name}"}, args.out)
+    print(f"wrote {args.out}: {len(model.state_dict())} tensors from {args.onnx.name}, "
+          f"largest difference from onnxruntime {diff:.1e} of the output")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

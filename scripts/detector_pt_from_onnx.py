@@ -17,6 +17,7 @@ Run it in the training environment (torch and Ultralytics; the runtime `.venv` h
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import sys
 from datetime import datetime, timezone
@@ -37,7 +38,7 @@ def rebuild(onnx_path: Path, yaml_path: Path):
     proto = onnx.load(str(onnx_path))
     meta = {p.key: p.value for p in proto.metadata_props}
     weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
-    names = eval(meta.get("names", "{}"), {"__builtins__": {}})  # a dict literal Ultralytics wrote
+    names = ast.literal_eval(meta.get("names", "{}"))  # a dict literal Ultralytics wrote
     model = PoseModel(str(yaml_path), nc=len(names) or None, verbose=False)
     model.fuse(verbose=False)
     state = model.state_dict()
@@ -75,6 +76,9 @@ def main(argv=None) -> int:
     ap.add_argument("--yaml", type=Path, default=DETECTOR / "card-pose.yaml")
     ap.add_argument("--out", type=Path, default=DETECTOR / "card_detector.pt")
     args = ap.parse_args(argv)
+    for given in (args.onnx, args.yaml):
+        if not given.is_file():
+            ap.error(f"no file {str(given)!r}")
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "0")
     try:
@@ -84,7 +88,7 @@ def main(argv=None) -> int:
         ap.error(f"{exc.name} is not installed: run this with the training environment's Python "
                  "(.venv-train/bin/python, requirements-train.txt)")
     model, meta = rebuild(args.onnx, args.yaml)
-    imgsz = int(eval(meta.get("imgsz", "[640]"), {"__builtins__": {}})[0])
+    imgsz = int(ast.literal_eval(meta.get("imgsz", "[640]"))[0])
     diff = largest_difference(model, args.onnx, imgsz)
     if diff > TOLERANCE:
         raise SystemExit(f"the rebuilt model differs from {args.onnx} by {diff:.2e} of its output")

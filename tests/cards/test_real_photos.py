@@ -27,6 +27,12 @@ def detector():
     return CardDetector()
 
 
+def covering(quads, x, y):
+    """Index of the first quad that holds the point (x, y), or None."""
+    return next((i for i, q in enumerate(quads)
+                 if cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)), False) >= 0), None)
+
+
 def misses(detector, name):
     image = cv2.imread(str(FIXTURES / name))
     assert image is not None
@@ -34,8 +40,7 @@ def misses(detector, name):
     up = found[found.face_up]
     out = []
     for card, x, y in CARDS[name]:
-        inside = [cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0 for q in up.corners]
-        if not any(inside):
+        if covering(up.corners, x, y) is None:
             out.append(card)
     return out, found
 
@@ -55,9 +60,9 @@ def read_at(reader, name):
     read = reader.read(image)
     out = {}
     for card, x, y in CARDS[name]:
-        for i in range(len(read)):
-            if cv2.pointPolygonTest(read.corners[i].reshape(-1, 1, 2), (float(x), float(y)), False) >= 0:
-                out[card] = (read.label[i], float(read.label_confidence[i]))
+        i = covering(read.corners, x, y)
+        if i is not None:
+            out[card] = (read.label[i], float(read.label_confidence[i]))
     return out
 
 
@@ -79,8 +84,7 @@ def test_a_real_deck_taught_from_one_frame_names_its_card_in_another(detector, t
         for card, x, y in CARDS[name]:
             if " " in card:  # the 8 of diamonds under a hand
                 continue
-            quad = next(q for q in up.corners
-                        if cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0)
+            quad = up.corners[covering(up.corners, x, y)]
             crops[card] = rectify(image, refine_corners(image, quad))
     assert sorted(crops) == ["10H", "2C", "2H", "5H", "JS", "KC", "QH"]
     write_deck_folder(tmp_path / "table", "table", crops, {}, base="french52")

@@ -149,3 +149,12 @@ def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
     assert info.value.code == 2
     assert ".venv-train" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_pytorch_baseline_names_a_missing_model_file(tmp_path, capsys):
+    import detector_pt_from_onnx as P
+
+    with pytest.raises(SystemExit) as info:
+        P.main(["--onnx", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "x.pt")])
+    assert info.value.code == 2 and "none.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()

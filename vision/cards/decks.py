@@ -78,6 +78,7 @@ FRENCH_SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 FRENCH_SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 FRENCH_RANKS_52: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 FRENCH_RANKS_40: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K")
+COURT_RANKS: frozenset[str] = frozenset({"J", "Q", "K", "F", "C", "R"})  # figures: Jack Queen King, Fante Cavallo Re
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +109,11 @@ class Card:
     def face_key(self) -> str:
         """Cards with the same face_key look identical (the copies of one chicken, say)."""
         return self.id.rsplit(":", 1)[0] if self.copy_in_id else self.id
+
+    @property
+    def court(self) -> bool:
+        """A suited card showing a figure (a king, a fante...) rather than pips."""
+        return self.kind == "pip" and self.rank in COURT_RANKS
 
     @property
     def copy_in_id(self) -> bool:
@@ -239,10 +245,12 @@ def engine_name(c: Card) -> str:
 def symbol_siblings(name: str) -> list[tuple[str, ...]]:
     """Groups of face keys whose faces differ by their suit or Guild symbol alone: the four 7s of
     a French or Italian deck, the four eggs numbered 3. (Their layouts are one; identification
-    looks closer at them: `identify.Templates`.)"""
+    looks closer at them: `identify.Templates`.) Not the figures: a king of clubs and a king of
+    spades are different drawings in different colours (in print as in `render`), which the
+    whole face tells apart and the print's edges alone do not."""
     groups: dict[tuple[str, str], list[str]] = {}
     for c in faces(name):
-        if c.rank is not None and (c.suit is not None or c.guild is not None):
+        if c.rank is not None and (c.suit is not None or c.guild is not None) and not c.court:
             groups.setdefault((c.kind, c.rank), []).append(c.face_key)
     return [tuple(g) for g in groups.values() if len(g) > 1]
 

@@ -31,7 +31,10 @@ light can part or join their learnt vectors whatever their shapes), are decided 
 both are within `blind_margin` of the best, by the directions of the print's edges at 60 x 90
 (`_edges`: the outline of a club's lobes or a spade's point whatever the tones either side of
 it, which a photo's light and a pip printed hollow or filled change), the hand-made score
-parting only equal shapes. Without the
+parting only equal shapes. Templates drawn rather than photographed (a built-in deck: their
+tones are the print's own) are decided between by their grey at 60 x 90 instead, blurred as much
+as the crop is (`grey_similarity`): blurred, a club's edges fit a spade's simpler outline better
+than its own, where its grey still fits its own (measured: docs/card-reading.md). Without the
 model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
 gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
 spade's point.
@@ -71,12 +74,14 @@ REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near tie
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
-EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`edge_similarity`) decides between them
+EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`edge_similarity`, `grey_similarity`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
 EDGES_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
 EDGES_BLUR = 0.7  # ... from the grey blurred this much (pixels at EDGES_SIZE) against noise
 EDGES_HAND = 1 / 30  # the hand-made score's weight against theirs there: it parts only equal shapes
-EDGES_TEMPERATURE = 0.02  # of the softmax over their correlations (fitted to how often a margin was right: seeds 7, 11, 31)
+EDGES_TEMPERATURE = 0.025  # of the softmax over their correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
+GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # drawn templates' grey at EDGES_SIZE, blurred this much (pixels): as sharp as the crop
+GREY_TEMPERATURE = 0.015  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
 SIBLING_INK = 15.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
 _RE = 2  # the edge comparison's shifts, in EDGES_SIZE pixels
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
@@ -186,6 +191,12 @@ def _edges(crop: np.ndarray) -> np.ndarray:
     return np.dstack([(gx * gx - gy * gy) / strength, 2 * gx * gy / strength]).astype(np.float32)
 
 
+def _grey(crop: np.ndarray, blur: float = 0.0) -> np.ndarray:
+    """(h, w) float32: the grey at EDGES_SIZE, blurred by `blur` pixels (none at 0)."""
+    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return cv2.GaussianBlur(g, (0, 0), blur) if blur > 0 else g
+
+
 def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return crop, cv2.rotate(crop, cv2.ROTATE_180)
 
@@ -211,6 +222,11 @@ class CropFeatures:
     def edges(self) -> np.ndarray:
         """(2 rotations, h, w, 2): `_edges`."""
         return np.stack([_edges(_inner(rot)) for rot in _both_ways(self.flat)])
+
+    @functools.cached_property
+    def grey(self) -> np.ndarray:
+        """(2 rotations, h, w): `_grey`."""
+        return np.stack([_grey(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
@@ -292,7 +308,10 @@ class Templates:
     faces look the same turned 180 degrees (by default measured: a template that matches itself
     turned with a correlation above 0.9); siblings: groups of labels whose faces differ by their
     suit symbol alone (`decks.symbol_siblings`), which the learnt description is not left to
-    tell apart.
+    tell apart; drawn: the images are the faces as drawn (`render`), not photographs, so their
+    grey levels are the print's own: between faces the learnt description cannot tell apart
+    those decide (`grey_similarity`), where a photographed template's would carry its photo's
+    light and the print's edges decide.
     """
 
     def __init__(
@@ -311,6 +330,7 @@ class Templates:
         symmetric: Sequence[bool] | None = None,
         embedder: Any = "default",
         siblings: Iterable[Iterable[str]] = (),
+        drawn: bool = False,
     ) -> None:
         if len(labels) != len(images) or not labels:
             raise ValueError("templates need one image per label, and at least one")
@@ -324,6 +344,7 @@ class Templates:
         self.refine_margin = refine_margin
         self.blind_margin = blind_margin
         self.refine_temperature = refine_temperature
+        self.drawn = drawn
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
         # Templates are also kept as a card seen small would look (shrunk to LEVELS pixels wide
         # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
@@ -435,6 +456,23 @@ class Templates:
         return np.array([float(cv2.matchTemplate(feats.edges[r], t[n], cv2.TM_CCORR_NORMED).max())
                          for n, r in zip(candidates, rotations)], np.float32)
 
+    @functools.cached_property
+    def _greys(self) -> np.ndarray:
+        """(T, len(GREY_BLURS), h - 2 _RE, w - 2 _RE): each template's `_grey` at each blur, less
+        a margin so that a crop's may shift over it."""
+        flat = [_inner(flat_field(im)) for im in self.images]
+        return np.stack([[_grey(f, b)[_RE:-_RE, _RE:-_RE] for b in GREY_BLURS] for f in flat])
+
+    def grey_similarity(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures) -> np.ndarray:
+        """Second look at drawn faces the learnt description cannot tell apart: the crop's grey
+        (`_grey`, both ways up as `rotations` say) correlated with each candidate's template
+        blurred as much as the crop is (the blur of GREY_BLURS at which the best candidate fits
+        best: one blur for all, since it is the crop's), at shifts of up to `_RE` pixels
+        (normalised: -1..1)."""
+        scores = np.array([[cv2.matchTemplate(feats.grey[r], self._greys[n, b], cv2.TM_CCOEFF_NORMED).max()
+                            for n, r in zip(candidates, rotations)] for b in range(len(GREY_BLURS))], np.float32)
+        return scores[int(np.argmax(scores.max(axis=1)))]
+
     def identify(self, crop: np.ndarray | None, possible: Iterable[str] | None = None,
                  width: float | None = None, feats: CropFeatures | None = None) -> Identification:
         """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
@@ -464,7 +502,8 @@ class Templates:
         # learnt description only among faces it cannot tell apart (`blind`: their templates'
         # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
         # alone), where its cosine decides little, and by the directions of the print's edges
-        # (`edge_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
+        # (`edge_similarity`), or for drawn templates by their grey blurred as the crop is
+        # (`grey_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
@@ -473,7 +512,10 @@ class Templates:
         if len(cands) >= 2:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]
-            if self._emb is not None:
+            if self._emb is not None and self.drawn:
+                r = self.grey_similarity(cands, rots, feats) + EDGES_HAND * h
+                temperature = GREY_TEMPERATURE
+            elif self._emb is not None:
                 r = self.edge_similarity(cands, rots, feats, width) + EDGES_HAND * h
                 temperature = EDGES_TEMPERATURE
             else:

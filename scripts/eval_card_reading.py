@@ -48,6 +48,7 @@ from vision.cards.decks import faces  # noqa: E402
 from vision.cards.detections import CardDetections, orientation_of  # noqa: E402
 from vision.cards.detector import CardDetector, box_iou  # noqa: E402
 from vision.cards.enroll import PhotoProblem, deck_aspect, find_cards  # noqa: E402
+from vision.cards.identify import SURE  # noqa: E402  (treat a read below it as unsure)
 from vision.cards.reader import CardReader  # noqa: E402
 from vision.cards.refine import refine_corners  # noqa: E402
 from vision.cards.render import HELD_OUT_DESIGN, card_mask, render_card  # noqa: E402
@@ -105,9 +106,6 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
     return crops, {"cards": len(faces(deck_name)), "enrolled": len(crops), "found_by": methods,
                    "photos_retaken": retakes,
                    "not_enrolled": {k: v for k, v in rejected.items() if k not in crops}}
-
-
-SURE = 0.9  # docs/card-reading.md: treat a read below this confidence as unsure
 
 
 def up_or_down(corners: np.ndarray) -> np.ndarray:

@@ -151,6 +151,29 @@ def test_a_drawn_deck_tells_blurred_outlined_clubs_from_spades_by_their_grey(ran
             assert read.label == rank + suit and read.runner_up == rank + other, (rank, suit, width, read)
 
 
+def test_a_crop_cut_from_corners_that_missed_the_card_is_never_sure(monkeypatch):
+    """A quad short of the card (its top tenth cut off, the cloth below taken in) can match one
+    face far better than the others without looking much like it: the 9 of hearts so cut reads
+    as the 7 of diamonds at a confidence of 0.99 from the softmax alone. Under FIT_FOR_SURE its
+    confidence stays under SURE, whatever the label; a well-cut crop is still sure."""
+    from vision.cards import identify as I
+    from vision.cards.render import HELD_OUT_DESIGN
+
+    deck = load_deck(f"french52:{HELD_OUT_DESIGN}").faces
+    card = next(c for c in faces("french52") if c.id == "9H")
+    image = place(cloth(), card, quad(480, 360, 300), HELD_OUT_DESIGN)
+    whole, short = quad(480, 360, 300), quad(480, 330, 270)
+
+    def read(q):
+        return deck.identify(rectify(image, q), width=float(np.linalg.norm(q[1] - q[0])))
+
+    good, bad = read(whole), read(short)
+    assert good.label == "9H" and good.confidence >= I.SURE and good.similarity >= I.FIT_FOR_SURE
+    assert bad.similarity < I.FIT_FOR_SURE and bad.confidence < I.SURE
+    monkeypatch.setattr(I, "FIT_FOR_SURE", -1.0)
+    assert read(short).confidence >= I.SURE  # what the softmax alone said
+
+
 def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_colours_are_not(tmp_path, monkeypatch):
     """A deck with a base (built in, or enrolled with one) pairs its faces that differ by their
     suit symbol alone and are printed in one colour: the 7 of clubs with the 7 of spades, not

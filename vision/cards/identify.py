@@ -49,6 +49,12 @@ more: `min_similarity` 0.55 turned 7 of 10 wrong reads into unknown and lost 2 r
 the learnt description the right reads score 0.8-1.0 and a card nearly all under a hand up to
 0.6: the bar is then 0.65, which cost 1-3% of the right reads of the held-out scenes).
 
+A read is sure at confidence `SURE` (0.9) or more, and with the learnt description only when its
+crop is like its face (similarity `FIT_FOR_SURE`, 0.8): a crop cut from corners that missed the
+card (a corner short, the cloth beside it) can be far nearer one face than the others without
+being like any, and the softmax alone called such reads sure (the confidence is then held just
+under `SURE`, and the reader looks again at the card's corners: measured in docs/card-reading.md).
+
 The referee may pass `possible` (the card ids still unseen, or the deck's composition): among
 faces within `tie_margin` of the best, a possible one wins; a clear best outside `possible` is
 still reported (with `possible=False`): the referee decides what an impossible card means.
@@ -74,6 +80,8 @@ REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near tie
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
 MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
+SURE = 0.9  # a read at this confidence or more is sure (how often such reads are wrong: docs/card-reading.md)
+FIT_FOR_SURE = 0.8  # ... and only when its crop is this like its face (with the learnt description; measured there)
 EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`edge_similarity`, `grey_similarity`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
 EDGES_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
@@ -533,6 +541,11 @@ class Templates:
             runner = rest[0] if rest else None
             margin = float(s[top] - s[runner]) if runner is not None else 1.0
         known = s[top] >= self.min_similarity and confidence >= self.min_confidence
+        if self._emb is not None and s[top] < FIT_FOR_SURE:
+            # A crop cut from corners that missed the card (a corner short, the cloth beside it)
+            # can be sure which of two siblings it shows without looking much like either: it
+            # is not reported sure, and the reader looks again at its corners.
+            confidence = min(confidence, np.nextafter(SURE, 0.0))
         label = self.labels[top]
         return Identification(
             label=label if known else None,

@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from vision.cards.detections import CardDetections, fold_orientation, orientation_of
-from vision.cards.identify import CropFeatures, Identification
+from vision.cards.identify import SURE, CropFeatures, Identification
 from vision.cards.rectify import rectify
 from vision.cards.detector import order_corners
 from vision.cards.refine import align_to_template, candidate_quads, refine_corners, snapped
@@ -50,7 +50,7 @@ class CardReader:
     def __init__(self, detector, deck: Deck | None = None, tracker: CardTracker | None = None,
                  layout: TableLayout | None = None, snap: bool = True, align: bool = True,
                  align_candidates: int = 3, align_min_cc: float = 0.7,
-                 guess_margin: float = 0.03, sure: float = 0.9, max_guesses: int = 6,
+                 guess_margin: float = 0.03, sure: float = SURE, max_guesses: int = 6,
                  align_from: float = 0.35, align_guesses: int = 2) -> None:
         self.detector = detector
         self.snap = snap

@@ -545,7 +545,7 @@ class Templates:
             # A crop cut from corners that missed the card (a corner short, the cloth beside it)
             # can be sure which of two siblings it shows without looking much like either: it
             # is not reported sure, and the reader looks again at its corners.
-            confidence = min(confidence, np.nextafter(SURE, 0.0))
+            confidence = min(confidence, float(np.nextafter(SURE, 0.0)))
         label = self.labels[top]
         return Identification(
             label=label if known else None,

@@ -86,7 +86,7 @@ EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second 
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
 EDGES_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
 EDGES_BLUR = 0.7  # ... from the grey blurred this much (pixels at EDGES_SIZE) against noise
-EDGES_HAND = 1 / 30  # the hand-made score's weight against theirs there: it parts only equal shapes
+EDGES_HAND = 1 / 30  # the hand-made score's weight against the edges' (or the grey's) there: it parts only equal shapes
 EDGES_TEMPERATURE = 0.025  # of the softmax over their correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
 GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # drawn templates' grey at EDGES_SIZE, blurred this much (pixels): as sharp as the crop
 GREY_TEMPERATURE = 0.015  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
@@ -186,23 +186,22 @@ def _hog(crop: np.ndarray) -> np.ndarray:
     return _HOG.compute(g).ravel()
 
 
+def _grey(crop: np.ndarray, blur: float = 0.0) -> np.ndarray:
+    """(h, w) float32: the grey at EDGES_SIZE, blurred by `blur` pixels (none at 0)."""
+    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return cv2.GaussianBlur(g, (0, 0), blur) if blur > 0 else g
+
+
 def _edges(crop: np.ndarray) -> np.ndarray:
     """(h, w, 2) float32: the direction of the print's edges at EDGES_SIZE, as the doubled angle
     of the grey's gradient weighted by its strength (gx^2 - gy^2, 2 gx gy over |g|). The outline
     of a club's lobes or a spade's point, whatever the tones either side of it: a pip photographed
     filled grey or hollow, dark on light or light on dark, a lamp's light (smooth: few edges)
     give the same directions, where its grey levels differ (measured: docs/card-reading.md)."""
-    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    g = cv2.GaussianBlur(g, (0, 0), EDGES_BLUR)
+    g = _grey(crop, EDGES_BLUR)
     gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
     strength = np.sqrt(gx * gx + gy * gy) + 1e-3
     return np.dstack([(gx * gx - gy * gy) / strength, 2 * gx * gy / strength]).astype(np.float32)
-
-
-def _grey(crop: np.ndarray, blur: float = 0.0) -> np.ndarray:
-    """(h, w) float32: the grey at EDGES_SIZE, blurred by `blur` pixels (none at 0)."""
-    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return cv2.GaussianBlur(g, (0, 0), blur) if blur > 0 else g
 
 
 def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

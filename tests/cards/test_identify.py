@@ -187,6 +187,14 @@ def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_c
     assert not deck._blind[lbl("7H"), lbl("7D")]  # this printing's hearts and diamonds are two reds
     outline = load_deck("french52:outline").faces
     assert outline._blind[outline.labels.index("7H"), outline.labels.index("7D")]  # one red
+    # A photo's light tints one template's black pips (enrolled, one photo per card): still a pair
+    tinted = deck.images[lbl("7S")].astype(np.float32)
+    tinted[tinted.mean(axis=2) < 128] += (30.0, 0.0, -15.0)
+    tinted = np.clip(tinted, 0, 255).astype(np.uint8)
+    apart = float(np.linalg.norm(I._ink(I._inner(I.flat_field(tinted))) - deck._levels[None].ink[lbl("7C")]))
+    assert 15.0 < apart <= I.SIBLING_INK
+    lit = I.Templates("lit", ["7C", "7S"], [deck.images[lbl("7C")], tinted], siblings=[("7C", "7S")])
+    assert lit._blind[0, 1]
     # only the deck's word pairs faces now (no learnt vectors or hand-made scores alike enough)
     monkeypatch.setattr(I, "EMBED_BLIND", 2.0)
     monkeypatch.setattr(I, "HAND_ALIKE", 2.0)

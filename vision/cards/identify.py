@@ -90,7 +90,9 @@ EDGES_HAND = 1 / 30  # the hand-made score's weight against the edges' (or the g
 EDGES_TEMPERATURE = 0.025  # of the softmax over their correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
 GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # drawn templates' grey at EDGES_SIZE, blurred this much (pixels): as sharp as the crop
 GREY_TEMPERATURE = 0.015  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
-SIBLING_INK = 15.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
+SIBLING_INK = 20.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
+# (one photo per card: a club's and a spade's measured up to 25.6 apart, 95% within 17 and 99% within 21:
+# docs/card-reading.md)
 _RE = 2  # the edge comparison's shifts, in EDGES_SIZE pixels
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 

@@ -155,8 +155,8 @@ INK_SCALE = 30.0  # ink colours this far apart (Lab a, b) score 0
 def _ink(crop: np.ndarray) -> np.ndarray:
     """(a, b) of the face's print: the mean Lab chroma of its darkest pixels, whatever the
     paper's own cast (a blotchy light, a tinted photo), which the whole-face chroma mixes in. A
-    red and a black face differ here by 14 (the outlined 2: its darkest pixels are mostly its
-    frame's) to 72 (a filled ace); two faces of one colour enrolled from photos, by up to 26."""
+    red and a black face of a built-in French deck differ here by 14 (2s, outlined) to 72 (aces,
+    filled); two faces of one colour enrolled from photos, by up to 26 (docs/card-reading.md)."""
     lab = cv2.cvtColor(cv2.resize(crop, INK_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB).reshape(-1, 3)
     lum = lab[:, 0].astype(np.float32)
     dark = lum <= np.percentile(lum, 100 * INK_SHARE)

@@ -316,7 +316,7 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     # the body
     x0, x1 = 15 * ppm, w - 15 * ppm
     y0, y1 = 14 * ppm, h - 14 * ppm
-    if c.rank in ("J", "Q", "K", "F", "C", "R"):
+    if c.court:
         cv2.rectangle(img, _pt(x0 - 2 * ppm, y0), _pt(x1 + 2 * ppm, y1), colour, max(1, int(0.6 * ppm * d.thick)))
         top = img[: h // 2].copy()
         _court(img, c, d, ppm, colour, shape, (x0, y0, x1, y1))

@@ -73,7 +73,8 @@ def test_faces_that_differ_by_their_suit_symbol_alone_get_the_second_look_when_e
     clubs' template had its pips lit hollow and the 4 of spades' filled grey: the learnt
     description and the hand-made features alike read outlined clubs as spades, sure of it, and
     neither found the two templates alike. The deck says they differ by their suit symbol alone;
-    the directions of the print's edges, which ignore such tones, then decide between them."""
+    their grey with its local brightness and contrast out, which such tones change little, then
+    decides between them."""
     import eval_card_reading as EV
     from vision.cards import identify as I
     from vision.cards.decks import symbol_siblings

@@ -247,7 +247,7 @@ def symbol_siblings(name: str) -> list[tuple[str, ...]]:
     a French or Italian deck, the four eggs numbered 3. (Their layouts are one; identification
     looks closer at them: `identify.Templates`.) Not the figures: a king of clubs and a king of
     spades are different drawings in different colours (in print as in `render`), which the
-    whole face tells apart and the print's edges alone do not."""
+    whole face tells apart and the second look at the grey alone does not."""
     groups: dict[tuple[str, str], list[str]] = {}
     for c in faces(name):
         if c.rank is not None and (c.suit is not None or c.guild is not None) and not c.court:

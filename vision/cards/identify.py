@@ -28,13 +28,12 @@ vectors are nearly equal (outlined clubs and spades), whose templates the hand-m
 find nearly equal, or that the deck says differ by their suit symbol alone, printed in one
 colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
 light can part or join their learnt vectors whatever their shapes), are decided between, when
-both are within `blind_margin` of the best, by the directions of the print's edges at 60 x 90
-(`_edges`: the outline of a club's lobes or a spade's point whatever the tones either side of
-it, which a photo's light and a pip printed hollow or filled change), the hand-made score
-parting only equal shapes. Templates drawn rather than photographed (a built-in deck: their
-tones are the print's own) are decided between by their grey at 60 x 90 instead, blurred as much
-as the crop is (`grey_similarity`): blurred, a club's edges fit a spade's simpler outline better
-than its own, where its grey still fits its own (measured: docs/card-reading.md). Without the
+both are within `blind_margin` of the best, by their grey at 60 x 90, each template blurred as
+much as the crop is (`grey_similarity`: blurred, a club's edges fit a spade's simpler outline
+better than its own, where its grey still fits its own), with the local brightness and contrast
+taken out of both (`_contrast`: a photo's shadows and glare, which a template enrolled from a
+photo carries, are gone from it, the outlines and fills of the pips kept); the hand-made score
+parts only equal shapes (measured: docs/card-reading.md). Without the
 model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
 gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
 spade's point.
@@ -42,7 +41,8 @@ spade's point.
 A crop is compared with every template at 0 and at 180 degrees; that says which way up the card
 lies. The similarities of the best rotation of each face go through a softmax (temperature
 `temperature`) to a confidence. A crop is `unknown` (label None) when its best similarity is
-below `min_similarity` or its confidence below `min_confidence`: a hand over the card, a card
+below `min_similarity` or its confidence below `min_confidence`, or when a second look's grey
+fits none of its candidates (`GREY_FIT`): a hand over the card, a card
 of another deck, a blurred frame, a crop cut from corners that missed the card (on held-out
 scenes nearly all wrong reads from detected corners scored 0.45-0.55 and the right ones 0.59 or
 more: `min_similarity` 0.55 turned 7 of 10 wrong reads into unknown and lost 2 right ones; with
@@ -82,18 +82,19 @@ MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with th
 EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
 SURE = 0.9  # a read at this confidence or more is sure (how often such reads are wrong: docs/card-reading.md)
 FIT_FOR_SURE = 0.8  # ... and only when its crop is this like its face (with the learnt description; measured there)
-EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`edge_similarity`, `grey_similarity`) decides between them
+EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`grey_similarity`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
-EDGES_SIZE = (60, 90)  # (w, h) of the edge directions compared between faces the learnt description cannot tell apart
-EDGES_BLUR = 0.7  # ... from the grey blurred this much (pixels at EDGES_SIZE) against noise
-EDGES_HAND = 1 / 30  # the hand-made score's weight against the edges' (or the grey's) there: it parts only equal shapes
-EDGES_TEMPERATURE = 0.025  # of the softmax over their correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
-GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # drawn templates' grey at EDGES_SIZE, blurred this much (pixels): as sharp as the crop
-GREY_TEMPERATURE = 0.015  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31)
+GREY_SIZE = (60, 90)  # (w, h) of the grey compared between faces the learnt description cannot tell apart
+GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # templates' grey at GREY_SIZE, blurred this much (pixels): as sharp as the crop
+GREY_NORM = 1.0  # the local brightness and contrast taken out over this blur (pixels at GREY_SIZE) ...
+GREY_FLOOR = 10.0  # ... the contrast no less than this (grey levels): flat paper's noise is not made an edge
+GREY_FIT = 0.15  # a second look whose best grey correlation is under this names no face: the crop fits none (a real 2 of clubs against our own printing's: 0.13)
+GREY_HAND = 1 / 30  # the hand-made score's weight against the grey's there: it parts only equal shapes
+GREY_TEMPERATURE = 0.03  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31, drawn and enrolled templates)
 SIBLING_INK = 20.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
 # (one photo per card: a club's and a spade's measured up to 25.6 apart, 95% within 17 and 99% within 21:
 # docs/card-reading.md)
-_RE = 2  # the edge comparison's shifts, in EDGES_SIZE pixels
+_RE = 2  # the grey comparison's shifts, in GREY_SIZE pixels
 LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
@@ -190,21 +191,20 @@ def _hog(crop: np.ndarray) -> np.ndarray:
 
 
 def _grey(crop: np.ndarray, blur: float = 0.0) -> np.ndarray:
-    """(h, w) float32: the grey at EDGES_SIZE, blurred by `blur` pixels (none at 0)."""
-    g = cv2.cvtColor(cv2.resize(crop, EDGES_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    """(h, w) float32: the grey at GREY_SIZE, blurred by `blur` pixels (none at 0)."""
+    g = cv2.cvtColor(cv2.resize(crop, GREY_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.float32)
     return cv2.GaussianBlur(g, (0, 0), blur) if blur > 0 else g
 
 
-def _edges(crop: np.ndarray) -> np.ndarray:
-    """(h, w, 2) float32: the direction of the print's edges at EDGES_SIZE, as the doubled angle
-    of the grey's gradient weighted by its strength (gx^2 - gy^2, 2 gx gy over |g|). The outline
-    of a club's lobes or a spade's point, whatever the tones either side of it: a pip photographed
-    filled grey or hollow, dark on light or light on dark, a lamp's light (smooth: few edges)
-    give the same directions, where its grey levels differ (measured: docs/card-reading.md)."""
-    g = _grey(crop, EDGES_BLUR)
-    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
-    strength = np.sqrt(gx * gx + gy * gy) + 1e-3
-    return np.dstack([(gx * gx - gy * gy) / strength, 2 * gx * gy / strength]).astype(np.float32)
+def _contrast(grey: np.ndarray) -> np.ndarray:
+    """The grey with its local brightness and contrast taken out (each over a GREY_NORM blur,
+    the contrast no less than GREY_FLOOR): what a pip's outline and fill look like against the
+    paper next to them, whatever shadow, glare or dim light lies over that part of the card.
+    `flat_field` divides out only light as smooth as a tenth of the card; a template enrolled
+    from a photo keeps that photo's sharper shadows, and where they crossed a club, its grey
+    fitted a spade's as well (measured: docs/card-reading.md)."""
+    detail = grey - cv2.GaussianBlur(grey, (0, 0), GREY_NORM)
+    return detail / np.sqrt(cv2.GaussianBlur(detail * detail, (0, 0), GREY_NORM) + GREY_FLOOR ** 2)
 
 
 def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -221,22 +221,17 @@ class CropFeatures:
     emb: np.ndarray | None = None  # (2 rotations, D): the learnt description, when used
 
     # The second looks' features are made only when a near tie asks for them (each one crop in
-    # many): the gradient histograms without the learnt description, the print's edge directions
-    # with it. (cached_property writes the instance's __dict__, which frozen allows.)
+    # many): the gradient histograms without the learnt description, the grey with it.
+    # (cached_property writes the instance's __dict__, which frozen allows.)
     @functools.cached_property
     def hog(self) -> np.ndarray:
         """(2 rotations, Dh): `_hog`."""
         return np.stack([_hog(_inner(rot)) for rot in _both_ways(self.flat)])
 
     @functools.cached_property
-    def edges(self) -> np.ndarray:
-        """(2 rotations, h, w, 2): `_edges`."""
-        return np.stack([_edges(_inner(rot)) for rot in _both_ways(self.flat)])
-
-    @functools.cached_property
     def grey(self) -> np.ndarray:
-        """(2 rotations, h, w): `_grey`."""
-        return np.stack([_grey(_inner(rot)) for rot in _both_ways(self.flat)])
+        """(2 rotations, h, w): `_grey`, its local brightness and contrast out (`_contrast`)."""
+        return np.stack([_contrast(_grey(_inner(rot))) for rot in _both_ways(self.flat)])
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
@@ -273,7 +268,6 @@ class _Level:
     chroma: np.ndarray
     hog: np.ndarray
     ink: np.ndarray  # (T, 2)
-    edges: np.ndarray  # (T, h - 2 _RE, w - 2 _RE, 2): `_edges` less a margin, so a crop's may shift over it
 
     @classmethod
     def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
@@ -285,7 +279,7 @@ class _Level:
         km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
         return cls(gm, km, _unit(gray - gm), _unit(corner - km),
                    np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]),
-                   np.stack([f.ink for f in feats]), np.stack([f.edges[0, _RE:-_RE, _RE:-_RE] for f in feats]))
+                   np.stack([f.ink for f in feats]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -318,10 +312,7 @@ class Templates:
     faces look the same turned 180 degrees (by default measured: a template that matches itself
     turned with a correlation above 0.9); siblings: groups of labels whose faces differ by their
     suit symbol alone (`decks.symbol_siblings`), which the learnt description is not left to
-    tell apart; drawn: the images are the faces as drawn (`render`), not photographs, so their
-    grey levels are the print's own: between faces the learnt description cannot tell apart
-    those decide (`grey_similarity`), where a photographed template's would carry its photo's
-    light and the print's edges decide.
+    tell apart.
     """
 
     def __init__(
@@ -340,7 +331,6 @@ class Templates:
         symmetric: Sequence[bool] | None = None,
         embedder: Any = "default",
         siblings: Iterable[Iterable[str]] = (),
-        drawn: bool = False,
     ) -> None:
         if len(labels) != len(images) or not labels:
             raise ValueError("templates need one image per label, and at least one")
@@ -354,7 +344,6 @@ class Templates:
         self.refine_margin = refine_margin
         self.blind_margin = blind_margin
         self.refine_temperature = refine_temperature
-        self.drawn = drawn
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
         # Templates are also kept as a card seen small would look (shrunk to LEVELS pixels wide
         # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
@@ -457,28 +446,20 @@ class Templates:
         v = _unit(f.hog - m)  # (2, Dh)
         return np.array([float(v[r] @ t[n]) for n, r in enumerate(rotations)], np.float32)
 
-    def edge_similarity(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures,
-                        width: float | None = None) -> np.ndarray:
-        """Second look at faces the learnt description cannot tell apart: the directions of the
-        crop's edges (`_edges`, both ways up as `rotations` say) correlated with each
-        candidate's, at shifts of up to `_RE` pixels (normalised: -1..1)."""
-        t = self._level(width).edges
-        return np.array([float(cv2.matchTemplate(feats.edges[r], t[n], cv2.TM_CCORR_NORMED).max())
-                         for n, r in zip(candidates, rotations)], np.float32)
-
     @functools.cached_property
     def _greys(self) -> np.ndarray:
-        """(T, len(GREY_BLURS), h - 2 _RE, w - 2 _RE): each template's `_grey` at each blur, less
-        a margin so that a crop's may shift over it."""
+        """(T, len(GREY_BLURS), h - 2 _RE, w - 2 _RE): each template's `_grey` at each blur, its
+        local brightness and contrast out (`_contrast`), less a margin so that a crop's may shift
+        over it."""
         flat = [_inner(flat_field(im)) for im in self.images]
-        return np.stack([[_grey(f, b)[_RE:-_RE, _RE:-_RE] for b in GREY_BLURS] for f in flat])
+        return np.stack([[_contrast(_grey(f, b))[_RE:-_RE, _RE:-_RE] for b in GREY_BLURS] for f in flat])
 
     def grey_similarity(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures) -> np.ndarray:
-        """Second look at drawn faces the learnt description cannot tell apart: the crop's grey
-        (`_grey`, both ways up as `rotations` say) correlated with each candidate's template
-        blurred as much as the crop is (the blur of GREY_BLURS at which the best candidate fits
-        best: one blur for all, since it is the crop's), at shifts of up to `_RE` pixels
-        (normalised: -1..1)."""
+        """Second look at faces the learnt description cannot tell apart: the crop's grey
+        (`CropFeatures.grey`, both ways up as `rotations` say) correlated with each candidate's
+        template blurred as much as the crop is (the blur of GREY_BLURS at which the best
+        candidate fits best: one blur for all, since it is the crop's), at shifts of up to `_RE`
+        pixels (normalised: -1..1); both with their local brightness and contrast out."""
         scores = np.array([[cv2.matchTemplate(feats.grey[r], self._greys[n, b], cv2.TM_CCOEFF_NORMED).max()
                             for n, r in zip(candidates, rotations)] for b in range(len(GREY_BLURS))], np.float32)
         return scores[int(np.argmax(scores.max(axis=1)))]
@@ -511,23 +492,22 @@ class Templates:
         # A second look at near ties, by the hand-made features and gradient histograms. With the
         # learnt description only among faces it cannot tell apart (`blind`: their templates'
         # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
-        # alone), where its cosine decides little, and by the directions of the print's edges
-        # (`edge_similarity`), or for drawn templates by their grey blurred as the crop is
+        # alone), where its cosine decides little, and by their grey blurred as the crop is
         # (`grey_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
         else:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
+        fits = True  # the second look's grey fits one of its candidates (GREY_FIT)
         if len(cands) >= 2:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]
-            if self._emb is not None and self.drawn:
-                r = self.grey_similarity(cands, rots, feats) + EDGES_HAND * h
+            if self._emb is not None:
+                grey = self.grey_similarity(cands, rots, feats)
+                fits = bool(grey.max() >= GREY_FIT)
+                r = grey + GREY_HAND * h
                 temperature = GREY_TEMPERATURE
-            elif self._emb is not None:
-                r = self.edge_similarity(cands, rots, feats, width) + EDGES_HAND * h
-                temperature = EDGES_TEMPERATURE
             else:
                 r = h + REFINE_WEIGHT * self.refine(crop, cands, rots, feats, width)
                 temperature = self.refine_temperature
@@ -542,7 +522,11 @@ class Templates:
             rest = [j for j in order if j != top]
             runner = rest[0] if rest else None
             margin = float(s[top] - s[runner]) if runner is not None else 1.0
-        known = s[top] >= self.min_similarity and confidence >= self.min_confidence
+        # How like a face of the deck the crop is: with a second look, like its likest candidate
+        # (the similarity cannot tell those apart: a club the second look names can be less like
+        # its template than the spade's, and no less a card of this deck).
+        like = max(s[j] for j in cands) if len(cands) >= 2 else s[top]
+        known = like >= self.min_similarity and confidence >= self.min_confidence and fits
         if self._emb is not None and s[top] < FIT_FOR_SURE:
             # A crop cut from corners that missed the card (a corner short, the cloth beside it)
             # can be sure which of two siblings it shows without looking much like either: it

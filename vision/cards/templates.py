@@ -101,7 +101,7 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
                        symmetric=[c.symmetric for c in back_cards], embedder=None)
     return Deck(name=base if design == "classic" else f"{base}:{design}",
                 faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric,
-                                siblings=symbol_siblings(base), drawn=True),
+                                siblings=symbol_siblings(base)),
                 backs=back_t, base=base, source="built-in")
 
 

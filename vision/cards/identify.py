@@ -522,10 +522,10 @@ class Templates:
             rest = [j for j in order if j != top]
             runner = rest[0] if rest else None
             margin = float(s[top] - s[runner]) if runner is not None else 1.0
-        # How like a face of the deck the crop is: with a second look, like its likest candidate
-        # (the similarity cannot tell those apart: a club the second look names can be less like
-        # its template than the spade's, and no less a card of this deck).
-        like = max(s[j] for j in cands) if len(cands) >= 2 else s[top]
+        # How like a face of the deck the crop is: after a second look between faces the learnt
+        # description cannot tell apart, like its likest candidate (a club the second look names
+        # can be a little less like its template than the spade's, and no less a card of this deck).
+        like = max(s[j] for j in cands) if len(cands) >= 2 and self._emb is not None else s[top]
         known = like >= self.min_similarity and confidence >= self.min_confidence and fits
         if self._emb is not None and s[top] < FIT_FOR_SURE:
             # A crop cut from corners that missed the card (a corner short, the cloth beside it)

@@ -28,7 +28,8 @@ vectors are nearly equal (outlined clubs and spades), whose templates the hand-m
 find nearly equal, or that the deck says differ by their suit symbol alone, printed in one
 colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
 light can part or join their learnt vectors whatever their shapes), are decided between, when
-both are within `blind_margin` of the best, by their grey at 60 x 90, each template blurred as
+both are within `blind_margin` of the best (and with them the faces alike to any of those: under
+a red lamp a 5 of spades is first like the 5 of diamonds, then the 5 of clubs), by their grey at 60 x 90, each template blurred as
 much as the crop is (`grey_similarity`: blurred, a club's edges fit a spade's simpler outline
 better than its own, where its grey still fits its own), with the local brightness and contrast
 taken out of both (`_contrast`: a photo's shadows and glare, which a template enrolled from a
@@ -379,6 +380,22 @@ class Templates:
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
 
+    def _blind_group(self, top: int, near: Sequence[int], most: int = 6) -> list[int]:
+        """The second look's candidates: `top`, then of the faces `near` it (best first), each one
+        the learnt description cannot tell from a candidate already in: with the 5 of diamonds
+        on top under a red lamp, the 5 of clubs (alike in shape), then the 5 of spades (the club's
+        sibling, though not the diamond's), at most `most`."""
+        cands = [top]
+        grown = True
+        while grown and len(cands) < most:
+            grown = False
+            for j in near:
+                if j not in cands and self._blind[cands, j].any():
+                    cands.append(j)
+                    grown = True
+                    break
+        return cands
+
     def _sibling_pairs(self, siblings: Iterable[Iterable[str]]) -> np.ndarray:
         """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
         the full-detail templates) are within SIBLING_INK."""
@@ -496,7 +513,7 @@ class Templates:
         # (`grey_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
-            cands = [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin and self._blind[top, j]][:6]
+            cands = self._blind_group(top, [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin])
         else:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         fits = True  # the second look's grey fits one of its candidates (GREY_FIT)

@@ -242,3 +242,36 @@ def test_refined_reading_still_finds_every_real_card(detector, name):
         for what, x, y in CARDS[name]:
             assert any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0
                        for q in up.corners), (name, what, np.round(up.centers).tolist())
+
+
+def test_an_unsure_card_is_aligned_onto_what_its_siblings_share(monkeypatch):
+    """Aligned onto the 9 of spades' own template, a 9 of clubs is warped to fit the spade, and
+    the second look between the two then favours the spade. The reader aligns an unsure card
+    onto the mean of the faces the learnt description cannot tell from its candidate: their
+    common layout, neither sibling's pips favoured."""
+    import vision.cards.reader as R
+    from vision.cards.rectify import rectify
+
+    deck = load_deck("french52:outline")
+    faces = deck.faces
+    club, spade = faces.labels.index("9C"), faces.labels.index("9S")
+    group = faces.alike(club)
+    assert club in group and spade in group and faces.alike(spade) == group
+    shared = faces.shared_face(group)
+    mean = np.mean([faces.images[j].astype(np.float32) for j in group], axis=0)
+    assert np.abs(shared.astype(np.float32) - mean).max() <= 1.0
+    assert not np.array_equal(shared, faces.images[club]) and not np.array_equal(shared, faces.images[spade])
+    used = []
+    align = R.align_to_template
+    monkeypatch.setattr(R, "align_to_template", lambda image, q, template, upside_down=False:
+                        used.append(template) or align(image, q, template, upside_down))
+    img, truth = scene("french52", "9C", "outline", seed=3, height=120)
+    rough = spoil(truth, np.random.default_rng(3), shift=0.03, turn=5, scale=0.05)
+    width = float(np.linalg.norm(rough[1] - rough[0]))
+    feats = faces.features(rectify(img, rough))
+    ident = faces.identify(None, width=width, feats=feats)
+    CardReader(None, deck).aligned(img, rough, feats, faces, None, width, ident)
+    assert any(np.array_equal(t, shared) for t in used)
+    assert not any(np.array_equal(t, faces.images[k]) for t in used for k in group)
+    # one alignment for the group, whichever of its faces came first or second
+    assert sum(np.array_equal(t, shared) for t in used) == 1

@@ -396,6 +396,20 @@ class Templates:
                     break
         return cands
 
+    def alike(self, k: int) -> tuple[int, ...]:
+        """The faces the learnt description cannot tell from face `k` (`_blind`), `k` among them."""
+        if self._blind is None:
+            return (k,)
+        row = self._blind[k].copy()
+        row[k] = True
+        return tuple(int(j) for j in np.nonzero(row)[0])
+
+    def shared_face(self, group: Sequence[int]) -> np.ndarray:
+        """The mean of the faces of `group`: what they share, and none of their differences favoured."""
+        if len(group) == 1:
+            return self.images[group[0]]
+        return np.mean([self.images[j].astype(np.float32) for j in group], axis=0).astype(np.uint8)
+
     def _sibling_pairs(self, siblings: Iterable[Iterable[str]]) -> np.ndarray:
         """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
         the full-detail templates) are within SIBLING_INK."""

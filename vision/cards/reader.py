@@ -140,7 +140,11 @@ class CardReader:
     def aligned(self, image: np.ndarray, quad: np.ndarray, feats: CropFeatures, templates,
                 possible: list[str] | None, width: float, ident: Identification) -> tuple[np.ndarray, Identification]:
         """A second look at an unsure card: its region laid onto each of its best few templates
-        (`align_to_template`); of the alignments that fit (ECC correlation at least
+        (`align_to_template`), or, for a face the learnt description cannot tell from others
+        (`Templates.alike`: a 9 of clubs and a 9 of spades), onto what those faces share
+        (`Templates.shared_face`, once for them all): laid onto the spade's own template, a club
+        is warped to fit the spade, and the second look between the two then favours the spade
+        (measured: docs/card-reading.md); of the alignments that fit (ECC correlation at least
         `align_min_cc`: on held-out scenes three in four alignments onto the right face reached
         0.73, half of those onto a wrong one stayed under 0.57; a hand over the card stays low),
         the corners under which a template matches best, when it matches better than before, and
@@ -149,12 +153,17 @@ class CardReader:
         best = sims.max(axis=0)
         base = float(best.max())
         tried = []
+        seen = set()
         for k in np.argsort(-best)[:self.align_candidates]:
-            new, cc = align_to_template(image, quad, templates.images[int(k)], bool(sims[1, k] > sims[0, k]))
+            group = templates.alike(int(k))
+            if group in seen:
+                continue
+            seen.add(group)
+            new, cc = align_to_template(image, quad, templates.shared_face(group), bool(sims[1, k] > sims[0, k]))
             if new is None or cc < self.align_min_cc or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
                 continue
             f2 = templates.features(rectify(image, new))
-            tried.append((float(templates.similarities(None, f2, width)[:, k].max()), new, f2))
+            tried.append((float(templates.similarities(None, f2, width)[:, list(group)].max()), new, f2))
         if not tried:
             return quad, ident
         s2, new, f2 = max(tried, key=lambda x: x[0])

@@ -242,7 +242,10 @@ def test_the_second_look_takes_in_the_siblings_of_every_face_it_weighs(monkeypat
     for a, b in (("5D", "5H"), ("5D", "5C"), ("5C", "5S")):
         blind[i(a), i(b)] = blind[i(b), i(a)] = True
     monkeypatch.setattr(deck, "_blind", blind)
-    assert deck._blind_group(i("5D"), [i(k) for k in ("5D", "5C", "5H", "5S", "4C")]) == [i(k) for k in ("5D", "5C", "5H", "5S")]
+    near = np.zeros(len(deck))
+    near[[i(k) for k in ("5D", "5C", "5H", "5S", "4C")]] = (0.9, 0.8, 0.75, 0.74, 0.73)
+    monkeypatch.setattr(deck, "_symbol", np.eye(len(deck), dtype=bool))  # colours apart: not this test
+    assert deck._blind_group(near, np.ones(len(deck), bool)) == [i(k) for k in ("5D", "5C", "5H", "5S")]
     q = quad(480, 360, 300, 5, skew=0.03)
     lit = place(cloth(seed=1), card("french52", "5S"), q, "outline").astype(np.float32)
     lit[..., 2] *= 1.3  # a red lamp
@@ -252,3 +255,24 @@ def test_the_second_look_takes_in_the_siblings_of_every_face_it_weighs(monkeypat
     first = [deck.labels[j] for j in np.argsort(-sims)[:3]]
     assert first[0] == "5D" and sims[i("5C")] > sims[i("5S")], first
     assert deck.identify(crop).label == "5S"
+
+
+def test_siblings_of_another_colour_in_a_near_tie_go_to_the_second_look_too(monkeypatch):
+    """Under a magenta light the first look finds a 7 of spades nearest the 7 of diamonds, the
+    spade a near second: it cannot tell which colour the print is. The faces that differ by
+    their suit symbol alone join the second look whatever their colours when they are that near
+    (`refine_margin`), and the spade's shape decides; with siblings of one colour alone, the
+    diamond was named."""
+    deck = load_deck("french52:outline").faces
+    q = quad(480, 360, 200, 5, skew=0.03)
+    lit = place(cloth(seed=1), card("french52", "7S"), q, "outline").astype(np.float32) * np.float32((0.9, 0.75, 1.25))
+    crop = rectify(degrade(np.clip(lit, 0, 255).astype(np.uint8), seed=1, blur=1.2), q)
+    width = 200 * 63 / 88
+    sims = deck.similarities(crop, width=width).max(axis=0)
+    i = deck.labels.index
+    assert int(np.argmax(sims)) == i("7D") and sims[i("7D")] - sims[i("7S")] < deck.refine_margin
+    assert not deck._blind[i("7D"), i("7S")] and deck._symbol[i("7D"), i("7S")]
+    read = deck.identify(crop, width=width)
+    assert read.label == "7S" and read.confidence >= 0.9, read
+    monkeypatch.setattr(deck, "_symbol", np.eye(len(deck), dtype=bool))  # siblings of one colour only
+    assert deck.identify(crop, width=width).label == "7D"

@@ -371,6 +371,9 @@ class Templates:
             # spades), printed in colours as near as the templates show: enrolled from photos,
             # each photo's light can part or join their learnt vectors however their shapes go
             self._blind |= self._sibling_pairs(siblings)
+            # faces that differ by their suit symbol alone whatever their colours: a light that
+            # tints the print can leave the first look unsure which colour it is (`_blind_group`)
+            self._symbol = self._sibling_pairs(siblings, ink=np.inf)
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = min_similarity if min_similarity is not None else \
             (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
@@ -380,17 +383,27 @@ class Templates:
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
 
-    def _blind_group(self, top: int, near: Sequence[int], most: int = 6) -> list[int]:
-        """The second look's candidates: `top`, then of the faces `near` it (best first), each one
-        the learnt description cannot tell from a candidate already in: with the 5 of diamonds
-        on top under a red lamp, the 5 of clubs (alike in shape), then the 5 of spades (the club's
-        sibling, though not the diamond's), at most `most`."""
-        cands = [top]
+    def _blind_group(self, s: np.ndarray, pool: np.ndarray, most: int = 6) -> list[int]:
+        """The second look's candidates, from the similarities `s` of the faces in `pool`: the
+        best, then (best first) each face the learnt description cannot tell from a candidate
+        already in (`_blind`) within `blind_margin` of the best, or that differs from one by its
+        suit symbol alone, whatever its colour, within `refine_margin` (a near tie: a tinted light
+        can leave the first look unsure of the print's colour, and the learnt description
+        favoured a 7 of diamonds over a 7 of spades whose print the hand-made features called
+        black). With the 5 of diamonds on top under a red lamp: the 5 of clubs (alike to it),
+        then the 5 of spades (the club's sibling, though not the diamond's). At most `most`."""
+        ps = np.where(pool, s, -np.inf)
+        order = [int(j) for j in np.argsort(-ps) if pool[j]]
+        best = ps[order[0]]
+        cands = [order[0]]
         grown = True
         while grown and len(cands) < most:
             grown = False
-            for j in near:
-                if j not in cands and self._blind[cands, j].any():
+            for j in order:
+                if j in cands:
+                    continue
+                if (s[j] >= best - self.blind_margin and self._blind[cands, j].any()) or \
+                        (s[j] >= best - self.refine_margin and self._symbol[cands, j].any()):
                     cands.append(j)
                     grown = True
                     break
@@ -410,17 +423,17 @@ class Templates:
             return self.images[group[0]]
         return np.mean([self.images[j].astype(np.float32) for j in group], axis=0).astype(np.uint8)
 
-    def _sibling_pairs(self, siblings: Iterable[Iterable[str]]) -> np.ndarray:
+    def _sibling_pairs(self, siblings: Iterable[Iterable[str]], ink: float = SIBLING_INK) -> np.ndarray:
         """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
-        the full-detail templates) are within SIBLING_INK."""
+        the full-detail templates) are within `ink` (Lab a, b)."""
         index = {lbl: i for i, lbl in enumerate(self.labels)}
-        ink = self._levels[None].ink
+        inks = self._levels[None].ink
         pairs = np.zeros((len(self.labels), len(self.labels)), bool)
         for group in siblings:
             members = [index[lbl] for lbl in group if lbl in index]
             for i in members:
                 for j in members:
-                    pairs[i, j] = bool(np.linalg.norm(ink[i] - ink[j]) <= SIBLING_INK)
+                    pairs[i, j] = bool(np.linalg.norm(inks[i] - inks[j]) <= ink)
         return pairs
 
     def __len__(self) -> int:
@@ -527,7 +540,7 @@ class Templates:
         # (`grey_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
-            cands = self._blind_group(top, [j for j in order if pool[j] and s[j] >= s[top] - self.blind_margin])
+            cands = self._blind_group(s, pool)
         else:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         fits = True  # the second look's grey fits one of its candidates (GREY_FIT)

@@ -245,7 +245,7 @@ def test_the_second_look_takes_in_the_siblings_of_every_face_it_weighs(monkeypat
     near = np.zeros(len(deck))
     near[[i(k) for k in ("5D", "5C", "5H", "5S", "4C")]] = (0.9, 0.8, 0.75, 0.74, 0.73)
     monkeypatch.setattr(deck, "_symbol", np.eye(len(deck), dtype=bool))  # colours apart: not this test
-    assert deck._blind_group(near, np.ones(len(deck), bool)) == [i(k) for k in ("5D", "5C", "5H", "5S")]
+    assert deck._second_look_candidates(near, np.ones(len(deck), bool)) == [i(k) for k in ("5D", "5C", "5H", "5S")]
     q = quad(480, 360, 300, 5, skew=0.03)
     lit = place(cloth(seed=1), card("french52", "5S"), q, "outline").astype(np.float32)
     lit[..., 2] *= 1.3  # a red lamp

@@ -28,8 +28,9 @@ vectors are nearly equal (outlined clubs and spades), whose templates the hand-m
 find nearly equal, or that the deck says differ by their suit symbol alone, printed in one
 colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
 light can part or join their learnt vectors whatever their shapes), are decided between, when
-both are within `blind_margin` of the best (and with them the faces alike to any of those: under
-a red lamp a 5 of spades is first like the 5 of diamonds, then the 5 of clubs), by their grey at 60 x 90, each template blurred as
+both are within `blind_margin` of the best, by their grey at 60 x 90 (`_second_look_candidates`:
+with them the faces alike to any of those, and the faces that differ from one by their suit
+symbol alone whatever their colour, in a near tie), each template blurred as
 much as the crop is (`grey_similarity`: blurred, a club's edges fit a spade's simpler outline
 better than its own, where its grey still fits its own), with the local brightness and contrast
 taken out of both (`_contrast`: a photo's shadows and glare, which a template enrolled from a
@@ -372,7 +373,7 @@ class Templates:
             # each photo's light can part or join their learnt vectors however their shapes go
             self._blind |= self._sibling_pairs(siblings)
             # faces that differ by their suit symbol alone whatever their colours: a light that
-            # tints the print can leave the first look unsure which colour it is (`_blind_group`)
+            # tints the print can leave the first look unsure which colour it is (`_second_look_candidates`)
             self._symbol = self._sibling_pairs(siblings, ink=np.inf)
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = min_similarity if min_similarity is not None else \
@@ -383,7 +384,7 @@ class Templates:
         self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
 
-    def _blind_group(self, s: np.ndarray, pool: np.ndarray, most: int = 6) -> list[int]:
+    def _second_look_candidates(self, s: np.ndarray, pool: np.ndarray, most: int = 6) -> list[int]:
         """The second look's candidates, from the similarities `s` of the faces in `pool`: the
         best, then (best first) each face the learnt description cannot tell from a candidate
         already in (`_blind`) within `blind_margin` of the best, or that differs from one by its
@@ -419,9 +420,12 @@ class Templates:
 
     def shared_face(self, group: Sequence[int]) -> np.ndarray:
         """The mean of the faces of `group`: what they share, and none of their differences favoured."""
+        first = self.images[group[0]]
         if len(group) == 1:
-            return self.images[group[0]]
-        return np.mean([self.images[j].astype(np.float32) for j in group], axis=0).astype(np.uint8)
+            return first
+        size = (first.shape[1], first.shape[0])
+        return np.mean([cv2.resize(self.images[j], size, interpolation=cv2.INTER_AREA).astype(np.float32)
+                        for j in group], axis=0).astype(np.uint8)
 
     def _sibling_pairs(self, siblings: Iterable[Iterable[str]], ink: float = SIBLING_INK) -> np.ndarray:
         """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
@@ -536,11 +540,12 @@ class Templates:
         # A second look at near ties, by the hand-made features and gradient histograms. With the
         # learnt description only among faces it cannot tell apart (`blind`: their templates'
         # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
-        # alone), where its cosine decides little, and by their grey blurred as the crop is
+        # alone; and those siblings in other colours in a near tie: `_second_look_candidates`),
+        # where its cosine decides little, and by their grey blurred as the crop is
         # (`grey_similarity`; the hand-made score parts only equal shapes); elsewhere the second look
         # turned more right reads wrong than wrong reads right (measured: docs/card-reading.md).
         if self._emb is not None:
-            cands = self._blind_group(s, pool)
+            cands = self._second_look_candidates(s, pool)
         else:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
         fits = True  # the second look's grey fits one of its candidates (GREY_FIT)

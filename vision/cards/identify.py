@@ -396,11 +396,12 @@ class Templates:
         ps = np.where(pool, s, -np.inf)
         order = [int(j) for j in np.argsort(-ps) if pool[j]]
         best = ps[order[0]]
+        near = [j for j in order[1:] if s[j] >= best - max(self.blind_margin, self.refine_margin)]
         cands = [order[0]]
         grown = True
         while grown and len(cands) < most:
             grown = False
-            for j in order:
+            for j in near:
                 if j in cands:
                     continue
                 if (s[j] >= best - self.blind_margin and self._blind[cands, j].any()) or \

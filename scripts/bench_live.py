@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from referee.recording.folder import SessionFolder, read_segments  # noqa: E402
-from referee.table.run import TableConfig, run_live, run_recorded  # noqa: E402
+from tablereferee.recording.folder import SessionFolder, read_segments  # noqa: E402
+from tablereferee.run import TableConfig, run_live, run_recorded  # noqa: E402
 
 DEMO = ROOT / "datasets" / "demo"
 

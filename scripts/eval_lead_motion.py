@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.table import CardReading, CardsSeen  # noqa: E402
 from referee.table.lead_motion import lead_motion  # noqa: E402
-from referee.table.observations import HandsSeen, HandTips  # noqa: E402
+from referee.observations import HandsSeen, HandTips  # noqa: E402
 from tests.live.motion_streams import (PICTURE, RENDER_TABLE, Table, appears, placed, rendered_frames,  # noqa: E402
                                        slide, stream, toss)
 

@@ -3,7 +3,7 @@ import dataclasses
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import cli
+from tablereferee.cli import cli
 from referee.core import Action, ActionCodec, MalformedAction, UnknownGame, get_engine
 
 

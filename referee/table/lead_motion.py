@@ -55,7 +55,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from referee.table.observations import CardReading, CardsSeen, HandsSeen
+from referee.observations import CardReading, CardsSeen, HandsSeen
 
 KINDS = ("slide", "toss", "placed")
 CALL_OF = {"slide": "striscio", "toss": "volo"}  # the Beccaccino announcement of each motion
@@ -409,32 +409,3 @@ def lead_motion(frames: Sequence[CardsSeen], zone: str, card: str, since: float,
     cam_hands = [h for h in hands if h.camera == camera and path[0].t - 1.0 <= h.t <= frames[-1].t + 1.0]
     period = _period(f.t for f in frames if f.t >= since - th.lookback)
     return classify_path(path, camera=camera, zone=zone, card=card, hands=cam_hands, period=period, th=th)
-
-
-def cards_seen(t: float, camera: str, detections, frame: int = -1) -> CardsSeen:
-    """A `vision.cards.detections.CardDetections` (with its track ids, where a `CardTracker`
-    filled them) as the table's `CardsSeen`: what the cue reads."""
-    return CardsSeen(float(t), camera, tuple(
-        CardReading(card=detections.label[i] if detections.face_up[i] else None,
-                    confidence=round(float(detections.label_confidence[i]), 3),
-                    face_up=bool(detections.face_up[i]), zone=detections.zone[i],
-                    corners=tuple((round(float(x), 1), round(float(y), 1)) for x, y in detections.corners[i]),
-                    track_id=int(detections.track_id[i]))
-        for i in range(len(detections))), frame)
-
-
-def hands_seen(frame, camera: str) -> HandsSeen:
-    """The fingertips and finger pads of every hand of a `vision.landmarks` `FrameLandmarks`,
-    in that camera's pixels, as a `HandsSeen` for the lead-motion cue."""
-    from referee.table.observations import HandTips
-    from vision.landmarks.types import HAND_PADS, HAND_TIPS
-
-    idx = list(HAND_TIPS) + list(HAND_PADS)
-    out = []
-    for person in frame.persons:
-        for hand in person.hands.values():
-            out.append(HandTips(tuple((round(float(x), 1), round(float(y), 1)) for x, y in hand.points[idx, :2]),
-                                person.seat))
-    for hand in frame.unassigned_hands:
-        out.append(HandTips(tuple((round(float(x), 1), round(float(y), 1)) for x, y in hand.points[idx, :2]), None))
-    return HandsSeen(float(frame.t), camera, tuple(out))

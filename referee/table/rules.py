@@ -49,7 +49,7 @@ from typing import Any, Mapping, Sequence
 
 from referee.core import Action, Violation
 from referee.table.lead_motion import LeadMotion
-from referee.table.observations import UNKNOWN_CARD, ZoneContent, card_kind, engine_card
+from referee.observations import UNKNOWN_CARD, ZoneContent, card_kind, engine_card
 
 CONTRADICTIONS = ("CardAlreadySeen", "TooManyOfBreed", "RevealDoesNotMatchHand", "EggNotInDeck")
 COPIES = {"chicken:serama": 4}

@@ -34,12 +34,12 @@ from typing import Any, Iterable, Mapping
 from referee.core import Engine, RefereeError, Violation
 from referee.scorekeeper import Scorekeeper
 from referee.table.lead_motion import LeadMotion, MotionThresholds, lead_motion
-from referee.table.observations import UNKNOWN_CARD, CameraStatus, CardsSeen, HandsSeen, KeyboardLine, ZoneContent
+from referee.observations import UNKNOWN_CARD, CameraStatus, CardsSeen, HandsSeen, KeyboardLine, ZoneContent
 from referee.table.rules import Flag, Proposal, announces, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
 from referee.table.zones import BadZones, TableZones
 from referee.signal_cards import BY_ID as SIGNAL_CARDS
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
 NEW_DEAL_EVENTS = ("new_hand", "dealt", "next_round", "round_started")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from referee.table.observations import UNKNOWN_CARD, CardsSeen, ZoneContent
+from referee.observations import UNKNOWN_CARD, CardsSeen, ZoneContent
 from referee.table.zones import TableZones
 
 

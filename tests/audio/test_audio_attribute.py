@@ -3,7 +3,7 @@
 import pytest
 
 from vision.audio.attribute import attribute, overlaps
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 
 def mouth(player, start, end):

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from referee.commands.audio import command
+from tablereferee.commands.audio import command
 from tests.audio.conftest import fixture_path
 
 

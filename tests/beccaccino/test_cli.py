@@ -5,7 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from referee.cli import cli
+from tablereferee.cli import cli
 from referee.sessionlog import EXIT_OK, EXIT_VIOLATION
 
 ROOT = Path(__file__).resolve().parents[2]

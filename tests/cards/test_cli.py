@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import cli
+from tablereferee.cli import cli
 from vision.cards.decks import faces
 from tests.cards.helpers import cloth, degrade, place, quad
 

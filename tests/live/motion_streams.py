@@ -16,7 +16,7 @@ import math
 from typing import Callable, Sequence
 
 from referee.table import CardReading, CardsSeen, TableZones, Zone
-from referee.table.observations import HandsSeen, HandTips
+from referee.observations import HandsSeen, HandTips
 
 CAMERA_HEIGHT = 10.0  # card-lengths (about 90 cm for a 9 cm card)
 CARD_W = 0.62  # short edge, card-lengths

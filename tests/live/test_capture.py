@@ -8,11 +8,11 @@ import threading
 import numpy as np
 import pytest
 
-from referee.recording.folder import SegmentWriter, SessionFolder, SessionFolderError, read_segments
-from referee.table.observations import CameraStatus
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, SessionFolderError, read_segments
+from referee.observations import CameraStatus
 from referee.table.zones import BadZones, TableZones, rect_zone
 from vision.capture.grabber import Grabber
-from vision.capture.recorded import camera_stream
+from tablereferee.recording.playback import camera_stream
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, StreamUnavailable, open_capture
 from vision.capture.stages import RateGate, contour_cards
 from vision.video import CameraNotFound, MediaNotFound, UnreadableVideo
@@ -85,7 +85,7 @@ def test_a_lockstep_grabber_hands_over_every_frame_of_a_file():
 
 
 def test_lockstep_refuses_a_live_camera_and_writes_nothing(tmp_path, monkeypatch):
-    from referee.table import run as R
+    from tablereferee import run as R
 
     class Webcam(ScriptedSource):
         kind = "webcam"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import cli
-from referee.recording.folder import SessionFolder, read_segments
+from tablereferee.cli import cli
+from tablereferee.recording.folder import SessionFolder, read_segments
 from referee.sessionlog import read_log, replay
 
 ROOT = Path(__file__).resolve().parents[2]

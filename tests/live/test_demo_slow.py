@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.recording.folder import SessionFolder
+from tablereferee.recording.folder import SessionFolder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_referee_demo_as_a_user_runs_it(tmp_path):
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "referee.cli", "demo", "--out", str(out)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "tablereferee.cli", "demo", "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "result: as expected" in proc.stdout

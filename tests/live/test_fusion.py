@@ -9,7 +9,7 @@ from referee.sessionlog import read_log, replay
 from referee.table import CameraStatus, KeyboardLine, TableSession
 from referee.table.stabilize import ZoneStabilizer
 from tests.live.streams import SETUP, beccato_zones, frames, trick_zones
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 ORIGIN = 1_800_000_000.0
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from referee.sessionlog import read_log, replay
 from referee.table import KeyboardLine, TableSession
-from referee.table.run import stored_observations
+from tablereferee.run import stored_observations
 from tests.live.motion_streams import Pose, Table, placed, slide, stream, toss
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 ORIGIN = 1_800_000_000.0
 PLAYERS = ["Anna", "Ben", "Carla", "Dan"]
@@ -207,8 +207,8 @@ def test_a_card_camera_that_sees_hands_passes_them_to_the_table():
     import numpy as np
 
     from referee.table import CardsSeen
-    from referee.table.observations import HandsSeen
-    from referee.table.run import Perception
+    from referee.observations import HandsSeen
+    from tablereferee.run import Perception
     from vision.capture.sources import CameraFrame
     from vision.landmarks.types import FrameLandmarks, Hand, Person
 
@@ -277,7 +277,7 @@ def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path,
 
 
 def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
-    from referee.table.run import TableConfig, TableConfigError
+    from tablereferee.run import TableConfig, TableConfigError
 
     manifest = {"game": "beccaccino", "setup": SETUP, "zones": Table().zones().to_list(),
                 "options": {"motion": {"settle": 0.5, "slide_path": [0.8, 1.5]}}}
@@ -306,7 +306,7 @@ def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
 
 
 def test_a_dispute_package_describes_a_lead_motion():
-    from referee.recording.clip import _describe
+    from tablereferee.recording.clip import _describe
     from referee.sessionlog import Entry
 
     payload = {"type": "motion", "t": 2.5, "camera": "cards", "zone": "trick", "card": "3S", "kind": "slide",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from referee.table import CardReading, CardsSeen, TableSession
 from tests.live.streams import PLAYERS, SETUP, beccato_zones, frames
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 ORIGIN = 1_800_000_000.0
 SIGNALS = ["touch_nose_left", "wink_right", "raise_hand_right", "tap_table_left", "hum", "talk_sport"]

@@ -12,7 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from referee.table import CardReading, CardsSeen
-from referee.table.lead_motion import LeadMotion, PathPoint, classify_path, hands_seen, lead_motion, trace_card
+from referee.table.lead_motion import LeadMotion, PathPoint, classify_path, lead_motion, trace_card
+from vision.observe import cards_seen, hands_seen
 from tests.live.motion_streams import (Pose, Table, appears, cards_only, corners, hands_only, placed, slide,
                                        stream, toss)
 from vision.landmarks.types import FrameLandmarks, Hand, Person
@@ -257,7 +258,6 @@ def test_a_card_that_glided_with_no_hand_on_it_is_a_doubtful_slide():
 def test_a_slide_tracked_by_bytetrack_reads_the_same(fps):
     """The card reader's typed detections through the project's tracker (supervision's
     ByteTrack), then the cue: the ids it gives (broken or not by the fast start) change nothing."""
-    from referee.table.lead_motion import cards_seen
     from vision.cards.detections import CardDetections
     from vision.cards.track import CardTracker
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.recording.folder import SessionFolder, read_segments
+from tablereferee.recording.folder import SessionFolder, read_segments
 from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import read_log
 
@@ -39,7 +39,7 @@ def _read_until(proc, pattern: str, seen: list[str]) -> re.Match:
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 def test_killed_live_session_reopens_with_every_action(tmp_path):
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "referee.cli", "live", "--from", str(DEMO),
+    cmd = [sys.executable, "-m", "tablereferee.cli", "live", "--from", str(DEMO),
            "--camera", f"cards={DEMO / 'cameras' / 'cards'}", "--out", str(out), "--segment-seconds", "1",
            "--threads", "1"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from referee.recording.folder import SegmentWriter, SessionFolder, read_segments
-from referee.table.run import TableConfig, run_live
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from tablereferee.run import TableConfig, run_live
 from referee.table.zones import TableZones, rect_zone
 from vision.audio.sources import SAMPLE_RATE, AudioClip, load
 from vision.cards.decks import card
@@ -60,7 +60,7 @@ def test_run_live_from_a_file_camera_and_a_microphone(tmp_path):
 def test_a_missing_microphone_is_a_named_error_and_nothing_is_written(tmp_path):
     from click.testing import CliRunner
 
-    from referee.cli import cli
+    from tablereferee.cli import cli
 
     out = tmp_path / "s"
     result = CliRunner().invoke(cli, ["live", "--from", str(DEMO), "--camera", f"cards={DEMO / 'cameras' / 'cards'}",
@@ -74,7 +74,7 @@ def test_a_missing_microphone_is_a_named_error_and_nothing_is_written(tmp_path):
 def test_a_missing_camera_is_a_named_error(tmp_path):
     from click.testing import CliRunner
 
-    from referee.cli import cli
+    from tablereferee.cli import cli
 
     result = CliRunner().invoke(cli, ["live", "--from", str(DEMO), "--camera", "cards=97", "--finder", "contour",
                                       "--out", str(tmp_path / "s")], input="")
@@ -84,7 +84,7 @@ def test_a_missing_camera_is_a_named_error(tmp_path):
 def test_live_from_a_table_file_records_the_session(tmp_path):
     from click.testing import CliRunner
 
-    from referee.cli import cli
+    from tablereferee.cli import cli
 
     out = tmp_path / "s"
     result = CliRunner().invoke(cli, ["live", "--table", str(DEMO / "session.json"), "--camera",
@@ -107,7 +107,7 @@ def folder_log(folder):
 
 def test_compare_logs_names_what_a_newer_model_changed(tmp_path):
     from referee.table import KeyboardLine, TableSession
-    from referee.table.run import compare_logs
+    from tablereferee.run import compare_logs
     from tests.live.streams import SETUP, beccato_zones, frames
 
     def play(path, eggs):

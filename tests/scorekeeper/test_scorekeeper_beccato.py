@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cli import cli
+from tablereferee.cli import cli
 from referee.core import get_engine
 from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import (
@@ -50,7 +50,7 @@ def _random_action(state, rng, call_rate):
 def test_the_readme_example_runs_to_the_end_in_a_real_process(tmp_path):
     log = tmp_path / "example.db"
     result = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "play", "beccato", "--script", str(EXAMPLE), "--log", str(log)],
+        [sys.executable, "-m", "tablereferee.cli", "play", "beccato", "--script", str(EXAMPLE), "--log", str(log)],
         capture_output=True, text=True, cwd=REPO, timeout=120,
     )
     assert result.returncode == EXIT_OK, result.stdout + result.stderr

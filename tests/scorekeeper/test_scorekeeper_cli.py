@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import cli
+from tablereferee.cli import cli
 from referee.sessionlog import (
     EXIT_CORRUPT,
     EXIT_OK,

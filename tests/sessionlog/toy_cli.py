@@ -4,7 +4,7 @@ from referee.core import ENGINE_MODULES
 
 ENGINE_MODULES["toy"] = "sessionlog.toy_engine"
 
-from referee.cli import main  # noqa: E402
+from tablereferee.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

@@ -148,7 +148,7 @@ def test_mouth_moving_events_reuse_landmarks_and_name_the_seat():
 # -- the command ---------------------------------------------------------------------------------------
 
 def _cli(*args):
-    from referee.cli import cli
+    from tablereferee.cli import cli
     return CliRunner().invoke(cli, ["signals", *map(str, args)])
 
 

@@ -189,7 +189,7 @@ def test_runs_are_ordered_disjoint_and_long_enough(on, dwell, gap):
 
 
 def test_speaking_seats_rank_by_overlap():
-    from vision.events import SignalEvent
+    from referee.observations import SignalEvent
     from vision.signals.engine import speaking_seats
     events = [SignalEvent("ana", "mouth_moving", 1.0, 3.0, 0.9), SignalEvent("bruno", "mouth_moving", 2.5, 6.0, 0.9),
               SignalEvent("carla", "touch_nose_left", 0.0, 9.0, 0.9)]

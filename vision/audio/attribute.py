@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Sequence
 
-from vision.events import UNKNOWN_PLAYER, SignalEvent
+from referee.observations import UNKNOWN_PLAYER, SignalEvent
 
 MOUTH_SIGNAL = "mouth_moving"
 

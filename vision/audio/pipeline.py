@@ -24,7 +24,7 @@ from vision.audio import topics
 from vision.audio.classify import CLASSES, Classifier, default_classifier, viterbi
 from vision.audio.recognize import SphinxRecognizer, Word, english
 from vision.audio.sources import AudioClip
-from vision.events import UNKNOWN_PLAYER, SignalEvent
+from referee.observations import UNKNOWN_PLAYER, SignalEvent
 
 TALKING = "talking"  # speech with no topic found: not a Signal card, but worth logging
 

@@ -18,7 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
 
 class LiveAudio:

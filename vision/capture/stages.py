@@ -21,10 +21,10 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from referee.table.observations import CardReading, CardsSeen
+from referee.observations import CardsSeen, SignalEvent
 from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
-from vision.events import SignalEvent
+from vision.observe import cards_seen
 
 
 class RateGate:
@@ -211,14 +211,7 @@ class CardStage:
         return dets
 
     def __call__(self, frame: CameraFrame) -> CardsSeen:
-        dets = self.read(frame.image)
-        cards = tuple(
-            CardReading(card=dets.label[i] if dets.face_up[i] else None,
-                        confidence=round(float(dets.label_confidence[i]), 3),
-                        face_up=bool(dets.face_up[i]), zone=dets.zone[i],
-                        corners=tuple((round(float(x), 1), round(float(y), 1)) for x, y in dets.corners[i]))
-            for i in range(len(dets)))
-        return CardsSeen(frame.t, self.camera, cards, frame.index)
+        return cards_seen(frame.t, self.camera, self.read(frame.image), frame.index)
 
 
 class SignalStage:

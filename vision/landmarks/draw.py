@@ -7,7 +7,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.types import FrameLandmarks
 

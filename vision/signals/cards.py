@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 from vision.landmarks.types import SIDES
 from vision.signals.catalogue import Catalogue, SignalSpec
 from vision.signals.detectors import Run, _event, runs

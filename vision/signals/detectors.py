@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 from vision.landmarks.types import SIDES
 from vision.signals.catalogue import Catalogue, SignalSpec
 from vision.signals.features import FACE_TARGETS, SeatSeries, contact_distances

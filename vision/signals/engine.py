@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.types import FrameLandmarks
 from vision.signals.catalogue import MOUTH_MOVING, Catalogue, default_catalogue

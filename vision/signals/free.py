@@ -24,7 +24,7 @@ import numpy as np
 
 from referee.core import RefereeError
 from referee.signal_cards import FREE_SIGNAL
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 from vision.landmarks.types import SIDES
 from vision.signals.features import SeatSeries
 

@@ -2,7 +2,7 @@
 
 Cuts the seconds before and after entry N (a call, a reveal, a signal, any entry) into an MP4
 with the cards, zones, landmarks and signals drawn, and writes next to it the log excerpt, the
-referee's reasoning, the confidences and the model versions (`referee/recording/clip.py`).
+referee's reasoning, the confidences and the model versions (`tablereferee/recording/clip.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from referee.core import RefereeError
 @click.option("--no-landmarks", is_flag=True, help="do not re-run MediaPipe to draw the landmarks")
 def command(session, entry, before, after, out, no_landmarks):
     """Cut a dispute clip and package around one log entry."""
-    from referee.recording.clip import make_dispute
+    from tablereferee.recording.clip import make_dispute
 
     try:
         result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks)

@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from referee.core import RefereeError
-from referee.recording.folder import SessionFolder, model_record, versions
-from referee.table.lead_motion import LeadMotion, MotionThresholds, hands_seen
-from referee.table.observations import CameraStatus, KeyboardLine, ZoneContent
+from tablereferee.recording.folder import SessionFolder, model_record, versions
+from referee.table.lead_motion import LeadMotion, MotionThresholds
+from vision.observe import hands_seen
+from referee.observations import CameraStatus, KeyboardLine, ZoneContent
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
-from vision.events import SignalEvent
+from referee.observations import SignalEvent
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class TableConfigError(RefereeError):
@@ -288,7 +289,7 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
                  reuse: bool = False, threads: int | None = None, copy_media: bool = True,
                  echo: Callable[[Decision], None] | None = None) -> RunResult:
     """Referee a recorded session folder into a new session folder `out` (see the module doc)."""
-    from vision.capture.recorded import camera_stream
+    from tablereferee.recording.playback import camera_stream
     from vision.capture.sources import CameraFrame
 
     src = SessionFolder.open(source)
@@ -380,7 +381,7 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     only, with `paced=False`): every frame is processed whatever the machine's load, instead of
     the newest one (a batch run; a live camera never waits for the referee)."""
     from vision.capture.grabber import Grabber
-    from vision.capture.recorded import RecordedCamera
+    from tablereferee.recording.playback import RecordedCamera
     from vision.capture.sources import SessionClock, open_capture
 
     perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts

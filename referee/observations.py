@@ -1,8 +1,10 @@
-"""What the table session is fed: typed, timestamped observations on one session clock.
+"""Everything the table session can observe: typed, timestamped values on one session clock.
 
-Every value carries `t`, seconds on the session clock (0 = the start of the session; the log
-stores `clock_origin + t`). Perception stages produce `CardsSeen` (the cards read in one frame
-of one camera, already placed in zones) and `vision.events.SignalEvent`s; the keyboard produces
+This is the one list of what perception and the keyboard hand to the referee. Every value
+carries a time on the session clock (0 = the start of the session; the log stores
+`clock_origin + t`). Perception stages produce `CardsSeen` (the cards read in one frame of one
+camera, already placed in zones) and `SignalEvent`s (a body or audible signal, evidence that
+never changes the game); the keyboard produces
 `KeyboardLine`s (calls with who called and whom, corrections, one-tap confirmations); a camera
 that stops or comes back produces `CameraStatus`; a card camera whose picture the landmarks
 stage also reads produces `HandsSeen` (fingertips, for the lead-motion cue).
@@ -16,6 +18,7 @@ from typing import Any, Mapping
 from referee.core import jsonable
 
 UNKNOWN_CARD = "?"
+UNKNOWN_PLAYER = "unknown"  # a signal that cannot be attributed to a seat
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +111,35 @@ class ZoneContent:
         return cls(t=t, since=float(payload["since"]), camera=payload["camera"], zone=payload["zone"],
                    cards=tuple(payload["cards"]), confidences=tuple(payload["confidences"]),
                    face_down=int(payload.get("face_down", 0)), frames=int(payload.get("frames", 0)))
+
+
+@dataclasses.dataclass(frozen=True)
+class SignalEvent:
+    """One recognised signal.
+
+    player: the seat's player name, or `UNKNOWN_PLAYER` when it cannot be attributed.
+    signal: the catalogue id (e.g. "touch_nose_left", "hum", "talk_sport").
+    start, end: seconds on the session clock.
+    confidence: 0..1. `unsure=True` is an honest "something like it happened, not certain".
+    evidence: what a dispute needs: landmarks, distances, frame indices, features, words heard.
+    """
+
+    player: str
+    signal: str
+    start: float
+    end: float
+    confidence: float
+    evidence: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    unsure: bool = False
+
+    def __post_init__(self) -> None:
+        if self.end < self.start:
+            raise ValueError(f"event ends ({self.end}) before it starts ({self.start})")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"confidence {self.confidence} is outside 0..1")
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(self)
 
 
 def engine_card(face: str) -> str:

@@ -32,10 +32,10 @@ DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 @click.option("--quiet", is_flag=True, help="print only the result")
 def command(out, source, finder, model, threads, no_clip, quiet):
     """Run the live-table pipeline on the bundled demo session."""
-    from referee.commands.live import default_session_dir
-    from referee.recording.clip import make_dispute
-    from referee.recording.folder import SessionFolder
-    from referee.table.run import TableConfig, run_recorded
+    from tablereferee.commands.live import default_session_dir
+    from tablereferee.recording.clip import make_dispute
+    from tablereferee.recording.folder import SessionFolder
+    from tablereferee.run import TableConfig, run_recorded
 
     try:
         src = SessionFolder.open(source)

@@ -12,7 +12,7 @@ from referee.core import RefereeError
 
 
 def _load_mouth(path: str):
-    from vision.events import SignalEvent
+    from referee.observations import SignalEvent
 
     with open(path) as f:
         data = json.load(f)

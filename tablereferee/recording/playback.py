@@ -1,4 +1,4 @@
-"""The cameras of a recorded session folder (`referee.recording`), read back.
+"""The cameras of a recorded session folder (`tablereferee.recording`), read back.
 
 `RecordedCamera` is a `CaptureSource` over one camera's segments: frame times are the recorded
 session times; with `paced` it plays them back at the speed they were filmed (a stand-in for
@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from referee.recording.folder import read_segments
-from referee.table.observations import CameraStatus
+from tablereferee.recording.folder import read_segments
+from referee.observations import CameraStatus
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock
 
 

@@ -34,8 +34,8 @@ from referee.core import RefereeError
 @click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
 def command(session, out, reuse, finder, model, threshold, threads, quiet, as_json):
     """Re-run the perception over a recorded session and reproduce the refereed game."""
-    from referee.recording.folder import SessionFolder
-    from referee.table.run import TableConfig, compare_logs, run_recorded
+    from tablereferee.recording.folder import SessionFolder
+    from tablereferee.run import TableConfig, compare_logs, run_recorded
 
     try:
         src = SessionFolder.open(session)

@@ -1,4 +1,4 @@
-"""The `referee` console script: one click group whose subcommands live in `referee.commands`."""
+"""The `referee` console script: one click group whose subcommands live in `tablereferee.commands`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pkgutil
 
 import click
 
-from referee import __version__, commands
+from tablereferee import __version__, commands
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,7 +23,7 @@ def _add_commands(group: click.Group) -> None:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         command = getattr(module, "command", None)
         if not isinstance(command, click.Command):
-            raise TypeError(f"referee.commands.{info.name} must define `command`, a click.Command")
+            raise TypeError(f"tabletablereferee.commands.{info.name} must define `command`, a click.Command")
         group.add_command(command)
 
 

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
-from referee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
 from referee.sessionlog import Entry, read_log
 
 
@@ -214,7 +214,7 @@ class _Inset:
         self.last = None
 
     def at(self, t: float, signals: list[dict]) -> np.ndarray:
-        from vision.events import SignalEvent
+        from referee.observations import SignalEvent
 
         while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
             self.i += 1

@@ -35,8 +35,8 @@ def default_session_dir(game: str, folder: str = "sessions") -> Path:
 
 
 def load_table(table: str | None, from_session: str | None, **overrides):
-    from referee.recording.folder import SessionFolder
-    from referee.table.run import TableConfig
+    from tablereferee.recording.folder import SessionFolder
+    from tablereferee.run import TableConfig
 
     if table:
         try:
@@ -77,7 +77,7 @@ def print_decision(d) -> None:
 def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record,
             segment_seconds, mic):
     """Referee a live table from its cameras and the keyboard, and record the session."""
-    from referee.table.run import run_live
+    from tablereferee.run import run_live
 
     try:
         config = load_table(table, from_session, finder=finder, model=model, threshold=threshold)
@@ -86,7 +86,7 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
         sys.exit(EXIT_UNREADABLE)
     specs: dict = {}
     if not cameras and from_session:
-        from referee.recording.folder import SessionFolder
+        from tablereferee.recording.folder import SessionFolder
 
         folder = SessionFolder.open(from_session)
         specs = {c: str(folder.camera_dir(c)) for c in folder.camera_names() if folder.camera_dir(c).is_dir()}

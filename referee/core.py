@@ -161,6 +161,30 @@ class GameState(Protocol):
         """The whole state as JSON; two states that replay the same log snapshot equal."""
 
 
+@runtime_checkable
+class TableState(GameState, Protocol):
+    """What the live table (`referee.table`) asks of a game's state beyond the `GameState` verbs.
+
+    Every engine's state offers it, so the fusion of observations into actions never probes a
+    state for attributes. A game without tricks answers `to_play` None and `leading` False."""
+
+    def waiting_for(self) -> dict[str, Any]:
+        """What the referee expects next, as {"step": ..., ...}: for example {"step": "draw"},
+        {"step": "reveal", "players": [...]}, {"step": "play", "player": "Anna", "trick": 3},
+        {"step": "over"}."""
+
+    @property
+    def to_play(self) -> str | None:
+        """The player whose card the trick zone expects next; None when no card is due."""
+
+    @property
+    def leading(self) -> bool:
+        """Whether the next card played opens a trick (an announcement can go with a lead)."""
+
+    def standings(self) -> dict[str, Any]:
+        """Each team's (or player's) score so far, as JSON, for summaries and screens."""
+
+
 class StateBase:
     """What every state shares: `can` is `verify` that answers with a bool."""
 
@@ -196,6 +220,16 @@ class Engine(Protocol):
 
     def command_help(self) -> str:
         """The scorekeeper's commands for this game, one per line."""
+
+
+class TableEngine(Engine, Protocol):
+    """What the live table asks of an engine: its states are `TableState`s, and it names the
+    announcements a lead can carry as a gesture (Beccaccino's "busso", "volo", "striscio" in
+    the play action's `call`; empty where a play carries none)."""
+
+    lead_calls: tuple[str, ...]
+
+    def new_game(self, setup: Mapping[str, Any]) -> TableState: ...
 
 
 # Engines register by name; each lives in its own module, imported on first use.

@@ -1,0 +1,88 @@
+"""The session log's named errors, and the exit codes the commands that read logs share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from referee.core import RefereeError, Violation
+
+if TYPE_CHECKING:  # the records name these errors; the errors only carry records
+    from referee.sessionlog.records import Entry, LogHeader
+
+# Exit codes shared by `referee check`, `referee play` and `referee export`.
+EXIT_OK = 0
+EXIT_VIOLATION = 1  # the log (or a script line) breaks the rules
+EXIT_USAGE = 2  # bad command-line options or table setup (click's own code for usage errors)
+EXIT_UNREADABLE = 3  # no such file, not a session log, unsupported format version, unknown game
+EXIT_CORRUPT = 4  # a damaged log: the entries before the damage are reported/kept
+
+
+class LogError(RefereeError):
+    """Base of the session log's named errors."""
+
+
+class LogUnreadable(LogError):
+    """The file is missing, is not a session log, or has a format version this build cannot read."""
+
+
+class LogExists(LogError):
+    """A new log would overwrite an existing file."""
+
+
+class LogCorrupt(LogError):
+    """The log is damaged at entry `index` (0 = the header). `header` and `entries` hold what
+    was read intact before the damage."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int,
+        header: LogHeader | None = None,
+        entries: Sequence[Entry] = (),
+        **details: Any,
+    ) -> None:
+        super().__init__(f"entry {index}: {message}", index=index, intact_entries=len(entries), **details)
+        self.reason = message
+        self.index = index
+        self.header = header
+        self.entries = list(entries)
+
+
+class BadEntry(LogError):
+    """An entry that cannot be appended: unknown kind or source, confidence outside 0..1,
+    a time that is not a finite number, a payload that is not JSON."""
+
+
+class LogConflict(LogError):
+    """Another writer appended to the same log at the same time."""
+
+
+class CorrectionRefused(Violation):
+    """Base of the reasons a correction is refused. Nothing is written."""
+
+
+class NoSuchEntry(CorrectionRefused):
+    """The correction names an entry that is not an action of this log."""
+
+
+class EntryAlreadyUndone(CorrectionRefused):
+    """The correction names an action that an earlier correction already undid."""
+
+
+class NothingToUndo(CorrectionRefused):
+    """`undo` with no action left in effect."""
+
+
+class AmendmentIllegal(CorrectionRefused):
+    """The replacement action of an amend is itself illegal at that point of the game."""
+
+
+class CorrectionBreaksLaterEntry(CorrectionRefused):
+    """Undoing or amending entry N would make a later action entry illegal."""
+
+
+class EventsDiffer(Violation):
+    """Replaying an entry announces other events than those recorded when it was played (for
+    example, a newer engine reads the rules differently)."""

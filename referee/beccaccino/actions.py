@@ -10,7 +10,7 @@ import dataclasses
 
 from referee.core import Action, ActionCodec
 
-CALLS = ("busso", "volo", "striscio")
+CALLS: tuple[str, ...] = ("busso", "volo", "striscio")  # the announcements a lead may carry
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from referee.core import MalformedAction
-from referee.tricks import CardNotInDeck
-from referee.beccaccino.actions import CODEC, CallOut, Declare, Look, Marafona, Play, Show
+from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play, Show
 from referee.beccaccino.game import DECK, BeccaccinoState
+from referee.core import Action, GameState, MalformedAction, TableEngine
+from referee.tricks import CardNotInDeck
+from referee.tricks.commands import help_line, parse_card, parse_cards, player_named, split_command
 
 HELP = """\
 declare PLAYER SUIT        the battezzante names trump (coppe/denari/spade/bastoni or C/D/S/B)
@@ -35,6 +37,7 @@ class BeccaccinoEngine:
     version = "1.0"
     codec = CODEC
     deck = DECK
+    lead_calls: tuple[str, ...] = CALLS  # the announcements a lead carries in the play action's `call`
 
     def new_game(self, setup: Mapping[str, Any]) -> BeccaccinoState:
         return BeccaccinoState(setup)
@@ -42,16 +45,11 @@ class BeccaccinoEngine:
     def command_help(self) -> str:
         return HELP
 
-    def parse_command(self, state: BeccaccinoState, text: str):
-        words = text.split()
-        if not words:
-            raise MalformedAction("an empty line", hint=HELP)
-        verb = _VERBS.get(words[0].lower())
-        if verb is None:
-            raise MalformedAction(f"unknown command {words[0]!r}", hint=HELP)
+    def parse_command(self, state: GameState, text: str) -> Action:
+        verb, words = split_command(text, _VERBS, HELP)
         if len(words) < 2:
             raise MalformedAction(f"{verb}: whose?", hint=_hint(verb))
-        player = _player(state, words[1])
+        player = player_named(_own(state).players, words[1])
         rest = words[2:]
         if verb == "look":
             return Look(player)
@@ -62,7 +60,7 @@ class BeccaccinoEngine:
         if verb == "seen":
             if not rest:
                 raise MalformedAction("seen: which cards?", hint=_hint(verb))
-            return Show(player, tuple(_cards(rest)))
+            return Show(player, tuple(parse_cards(DECK, rest, DECK.example())))
         if verb == "declare":
             if not rest:
                 raise MalformedAction("declare: which suit?", hint=_hint(verb))
@@ -75,20 +73,16 @@ class BeccaccinoEngine:
             call = _CALL_WORDS[rest.pop().lower()]
         if not rest:
             raise MalformedAction("play: which card?", hint=_hint(verb))
-        try:
-            card = DECK.parse(" ".join(rest))
-        except CardNotInDeck as exc:
-            raise MalformedAction(exc.message, hint=DECK.example()) from None
-        return Play(player, card, call)
+        return Play(player, parse_card(DECK, rest), call)
 
-    def render(self, state: BeccaccinoState) -> str:
-        s = state
+    def render(self, state: GameState) -> str:
+        s = _own(state)
         name = DECK.name_of
         lines = [f"Beccaccino, hand {s.hand_no + 1}, to {s.options['target']}   "
                  + "   ".join(f"{t}: {v}" for t, v in s.scores.items())]
         lines.append(f"dealer {s.dealer}; battezzante {s.battezzante or '(holder of 4 di denari)'}"
                      + (f"; trump {DECK.suit_name(s.trump)}" if s.trump else ""))
-        if s.is_over:
+        if s.is_over and s.result is not None:
             lines.append(f"GAME OVER: {s.result['message']}. Winner: {s.winner}")
             return "\n".join(lines)
         if s.phase == "declare":
@@ -110,33 +104,19 @@ class BeccaccinoEngine:
         for foul in s.fouls[-3:]:
             lines.append(f"foul (hand {foul['hand']}): {foul['message']}")
         if s.holdings.full and s.turn:
-            hand = s.holdings.hand(s.turn)
-            lines.append(f"{s.turn} holds: " + " ".join(hand))
+            lines.append(f"{s.turn} holds: " + " ".join(s.holdings.hands[s.turn]))
         return "\n".join(lines)
 
 
-def _cards(words: list[str]) -> list[str]:
-    """Several cards: "3D RC", "3 di denari re di coppe"."""
-    out, i = [], 0
-    while i < len(words):
-        take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
-        try:
-            out.append(DECK.parse(" ".join(words[i:i + take])))
-        except CardNotInDeck as exc:
-            raise MalformedAction(exc.message, hint=DECK.example()) from None
-        i += take
-    return out
-
-
-def _player(state: BeccaccinoState, word: str) -> str:
-    for p in state.players:
-        if p.lower() == word.lower():
-            return p
-    return word  # verify() names it PlayerNotInGame
+def _own(state: GameState) -> BeccaccinoState:
+    if not isinstance(state, BeccaccinoState):
+        raise TypeError(f"not a Beccaccino state: {type(state).__name__}")
+    return state
 
 
 def _hint(verb: str) -> str:
-    return next(line for line in HELP.splitlines() if line.startswith(verb))
+    return help_line(HELP, verb)
 
 
 ENGINE = BeccaccinoEngine()
+_CONTRACT: TableEngine = ENGINE  # mypy checks here that the engine meets the table's contract

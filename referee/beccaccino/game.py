@@ -12,9 +12,11 @@ the suit they did not follow.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from referee.core import Event, MalformedAction, Violation
+from referee.beccaccino.actions import CALLS, CallOut, Declare, Look, Marafona, Play
+from referee.core import Action, Event, Violation
 from referee.tricks import (
     BECCACCINO_ORDER,
     ITALIAN_40,
@@ -23,20 +25,18 @@ from referee.tricks import (
     BadPlayerCount,
     BadTeams,
     CardNotInDeck,
+    Claim,
     FollowSuit,
     Holdings,
     NotYourRole,
     OutOfOrder,
-    OutOfTurn,
     Rules,
-    TrickContext,
     TrickState,
     read_options,
     seeded_shuffle,
     suit_of,
     trick_winner,
 )
-from referee.beccaccino.actions import CALLS, CallOut, Declare, Look, Marafona, Play, Show
 
 DECK = ITALIAN_40
 ORDER = BECCACCINO_ORDER
@@ -76,6 +76,9 @@ class BeccaccinoState(TrickState):
 
     title = "Beccaccino"
     action_module = Play.__module__
+    deck = DECK
+    order = ORDER
+    rules = RULES
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
         players = list(setup.get("players") or [])
@@ -234,17 +237,11 @@ class BeccaccinoState(TrickState):
         return [Event("looked", {"player": a.player})]
 
     # -- play --------------------------------------------------------------------------
-    def context(self) -> TrickContext:
-        return TrickContext(tuple(self.trick), self.trump, ORDER, self.trick_no,
-                            frozenset(self.holdings.gone), DECK.suits)
-
     def _verify_play(self, a: Play) -> None:
         if self.phase != "play":
             raise OutOfOrder("the battezzante declares the trump before the first card",
                              battezzante=self.battezzante)
-        if a.player != self.turn:
-            raise OutOfTurn(f"it is {self.turn}'s turn, not {a.player}'s", turn=self.turn,
-                            player=a.player)
+        self._verify_turn(a.player)
         if a.call is not None:
             if a.call not in CALLS:
                 raise UnknownAnnouncement(f"{a.call!r}: the announcements are {list(CALLS)}",
@@ -258,7 +255,7 @@ class BeccaccinoState(TrickState):
                     player=a.player, first=self.calls[a.player])
         self.holdings.verify_play(a.player, a.card, RULES, self.context())
 
-    def _revealed(self, player: str, card: str, claims: list, how: str) -> list[Event]:
+    def _revealed(self, player: str, card: str, claims: list[Claim], how: str) -> list[Event]:
         return [self._foul("revealed_" + claim.violation.__name__, player,
                            f"{player} {how} {card} after not following {claim.suit} "
                            f"in trick {claim.trick_no + 1}", card=card, trick=claim.trick_no + 1)
@@ -342,19 +339,6 @@ class BeccaccinoState(TrickState):
                        "scores": dict(self.scores), **data}
         return [Event("game_over", self.result)]
 
-    # -- cards seen in a hand ----------------------------------------------------------
-    def _verify_seen(self, a: Show) -> None:
-        if not a.cards or not all(isinstance(c, str) for c in a.cards):
-            raise MalformedAction("seen: name the cards", action=a.to_dict())
-        self.holdings.verify_shown(a.player, list(a.cards))
-
-    def _apply_seen(self, a: Show) -> list[Event]:
-        events = [Event("seen", {"player": a.player, "cards": list(a.cards)})]
-        for card in a.cards:
-            events += self._revealed(a.player, card,
-                                     self.holdings.show(a.player, [card], ORDER), "shows")
-        return events
-
     # -- Marafona ----------------------------------------------------------------------
     def _verify_marafona(self, a: Marafona) -> None:
         if self.phase != "play":
@@ -410,10 +394,10 @@ class BeccaccinoState(TrickState):
             f"{a.player} calls out with {total} of {target}: wrong, {team} lose (M4)", **data)
 
     # -- enumerating -------------------------------------------------------------------
-    def legal_actions(self) -> list:
+    def legal_actions(self) -> list[Action]:
         if self.is_over:
             return []
-        out: list = []
+        out: list[Action] = []
         if self.phase == "declare":
             who = [self.battezzante] if self.battezzante else [
                 p for p in self.players if self.holdings.holder_of("4D") in (None, p)]
@@ -421,11 +405,8 @@ class BeccaccinoState(TrickState):
             out += [Look(p) for p in self.players if p not in self.looks]
         else:
             player = self.turn
-            if self.holdings.full:
-                cards = self.holdings.legal(player, RULES, self.context())
-            else:
-                cards = [c for c in DECK.cards if c not in self.holdings.gone
-                         and self.holdings.holder_of(c) in (None, player)]
+            assert player is not None  # someone is always to play in the play phase
+            cards = self.playable(player)
             out += [Play(player, c) for c in cards]
             if not self.trick and player not in self.calls:
                 out += [Play(player, c, call) for c in cards for call in CALLS]
@@ -434,13 +415,12 @@ class BeccaccinoState(TrickState):
         out += [CallOut(p) for p in self.players]
         return out
 
-    def waiting_for(self) -> dict[str, Any]:
-        """What the referee expects next: {"step": "declare"|"play"|"over", "player": ...}."""
-        if self.is_over:
-            return {"step": "over"}
-        if self.phase == "declare":
-            return {"step": "declare", "player": self.battezzante}
-        return {"step": "play", "player": self.turn, "trick": self.trick_no + 1}
+    def _waiting_before_play(self) -> dict[str, Any]:
+        return {"step": "declare", "player": self.battezzante}
+
+    def standings(self) -> dict[str, Any]:
+        """Each team's points in the finished hands, and who plays in it."""
+        return {t: {"points": self.scores[t], "players": list(ps)} for t, ps in self.teams.items()}
 
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:

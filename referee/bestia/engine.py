@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from referee.core import MalformedAction
-from referee.tricks import CardNotInDeck
 from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
 from referee.bestia.game import BestiaState
+from referee.core import Action, GameState, MalformedAction, TableEngine
+from referee.tricks.cards import Language
+from referee.tricks.commands import help_line, parse_card, parse_cards, player_named, split_command
 
 HELP = """\
 trump CARD                 (deal not known) the card turned up for trumps
@@ -44,6 +46,7 @@ class BestiaEngine:
     name = "bestia"
     version = "1.0"
     codec = CODEC
+    lead_calls: tuple[str, ...] = ()  # a Bestia play carries no announcement
 
     def new_game(self, setup: Mapping[str, Any]) -> BestiaState:
         return BestiaState(setup)
@@ -51,21 +54,18 @@ class BestiaEngine:
     def command_help(self) -> str:
         return HELP
 
-    def parse_command(self, state: BestiaState, text: str):
-        words = text.split()
-        if not words:
-            raise MalformedAction("an empty line", hint=HELP)
-        verb = _VERBS.get(words[0].lower())
-        if verb is None:
-            raise MalformedAction(f"unknown command {words[0]!r}", hint=HELP)
-        deck = state.variant.deck
+    def parse_command(self, state: GameState, text: str) -> Action:
+        verb, words = split_command(text, _VERBS, HELP)
+        s = _own(state)
+        deck = s.variant.deck
         if verb == "trump":
-            return TurnTrump(_card(deck, words[1:]))
+            return TurnTrump(parse_card(deck, words[1:]))
         if len(words) < 2:
             raise MalformedAction(f"{verb}: whose?", hint=_hint(verb))
-        player = _player(state, words[1])
+        player = player_named(s.players, words[1])
         rest = words[2:]
-        simple = {"knock": Knock, "pass": Pass, "terzo": Terzo, "buco": Buco}
+        simple: dict[str, type[Knock | Pass | Terzo | Buco]] = {
+            "knock": Knock, "pass": Pass, "terzo": Terzo, "buco": Buco}
         if verb in simple:
             return simple[verb](player)
         if verb == "doctor":
@@ -75,24 +75,24 @@ class BestiaEngine:
         if verb == "seen":
             if not rest:
                 raise MalformedAction("seen: which cards?", hint=_hint("seen"))
-            return Show(player, tuple(_cards(deck, rest)))
+            return Show(player, tuple(parse_cards(deck, rest, _hint("gioco"))))
         if verb == "rob":
-            return Rob(player, _card(deck, rest) if rest else None)
+            return Rob(player, parse_card(deck, rest) if rest else None)
         if verb == "gioco":
             if len(rest) == 1 and rest[0].isdigit():
                 return Gioco(player, (), int(rest[0]))
-            return Gioco(player, tuple(_cards(deck, rest)))
-        return Play(player, _card(deck, rest))
+            return Gioco(player, tuple(parse_cards(deck, rest, _hint("gioco"))))
+        return Play(player, parse_card(deck, rest))
 
-    def render(self, state: BestiaState) -> str:
-        s = state
+    def render(self, state: GameState) -> str:
+        s = _own(state)
         deck = s.variant.deck
-        style = "symbol" if deck.style == "french" else "it"
+        style: Language = "symbol" if deck.style == "french" else "it"
         lines = [f"{s.variant.title}, deal {s.deal_no + 1}, dealer {s.dealer}; pot {s.pot}"
                  + (f"; trumps {deck.name_of(s.trump_card, style)} "
-                    f"({deck.suit_name(s.trump)})" if s.trump_card else "")]
+                    f"({deck.suit_name(s.trump)})" if s.trump_card and s.trump else "")]
         lines.append("chips: " + ", ".join(f"{p} {n}" for p, n in s.stacks.items()))
-        if s.is_over:
+        if s.is_over and s.result is not None:
             r = s.result
             lines.append("GAME OVER after {} deals: ".format(r["deals"]) + ", ".join(
                 f"{p} {g:+d}" for p, g in r["gained"].items()) + f"; pot left {r['pot_left']}; "
@@ -116,9 +116,9 @@ class BestiaEngine:
             table = ", ".join(f"{p} {deck.name_of(c, style)}" for p, c in s.trick) or "(empty)"
             lines.append(f"trick {s.trick_no + 1}/{s.variant.tricks}: {table}; {s.turn} to play")
             lines.append("tricks: " + ", ".join(f"{p} {s.tricks_won[p]}" for p in s.in_players()))
-            if s.holdings.full:
+            if s.holdings.full and s.turn is not None:
                 lines.append(f"{s.turn} holds: " + " ".join(
-                    deck.name_of(c, style) for c in s.holdings.hand(s.turn)))
+                    deck.name_of(c, style) for c in s.holdings.hands[s.turn]))
         if s.history:
             h = s.history[-1]
             lines.append(f"last deal: pot {h['pot']}, won {h['won']}, bestia {h['bestia']}, "
@@ -128,37 +128,15 @@ class BestiaEngine:
         return "\n".join(lines)
 
 
-def _card(deck, words: list[str]) -> str:
-    if not words:
-        raise MalformedAction("which card?", hint=deck.example())
-    try:
-        return deck.parse(" ".join(words))
-    except CardNotInDeck as exc:
-        raise MalformedAction(exc.message, hint=deck.example()) from None
-
-
-def _cards(deck, words: list[str]) -> list[str]:
-    """Several cards: "3D RC", "3 di denari re di coppe", "K♠ 4♥"."""
-    out, i = [], 0
-    while i < len(words):
-        take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
-        try:
-            out.append(deck.parse(" ".join(words[i:i + take])))
-        except CardNotInDeck as exc:
-            raise MalformedAction(exc.message, hint=_hint("gioco")) from None
-        i += take
-    return out
-
-
-def _player(state: BestiaState, word: str) -> str:
-    for p in state.players:
-        if p.lower() == word.lower():
-            return p
-    return word
+def _own(state: GameState) -> BestiaState:
+    if not isinstance(state, BestiaState):
+        raise TypeError(f"not a Bestia state: {type(state).__name__}")
+    return state
 
 
 def _hint(verb: str) -> str:
-    return next((line for line in HELP.splitlines() if line.startswith(verb)), HELP)
+    return help_line(HELP, verb)
 
 
 ENGINE = BestiaEngine()
+_CONTRACT: TableEngine = ENGINE  # mypy checks here that the engine meets the table's contract

@@ -13,25 +13,10 @@ in the pot (S2).
 from __future__ import annotations
 
 import itertools
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from referee.core import Event, MalformedAction, Violation
-from referee.tricks import (
-    BadDeal,
-    BadOption,
-    BadPlayerCount,
-    CardNotInDeck,
-    Holdings,
-    OutOfOrder,
-    OutOfTurn,
-    TrickContext,
-    TrickState,
-    read_options,
-    seeded_shuffle,
-    suit_of,
-    trick_winner,
-)
-from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
+from referee.bestia.actions import Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
 from referee.bestia.variants import (
     ALIASES,
     HOUSE_OFFENCES,
@@ -41,6 +26,22 @@ from referee.bestia.variants import (
     deck_for,
     defaults,
     rules_for,
+)
+from referee.core import Action, Event, Violation
+from referee.tricks import (
+    BadDeal,
+    BadOption,
+    BadPlayerCount,
+    CardNotInDeck,
+    Claim,
+    Holdings,
+    OutOfOrder,
+    OutOfTurn,
+    TrickState,
+    read_options,
+    seeded_shuffle,
+    suit_of,
+    trick_winner,
 )
 
 
@@ -88,6 +89,7 @@ class BestiaState(TrickState):
 
     title = "Bestia"
     action_module = Play.__module__
+    seen_in = ("speak", "doctor", "exchange", "play", "trump")
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
         players = list(setup.get("players") or [])
@@ -138,8 +140,8 @@ class BestiaState(TrickState):
         self.rules = rules_for(v, o)
         self.seed = setup.get("seed")
         self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
-        self.stacks = {p: o["chips"] for p in players}
-        self.pot = o["pot"]
+        self.stacks: dict[str, int] = {p: o["chips"] for p in players}
+        self.pot: int = o["pot"]
         self.total = sum(self.stacks.values()) + self.pot
         self.deal_no = -1
         self.dealer = o["dealer"]
@@ -255,7 +257,7 @@ class BestiaState(TrickState):
         if self.trump_card is None:
             self.phase = "trump"
             return events
-        return events + self._trump_turned()
+        return events + self._trump_turned(self.trump_card)
 
     def _deal_cards(self) -> dict[str, Any] | None:
         v, o = self.variant, self.options
@@ -291,10 +293,11 @@ class BestiaState(TrickState):
             buco, pos = cards[pos:pos + 3], pos + 3
         return {"hands": hands, "trump": trump, "buco": buco, "stock": cards[pos:]}
 
-    def _trump_turned(self) -> list[Event]:
-        self.trump = suit_of(self.trump_card)
-        events = [Event("trump_turned", {"card": self.trump_card, "trump": self.trump,
-                                         "name": self.deck.name_of(self.trump_card)})]
+    def _trump_turned(self, card: str) -> list[Event]:
+        """The deal goes on once `card`, the trump card, is turned up."""
+        self.trump = suit_of(card)
+        events = [Event("trump_turned", {"card": card, "trump": self.trump,
+                                         "name": self.deck.name_of(card)})]
         if self.forced:
             for p in self.players:
                 self.status[p] = "in"
@@ -323,7 +326,7 @@ class BestiaState(TrickState):
     def _apply_trump(self, a: TurnTrump) -> list[Event]:
         self.trump_card = a.card
         self.holdings.gone.append(a.card)
-        return self._trump_turned()
+        return self._trump_turned(a.card)
 
     # -- speaking ----------------------------------------------------------------------
     def _speaker_check(self, player: str, action: str) -> None:
@@ -587,12 +590,14 @@ class BestiaState(TrickState):
 
     def _apply_rob(self, a: Rob) -> list[Event]:
         p = a.player
-        self.holdings.gone.remove(self.trump_card)
+        card = self.trump_card
+        assert card is not None  # the dealer robs in the exchange, after the card is turned
+        self.holdings.gone.remove(card)
         if self.holdings.full:
-            self.holdings.take(p, [self.trump_card])
+            self.holdings.take(p, [card])
         else:
             self.holdings.take(p, 1)
-            self.holdings.show(p, [self.trump_card])
+            self.holdings.show(p, [card])
         dropped = self.holdings.drop(p, [a.discard] if a.discard else 1)
         self.thrown.extend(dropped if self.holdings.full else [])
         self.thrown_count += 1
@@ -639,22 +644,16 @@ class BestiaState(TrickState):
         self.leader = self.turn = self.busser if self.busser in ins else ins[0]
         return [Event("play_starts", {"players": ins, "leader": self.leader, "pot": self.pot})]
 
-    def context(self) -> TrickContext:
-        return TrickContext(tuple(self.trick), self.trump, self.order, self.trick_no,
-                            frozenset(self.holdings.gone), self.deck.suits)
-
     def _verify_play(self, a: Play) -> None:
         if self.phase != "play":
             raise OutOfOrder(f"no trick is being played (phase {self.phase})")
-        if a.player != self.turn:
-            raise OutOfTurn(f"it is {self.turn}'s turn, not {a.player}'s", turn=self.turn,
-                            player=a.player)
+        self._verify_turn(a.player)
         self.holdings.verify_play(a.player, a.card, self.rules, self.context())
 
     def _apply_play(self, a: Play) -> list[Event]:
         ctx = self.context()
         events = self._revealed(a.player, a.card,
-                                self.holdings.play(a.player, a.card, self.rules, ctx))
+                                self.holdings.play(a.player, a.card, self.rules, ctx), "plays")
         self.trick.append((a.player, a.card))
         events.append(Event("played", {"player": a.player, "card": a.card,
                                        "trick": self.trick_no + 1}))
@@ -674,7 +673,7 @@ class BestiaState(TrickState):
             events += self._settle()
         return events
 
-    def _revealed(self, player: str, card: str, claims: list) -> list[Event]:
+    def _revealed(self, player: str, card: str, claims: list[Claim], how: str) -> list[Event]:
         events = []
         for claim in claims:
             name = claim.violation.__name__
@@ -683,21 +682,6 @@ class BestiaState(TrickState):
                       "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES}
             self.offences.append(record)
             events.append(Event("offence_revealed", record))
-        return events
-
-    # -- cards seen in a hand ----------------------------------------------------------
-    def _verify_seen(self, a: Show) -> None:
-        if self.phase not in ("speak", "doctor", "exchange", "play", "trump"):
-            raise OutOfOrder("no hands are out now")
-        if not a.cards or not all(isinstance(c, str) for c in a.cards):
-            raise MalformedAction("seen: name the cards", action=a.to_dict())
-        self.holdings.verify_shown(a.player, list(a.cards))
-
-    def _apply_seen(self, a: Show) -> list[Event]:
-        events = [Event("seen", {"player": a.player, "cards": list(a.cards)})]
-        for card in a.cards:
-            events += self._revealed(a.player, card,
-                                     self.holdings.show(a.player, [card], self.order))
         return events
 
     # -- settling ----------------------------------------------------------------------
@@ -780,10 +764,10 @@ class BestiaState(TrickState):
         return [Event("game_over", self.result)]
 
     # -- enumerating -------------------------------------------------------------------
-    def legal_actions(self) -> list:
+    def legal_actions(self) -> list[Action]:
         if self.is_over:
             return []
-        out: list = []
+        out: list[Action] = []
         if self.phase == "trump":
             return [TurnTrump(c) for c in self.deck.cards]
         if self.phase == "speak":
@@ -814,27 +798,23 @@ class BestiaState(TrickState):
                 out = [Gioco(p, (), k) for k in range(min(self.holdings.counts[p],
                                                           self.exchange_max) + 1)]
         elif self.phase == "play":
-            p = self.turn
-            if self.holdings.full:
-                cards = self.holdings.legal(p, self.rules, self.context())
-            else:
-                cards = [c for c in self.deck.cards if c not in self.holdings.gone
-                         and self.holdings.holder_of(c) in (None, p)]
-            out = [Play(p, c) for c in cards]
+            player = self.turn
+            assert player is not None  # someone is always to play in the play phase
+            out = [Play(player, c) for c in self.playable(player)]
         return [a for a in out if self.can(a)]
 
-    def waiting_for(self) -> dict[str, Any]:
-        """What the referee expects next: {"step": "trump"|"speak"|"doctor"|"exchange"|"play"
-        |"over", "player": ...}."""
-        if self.is_over:
-            return {"step": "over"}
+    def _waiting_before_play(self) -> dict[str, Any]:
+        """{"step": "trump"}, or the player to speak, join, take new cards, rob or exchange."""
         if self.phase == "trump":
             return {"step": "trump"}
-        if self.phase == "play":
-            return {"step": "play", "player": self.turn, "trick": self.trick_no + 1}
         step = "join" if self.joining else ("rob" if self.rob_pending and self.phase == "exchange"
                                             and self.queue[0] == self.dealer else self.phase)
         return {"step": step, "player": self.queue[0]}
+
+    def standings(self) -> dict[str, Any]:
+        """Each player's chips, and what they have gained or lost since the start."""
+        start = self.options["chips"]
+        return {p: {"chips": self.stacks[p], "gained": self.stacks[p] - start} for p in self.players}
 
     @property
     def is_chance_node(self) -> bool:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Literal
+from collections.abc import Iterable
+from typing import Literal
 
 from referee.core import Violation
 
@@ -40,7 +41,7 @@ class Card:
         return self.rank + self.suit
 
     @classmethod
-    def of(cls, code: str) -> "Card":
+    def of(cls, code: str) -> Card:
         return cls(rank_of(code), suit_of(code))
 
 

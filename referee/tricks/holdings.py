@@ -9,9 +9,10 @@ each play's `Claim`s are kept so a later play can reveal an earlier revoke.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from referee.tricks.cards import Deck, RankOrder, CardNotInDeck
+from referee.tricks.cards import CardNotInDeck, Deck, RankOrder
 from referee.tricks.policies import (
     CardAlreadyPlayed,
     CardNotInHand,
@@ -159,7 +160,7 @@ class Holdings:
         self.claims[player] = []
         return list(cards)
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         return {
             "full": self.full,
             "hands": {p: list(c) for p, c in self.hands.items()} if self.full else None,
@@ -169,7 +170,7 @@ class Holdings:
             "claims": {p: [c.to_dict() for c in cs] for p, cs in self.claims.items() if cs},
         }
 
-    def view(self, viewer: str | None) -> dict:
+    def view(self, viewer: str | None) -> dict[str, Any]:
         return {
             "counts": dict(self.counts),
             "hand": (list(self.hands[viewer]) if self.full else list(self.shown[viewer]))

@@ -16,7 +16,8 @@ separately so the two can be tested against each other.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from referee.core import Violation
 from referee.tricks.cards import RankOrder, suit_of
@@ -104,7 +105,7 @@ class Claim:
     def broken_by(self, card: str, order: RankOrder) -> bool:
         return suit_of(card) == self.suit and order.strength(card) > self.above
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"suit": self.suit, "above": self.above, "violation": self.violation.__name__,
                 "trick": self.trick_no + 1}
 
@@ -124,7 +125,7 @@ class Policy:
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         return None
 
-    def fail(self, message: str, **details) -> Violation:
+    def fail(self, message: str, **details: Any) -> Violation:
         return self.violation(message, rule=self.name, **details)
 
 
@@ -137,21 +138,22 @@ class FollowSuit(Policy):
 
     name, violation = "follow_suit", Revoke
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         if not ctx.plays:
             return set(hand)
         same = _of(hand, ctx.lead_suit)
         return set(same) if same else set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         if ctx.plays and suit_of(card) != ctx.lead_suit:
             if any(suit_of(c) == ctx.lead_suit for c in hand):
                 raise self.fail(f"{card} does not follow the suit led ({ctx.lead_suit}) "
                                 f"and the hand holds it", card=card, lead=ctx.lead_suit)
 
-    def claim(self, ctx, card):
-        if ctx.plays and suit_of(card) != ctx.lead_suit:
-            return Claim(ctx.lead_suit, -1, Revoke, ctx.trick_no)
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
+        lead = ctx.lead_suit  # None: nothing on the table yet
+        if lead is not None and suit_of(card) != lead:
+            return Claim(lead, -1, Revoke, ctx.trick_no)
         return None
 
 
@@ -165,7 +167,7 @@ class MustTrumpWhenVoid(Policy):
     def __init__(self, unless_outranked: bool = False) -> None:
         self.unless_outranked = unless_outranked
 
-    def _applies(self, hand, ctx) -> bool:
+    def _applies(self, hand: Sequence[str], ctx: TrickContext) -> bool:
         if not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump:
             return False
         if _of(hand, ctx.lead_suit):
@@ -178,17 +180,17 @@ class MustTrumpWhenVoid(Policy):
             return any(ctx.order.strength(t) > top for t in trumps)
         return True
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         if self._applies(hand, ctx):
             return set(_of(hand, ctx.trump))
         return set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         if suit_of(card) != ctx.trump and self._applies(hand, ctx):
             raise self.fail(f"{card} is not a trump: a player void in {ctx.lead_suit} must trump",
                             card=card, lead=ctx.lead_suit, trump=ctx.trump)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if (not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump
                 or suit_of(card) in (ctx.trump, ctx.lead_suit)):
             return None
@@ -201,11 +203,11 @@ class MustOvertakeWhenFollowing(Policy):
 
     name, violation = "must_overtake", MustOvertake
 
-    def _better(self, hand, ctx):
+    def _better(self, hand: Sequence[str], ctx: TrickContext) -> list[str]:
         top = ctx.highest_of(ctx.lead_suit)
         return [c for c in _of(hand, ctx.lead_suit) if ctx.order.strength(c) > top]
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         if not ctx.plays:
             return set(hand)
         better = self._better(hand, ctx)
@@ -213,7 +215,7 @@ class MustOvertakeWhenFollowing(Policy):
             return set(better) | {c for c in hand if suit_of(c) != ctx.lead_suit}
         return set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         if not ctx.plays or suit_of(card) != ctx.lead_suit:
             return
         top = ctx.highest_of(ctx.lead_suit)
@@ -221,11 +223,11 @@ class MustOvertakeWhenFollowing(Policy):
             raise self.fail(f"{card} does not beat the table and the hand holds a card that does",
                             card=card)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if ctx.plays and suit_of(card) == ctx.lead_suit:
             top = ctx.highest_of(ctx.lead_suit)
             if ctx.order.strength(card) < top:
-                return Claim(ctx.lead_suit, top, MustOvertake, ctx.trick_no)
+                return Claim(suit_of(card), top, MustOvertake, ctx.trick_no)
         return None
 
 
@@ -234,7 +236,7 @@ class MustOvertrumpWhenVoid(Policy):
 
     name, violation = "must_overtrump", MustOvertrump
 
-    def _higher(self, hand, ctx):
+    def _higher(self, hand: Sequence[str], ctx: TrickContext) -> list[str]:
         if not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump:
             return []
         if _of(hand, ctx.lead_suit):
@@ -244,17 +246,17 @@ class MustOvertrumpWhenVoid(Policy):
             return []
         return [c for c in _of(hand, ctx.trump) if ctx.order.strength(c) > top]
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         higher = self._higher(hand, ctx)
         return set(higher) if higher else set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         higher = self._higher(hand, ctx)
         if higher and card not in higher:
             raise self.fail(f"{card} does not overtrump the trump on the table and the hand can",
                             card=card)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if (not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump
                 or suit_of(card) == ctx.lead_suit):
             return None
@@ -272,7 +274,7 @@ class HighestTrump(Policy):
 
     name, violation = "highest_trump", MustPlayHighestTrump
 
-    def _must(self, hand, ctx) -> list[str]:
+    def _must(self, hand: Sequence[str], ctx: TrickContext) -> list[str]:
         if not ctx.plays or ctx.trump is None:
             return []
         trumps = _of(hand, ctx.trump)
@@ -282,18 +284,18 @@ class HighestTrump(Policy):
             return [max(trumps, key=ctx.order.strength)]
         return []
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         top = self._must(hand, ctx)
         if top:
             return set(top) | {c for c in hand if suit_of(c) != ctx.trump}
         return set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         top = self._must(hand, ctx)
         if top and suit_of(card) == ctx.trump and card != top[0]:
             raise self.fail(f"{card} is not the highest trump held ({top[0]})", card=card)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if ctx.plays and ctx.trump is not None and suit_of(card) == ctx.trump:
             return Claim(ctx.trump, ctx.order.strength(card), MustPlayHighestTrump, ctx.trick_no)
         return None
@@ -308,24 +310,24 @@ class LeadTrumpAce(Policy):
     def __init__(self, first_only: bool = False) -> None:
         self.first_only = first_only
 
-    def _ace(self, ctx) -> str | None:
+    def _ace(self, ctx: TrickContext) -> str | None:
         if ctx.plays or ctx.trump is None or (self.first_only and ctx.trick_no > 0):
             return None
         return "A" + ctx.trump
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         ace = self._ace(ctx)
-        return {ace} if ace in hand else set(hand)
+        return {ace} if ace is not None and ace in hand else set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         ace = self._ace(ctx)
         if ace and ace in hand and card != ace:
             raise self.fail(f"the leader holds the trump Ace {ace} and must lead it", card=card)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         ace = self._ace(ctx)
         if ace and card != ace:
-            return Claim(ctx.trump, ctx.order.strength(ace) - 1, MustLeadTrumpAce, ctx.trick_no)
+            return Claim(suit_of(ace), ctx.order.strength(ace) - 1, MustLeadTrumpAce, ctx.trick_no)
         return None
 
 
@@ -335,7 +337,7 @@ class LeadHighestTrump(Policy):
 
     name, violation = "lead_highest_trump", MustLeadHighestTrump
 
-    def _highest(self, ctx) -> str | None:
+    def _highest(self, ctx: TrickContext) -> str | None:
         if ctx.plays or ctx.trump is None:
             return None
         for rank in ctx.order.order:
@@ -344,20 +346,20 @@ class LeadHighestTrump(Policy):
                 return card
         return None
 
-    def allowed(self, hand, ctx):
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
         top = self._highest(ctx)
-        return {top} if top in hand else set(hand)
+        return {top} if top is not None and top in hand else set(hand)
 
-    def check(self, hand, ctx, card):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         top = self._highest(ctx)
         if top and top in hand and card != top:
             raise self.fail(f"the leader holds {top}, the highest trump still out, and must lead it",
                             card=card)
 
-    def claim(self, ctx, card):
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         top = self._highest(ctx)
         if top and card != top:
-            return Claim(ctx.trump, ctx.order.strength(top) - 1, MustLeadHighestTrump,
+            return Claim(suit_of(top), ctx.order.strength(top) - 1, MustLeadHighestTrump,
                          ctx.trick_no)
         return None
 
@@ -367,20 +369,24 @@ class LeadTrumpAfterFirst(Policy):
 
     name, violation = "lead_trump", MustLeadTrump
 
-    def _applies(self, ctx) -> bool:
-        return not ctx.plays and ctx.trump is not None and ctx.trick_no > 0
+    def _trump(self, ctx: TrickContext) -> str | None:
+        """The trump suit when the rule applies (a lead after the first trick), else None."""
+        return ctx.trump if not ctx.plays and ctx.trick_no > 0 else None
 
-    def allowed(self, hand, ctx):
-        trumps = _of(hand, ctx.trump) if self._applies(ctx) else []
+    def allowed(self, hand: Sequence[str], ctx: TrickContext) -> set[str]:
+        trump = self._trump(ctx)
+        trumps = _of(hand, trump) if trump is not None else []
         return set(trumps) if trumps else set(hand)
 
-    def check(self, hand, ctx, card):
-        if self._applies(ctx) and suit_of(card) != ctx.trump and _of(hand, ctx.trump):
+    def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
+        trump = self._trump(ctx)
+        if trump is not None and suit_of(card) != trump and _of(hand, trump):
             raise self.fail("after the first trick the leader must lead a trump", card=card)
 
-    def claim(self, ctx, card):
-        if self._applies(ctx) and suit_of(card) != ctx.trump:
-            return Claim(ctx.trump, -1, MustLeadTrump, ctx.trick_no)
+    def claim(self, ctx: TrickContext, card: str) -> Claim | None:
+        trump = self._trump(ctx)
+        if trump is not None and suit_of(card) != trump:
+            return Claim(trump, -1, MustLeadTrump, ctx.trick_no)
         return None
 
 
@@ -401,7 +407,7 @@ class Rules:
             policy.check(hand, ctx, card)
 
     def claims(self, ctx: TrickContext, card: str) -> list[Claim]:
-        out = []
+        out: list[Claim] = []
         for policy in self.policies:
             claim = policy.claim(ctx, card)
             if claim is not None:

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablereferee.cli import cli
 from referee.core import get_engine
 from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import (
@@ -27,6 +26,7 @@ from referee.sessionlog import (
     replay,
     write_jsonl,
 )
+from tablereferee.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "datasets" / "games" / "example.beccato"
@@ -117,7 +117,9 @@ def test_a_bad_beccato_table_is_refused_before_any_log_exists(tmp_path, monkeypa
 
 def test_a_script_with_an_illegal_line_exits_with_the_violation_code(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    text = EXAMPLE.read_text().replace("reveal Claudia orloff orloff orloff\n", "reveal Claudia orloff orloff orloff orloff orloff\n", 1)
+    text = EXAMPLE.read_text().replace(
+        "reveal Claudia orloff orloff orloff\n", "reveal Claudia orloff orloff orloff orloff orloff\n", 1
+    )
     (tmp_path / "bad.beccato").write_text(text)
     result = CliRunner().invoke(cli, ["play", "beccato", "--script", "bad.beccato", "--log", "g.db",
                                       "--quiet", "--stop-on-error"])

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
+from sessionlog.helpers import register_toy, subprocess_env, toy_cli_command
 
-from tablereferee.cli import cli
 from referee.sessionlog import (
     EXIT_CORRUPT,
     EXIT_OK,
@@ -18,7 +18,7 @@ from referee.sessionlog import (
     EXIT_VIOLATION,
     read_log,
 )
-from sessionlog.helpers import register_toy, subprocess_env, toy_cli_command
+from tablereferee.cli import cli
 
 
 @pytest.fixture

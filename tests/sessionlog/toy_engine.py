@@ -5,7 +5,8 @@ to the target wins."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from referee.core import Action, ActionCodec, Event, GameAlreadyOver, MalformedAction, RefereeError, Violation
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from tablereferee.cli import cli
 from referee.sessionlog import EXIT_OK, EXIT_VIOLATION
+from tablereferee.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "datasets" / "games" / "example.beccaccino"

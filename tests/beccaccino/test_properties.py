@@ -1,7 +1,8 @@
 """Random full games of Beccaccino (Hypothesis): every card accounted for at every step, each
 hand worth 11 points (+3 per Marafona), the game ends exactly when the rules say, the
-legal-action generator agrees with the validator, a refused action changes nothing, and a
-replay of the log (through the JSON codec) gives an equal snapshot."""
+legal-action generator agrees with the validator, a refused action changes nothing, the table's
+contract holds, and a replay of the log (through the JSON codec) gives an equal snapshot
+(the shared checks: tests/tricks/properties.py)."""
 
 import random
 
@@ -9,10 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.beccaccino import ENGINE, CallOut, Declare, Look, Marafona, Play
-from referee.core import Violation
-from referee.tricks import ITALIAN_40
-
+from referee.tricks import ITALIAN_40, seeded_shuffle
 from tests.beccaccino.helpers import PLAYERS
+from tests.tricks.properties import assert_accepted_iff_legal, assert_refused, check_table_contract, replay
 
 
 def play_random_game(seed, rng, target, call_out=False, partial=False):
@@ -24,7 +24,6 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
     hidden = {}
     revokes = set()  # (hand, trick, player) of the revokes really made
     if partial:  # the referee knows nothing; the "table" deals from the seed
-        from referee.tricks import seeded_shuffle
         def deal():
             cards = seeded_shuffle(ITALIAN_40.cards, "table", seed, state.hand_no)
             return {p: cards[i * 10:(i + 1) * 10] for i, p in enumerate(PLAYERS)}
@@ -48,14 +47,7 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
                 others = [c for c in ITALIAN_40.cards
                           if Play(state.turn, c) not in legal]
                 if others:
-                    bad = Play(state.turn, rng.choice(others))
-                    before = state.snapshot()
-                    try:
-                        state.apply(bad)
-                        raise AssertionError(f"{bad} accepted but not listed as legal")
-                    except Violation:
-                        pass
-                    assert state.snapshot() == before
+                    assert_refused(state, Play(state.turn, rng.choice(others)))
         if not partial and rng.random() < 0.2:
             probe_any(state, rng)
         hand = state.hand_no
@@ -81,18 +73,7 @@ def probe_any(state, rng):
     card = rng.choice(ITALIAN_40.cards)
     action = rng.choice([Declare(p, rng.choice("CDSBX")), Look(p), Marafona(p),
                          Play(p, card), Play(p, card, rng.choice(["busso", "volo", "striscio", "x"]))])
-    legal = state.legal_actions()
-    if action in legal:
-        assert state.can(action)
-        return
-    before = state.snapshot()
-    try:
-        state.apply(action)
-    except Violation:
-        pass
-    else:
-        raise AssertionError(f"{action} accepted but not listed as legal")
-    assert state.snapshot() == before
+    assert_accepted_iff_legal(state, action)
 
 
 def _partial_choice(state, hidden, rng):
@@ -110,6 +91,7 @@ def _partial_choice(state, hidden, rng):
 
 
 def check_invariants(state, events, target):
+    check_table_contract(state)
     snap = state.snapshot()
     cards = snap["cards"]
     if cards["full"] and not state.is_over:
@@ -132,13 +114,6 @@ def check_invariants(state, events, target):
         assert all(v < target for v in state.scores.values()) or len(set(state.scores.values())) == 1
 
 
-def replay(log, setup):
-    state = ENGINE.new_game(setup)
-    for action in log:
-        state.apply(ENGINE.codec.from_dict(action.to_dict()))
-    return state
-
-
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), choice=st.integers(0, 2**32), target=st.sampled_from([41, 31]))
 def test_random_full_games(seed, choice, target):
@@ -146,7 +121,7 @@ def test_random_full_games(seed, choice, target):
     state, log = play_random_game(seed, rng, target, call_out=True)
     total = sum(h["points"][t] + h["marafona"][t] for h in state.history for t in state.teams)
     assert total == sum(state.scores.values())
-    again = replay(log, {"players": PLAYERS, "seed": seed, "options": {"target": target}})
+    again = replay(ENGINE, {"players": PLAYERS, "seed": seed, "options": {"target": target}}, log)
     assert again.snapshot() == state.snapshot()
 
 
@@ -161,7 +136,7 @@ def test_random_games_with_partial_knowledge(seed, choice):
         assert (foul["hand"], foul["trick"], foul["player"]) in state.true_revokes
     # every card of a hand is played, so every revoke is revealed by the end of its hand
     assert len(state.fouls) == len(state.true_revokes)
-    again = replay(log, {"players": PLAYERS, "options": {"target": 31}})
+    again = replay(ENGINE, {"players": PLAYERS, "options": {"target": 31}}, log)
     assert again.snapshot() == state.snapshot()
 
 

@@ -29,7 +29,6 @@ from referee.tricks import (
     Revoke,
     UnknownOption,
 )
-
 from tests.beccaccino.helpers import PLAYERS, deal_with, first_legal_play, new, play_hand
 
 

@@ -32,7 +32,6 @@ from referee.tricks import (
     Revoke,
     UnknownOption,
 )
-
 from tests.bestia.helpers import game, play_out, settled
 
 FIVE = ["Anna", "Ben", "Carla", "Dan", "Eva"]
@@ -258,7 +257,7 @@ def test_a_house_rule_broken_unseen_costs_the_pot():
         s.apply(Knock(p))
     s.apply(Play("Ben", "3D"))  # Ben claims he has no Ace of hearts
     s.apply(Play("Carla", "KD"))
-    events = s.apply(Play("Anna", "4D"))
+    s.apply(Play("Anna", "4D"))
     assert s.turn == "Ben"
     s.apply(Play("Ben", "AH"))  # ...he had it
     assert s.offences[0]["offence"] == "MustLeadTrumpAce" and s.offences[0]["penalised"]

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tablereferee.cli import cli
 from referee.sessionlog import EXIT_OK, EXIT_VIOLATION
+from tablereferee.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "datasets" / "games"

@@ -17,8 +17,7 @@ from referee.bestia import (
     TerzoFirstTurnOnly,
     TerzoMustPass,
 )
-from referee.tricks import MustLeadTrumpAce, MustOvertake, MustOvertrump, MustTrump, Revoke, OutOfTurn
-
+from referee.tricks import MustLeadTrumpAce, MustOvertake, MustOvertrump, MustTrump, OutOfTurn, Revoke
 from tests.bestia.helpers import game, play_out, settled
 
 FOUR = ["Anna", "Ben", "Carla", "Dan"]

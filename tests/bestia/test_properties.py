@@ -1,8 +1,9 @@
 """Random full games of every Bestia variant with random house rules (Hypothesis): every card
 and every chip accounted for at every step, settlements add up, the game ends when the rules
 say, the legal-action generator agrees with the validator, a refused action changes nothing,
-a replay gives an equal snapshot, and a referee who sees only the played cards settles every
-chip exactly as one who knows the deal."""
+the table's contract holds, a replay gives an equal snapshot (the shared checks:
+tests/tricks/properties.py), and a referee who sees only the played cards settles every chip
+exactly as one who knows the deal."""
 
 import random
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.bestia import ENGINE, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
-from referee.core import Violation
+from tests.tricks.properties import assert_accepted_iff_legal, check_table_contract, replay
 
 VARIANT_PLAYERS = {"classic": (3, 7), "buco": (3, 7), "italian": (3, 6), "roman": (4, 6),
                    "tippen": (3, 6), "julepe": (3, 7), "mauscheln": (3, 9)}
@@ -109,24 +110,14 @@ def run(setup, rng, probe=True):
             legal = state.legal_actions()
             player = state.turn
             for card in state.holdings.hand(player):
-                attempt = Play(player, card)
-                if attempt in legal:
-                    assert state.can(attempt)
-                    continue
-                before = state.snapshot()
-                try:
-                    state.apply(attempt)
-                except Violation:
-                    pass
-                else:
-                    raise AssertionError(f"{attempt} accepted but not listed as legal")
-                assert state.snapshot() == before
+                assert_accepted_iff_legal(state, Play(player, card), legal)
         if probe and rng.random() < 0.2:
             probe_any(state, rng)
         deals_before = len(state.history)
         events = state.apply(action)
         log.append(action)
         assert state.chips_in_play() == state.total
+        check_table_contract(state)
         if not state.is_over:
             deck_accounted(state)
         for e in events:
@@ -154,31 +145,14 @@ def probe_any(state, rng):
         same = [a for a in legal if isinstance(a, Gioco) and a.player == p
                 and sorted(a.discards) == sorted(action.discards)]
         action = same[0] if same else action
-    if action in legal:
-        assert state.can(action)
-        return
-    before = state.snapshot()
-    try:
-        state.apply(action)
-    except Violation:
-        pass
-    else:
-        raise AssertionError(f"{action} accepted but not listed as legal")
-    assert state.snapshot() == before
-
-
-def _replay(setup, log):
-    state = ENGINE.new_game(setup)
-    for action in log:
-        state.apply(ENGINE.codec.from_dict(action.to_dict()))
-    return state
+    assert_accepted_iff_legal(state, action, legal)
 
 
 @settings(max_examples=40, deadline=None)
 @given(setup=tables(), choice=st.integers(0, 2**32))
 def test_random_full_games(setup, choice):
     state, log = run(setup, random.Random(choice))
-    assert _replay(setup, log).snapshot() == state.snapshot()
+    assert replay(ENGINE, setup, log).snapshot() == state.snapshot()
     assert sum(state.result["gained"].values()) + state.pot == state.options["pot"]
 
 

@@ -4,7 +4,6 @@ import pytest
 
 from referee.bestia import ENGINE, BadExchange, Gioco, Knock, NotInThisVariant, Pass, Play, Rob
 from referee.tricks import CardNotInHand, MustOvertake, OutOfOrder, OutOfTurn, Revoke
-
 from tests.bestia.helpers import game, play_out, settled
 
 THREE = ["Anna", "Ben", "Carla"]

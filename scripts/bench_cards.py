@@ -9,7 +9,7 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
   frame after frame as the baseline is (inside the reader's loop it takes longer, 34 ms against
   23 ms measured on 2 cores: reading a frame's cards walks through every template and most
   likely pushes the model's weights out of the CPU caches);
-* `detect+refine`: the same plus corner refinement of every card (`refine.refine_corners`, what
+* `detect+refine`: the same plus corner refinement of every card (`refine.snap_and_refine`, what
   the reader does with no deck);
 * `detect+identify, detector's corners`: the detector plus rectifying and identifying every card
   from its corners as detected (no refinement, no second look);
@@ -96,7 +96,7 @@ def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
 
 def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
     """One pass over the frames: the median milliseconds of each step, and what was read."""
-    from vision.cards.refine import refine_corners
+    from vision.cards.refine import snap_and_refine
 
     det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
     for i, (img, _) in enumerate(images):  # the detector alone, frame after frame, as Ultralytics runs
@@ -109,7 +109,7 @@ def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
         found = detector(img)
         t1 = time.perf_counter()
         for q in found.corners:
-            refine_corners(img, q)
+            snap_and_refine(img, q)
         t2 = time.perf_counter()
         named_plain = plain[deck].identify(img, found)
         t3 = time.perf_counter()

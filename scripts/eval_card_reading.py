@@ -18,7 +18,7 @@ with a seed of their own. For every deck:
 * the corner error of the found clear cards: the mean distance of the four corners from the
   true ones over the card's diagonal (best of the four cyclic orders: up and down are
   identification's business), for the detector's own corners ("raw"), after refinement
-  (`refine.refine_corners`) and as the reader leaves them (refined, and aligned on a template
+  (`refine.snap_and_refine`) and as the reader leaves them (refined, and aligned on a template
   when the read was unsure), as median, 90th percentile and the share under 2% and 5%.
 
     .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
@@ -45,12 +45,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision.cards.decks import faces  # noqa: E402
-from vision.cards.detections import CardDetections, orientation_of  # noqa: E402
+from vision.cards.detections import CardDetections  # noqa: E402
+from vision.cards.geometry import orientation_of  # noqa: E402
 from vision.cards.detector import CardDetector, box_iou  # noqa: E402
 from vision.cards.enroll import PhotoProblem, deck_aspect, find_cards  # noqa: E402
 from vision.cards.identify import SURE  # noqa: E402  (treat a read below it as unsure)
 from vision.cards.reader import CardReader  # noqa: E402
-from vision.cards.refine import refine_corners  # noqa: E402
+from vision.cards.refine import snap_and_refine  # noqa: E402
 from vision.cards.render import HELD_OUT_DESIGN, card_mask, render_card  # noqa: E402
 from vision.cards.templates import load_deck, write_deck_folder  # noqa: E402
 
@@ -185,7 +186,7 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
             found_cls += bool(det.face_up[j])
             if clear:
                 errors["raw"].append(corner_error(det.corners[j], corners))
-                errors["refined"].append(corner_error(refine_corners(img, det.corners[j]), corners))
+                errors["refined"].append(corner_error(snap_and_refine(img, det.corners[j]), corners))
             for name, reader in readers.items():
                 one = det[j]
                 one.face_up[0] = True  # identification is measured apart from the face-up class

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from vision.cards.detections import UNKNOWN, CardDetections, fold_orientation, orientation_of
+from vision.cards.detections import UNKNOWN, CardDetections
+from vision.cards.geometry import fold_orientation, orientation_of
 from tests.cards.helpers import quad
 
 

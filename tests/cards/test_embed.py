@@ -9,7 +9,7 @@ from vision.cards import embed as E
 from vision.cards import identify as I
 from vision.cards.decks import faces
 from vision.cards.detector import ModelNotFound
-from vision.cards.detector import order_corners
+from vision.cards.geometry import order_corners
 from vision.cards.rectify import rectify
 from vision.cards.render import HELD_OUT_DESIGN, render_card
 from vision.cards.templates import load_deck, to_canonical

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vision.cards.decks import card, faces
-from vision.cards.detector import order_corners
+from vision.cards.geometry import order_corners
 from vision.cards.identify import Templates
 from vision.cards.rectify import rectify
 from vision.cards.templates import UnknownDeck, builtin_names, load_deck

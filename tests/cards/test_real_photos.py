@@ -73,7 +73,7 @@ def test_a_real_deck_taught_from_one_frame_names_its_card_in_another(detector, t
     # is `unknown`, not the nearest face taught
     from vision.cards.reader import CardReader
     from vision.cards.rectify import rectify
-    from vision.cards.refine import refine_corners
+    from vision.cards.refine import snap_and_refine
     from vision.cards.templates import load_deck, write_deck_folder
 
     crops = {}
@@ -85,7 +85,7 @@ def test_a_real_deck_taught_from_one_frame_names_its_card_in_another(detector, t
             if " " in card:  # the 8 of diamonds under a hand
                 continue
             quad = up.corners[covering(up.corners, x, y)]
-            crops[card] = rectify(image, refine_corners(image, quad))
+            crops[card] = rectify(image, snap_and_refine(image, quad))
     assert sorted(crops) == ["10H", "2C", "2H", "5H", "JS", "KC", "QH"]
     write_deck_folder(tmp_path / "table", "table", crops, {}, base="french52")
     reader = CardReader(detector, load_deck("table", tmp_path))

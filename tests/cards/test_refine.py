@@ -13,10 +13,10 @@ import pytest
 
 from vision.cards.decks import card
 from vision.cards.detections import CardDetections
-from vision.cards.detector import CardDetector, order_corners
+from vision.cards.detector import CardDetector
+from vision.cards.geometry import axis_aligned, card_shaped, inscribed_cards, order_corners
 from vision.cards.reader import CardReader
-from vision.cards.refine import (align_to_template, axis_aligned, candidate_quads, card_shaped, inscribed_cards,
-                                 refine_corners, refine_quad, unlike_table)
+from vision.cards.refine import align_to_template, candidate_quads, refine_quad, snap_and_refine, unlike_table
 from vision.cards.templates import load_deck
 from tests.cards.helpers import FIXTURES, cloth, degrade, place, quad
 from tests.cards.test_real_photos import CARDS
@@ -61,7 +61,7 @@ def test_refinement_brings_spoilt_corners_onto_the_card():
         img, truth = scene(deck, cid, design, seed=k)
         rough = spoil(truth, np.random.default_rng(100 + k))
         before.append(corner_error(rough, truth))
-        after.append(corner_error(refine_corners(img, rough), truth))
+        after.append(corner_error(snap_and_refine(img, rough), truth))
     before, after = np.array(before), np.array(after)
     assert np.median(before) > 0.04  # the spoilt quads are as far off as the detector's
     # identification reads well up to about 2% (docs/card-reading.md)
@@ -75,7 +75,7 @@ def test_a_dark_border_along_the_edge_is_not_taken_for_the_edge():
     paper's outer edge, not to the line's inner edge a few pixels inside."""
     img, truth = scene("french52", "9D", "outline", seed=5, height=300, angle=10)
     rough = spoil(truth, np.random.default_rng(1), shift=0.02, turn=3, scale=0.03, jitter=0.01)
-    out = order_corners(refine_corners(img, rough)[None], hint=truth[None])[0]
+    out = order_corners(snap_and_refine(img, rough)[None], hint=truth[None])[0]
     inward = []
     for s in range(4):
         a, b = truth[s], truth[(s + 1) % 4]
@@ -102,7 +102,7 @@ def test_a_card_in_a_row_is_not_stretched_over_its_neighbours(design):
     top = quads[-1]
     rough = spoil(top, np.random.default_rng(4), shift=0.04, turn=5, scale=0.06)
     for aspect in (63 / 88, None) if design == "outline" else (63 / 88,):
-        out = refine_corners(img, rough, aspect=aspect)
+        out = snap_and_refine(img, rough, aspect=aspect)
         area = cv2.contourArea(out.astype(np.float32)) / cv2.contourArea(top.astype(np.float32))
         assert 0.85 < area < 1.15, (aspect, area)
         assert corner_error(out, top) <= corner_error(rough, top) + 0.005
@@ -127,7 +127,7 @@ def test_degenerate_quads_come_back_without_an_error():
     for q in (np.full((4, 2), 300, np.float32), quad(480, 360, 6), quad(2000, 2000, 100),
               np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float32),
               np.array([[np.nan, 0], [1, 0], [1, 1], [0, 1]], np.float32)):
-        assert refine_corners(img, q).shape == (4, 2)
+        assert snap_and_refine(img, q).shape == (4, 2)
         assert len(list(candidate_quads(img, q))) >= 1
         assert reader.identify(img, CardDetections.from_corners(q[None])).label[0] is None
 

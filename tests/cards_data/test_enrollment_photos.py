@@ -5,6 +5,7 @@ import cv2
 import numpy as np
 
 from vision.cards import enroll as E
+from vision.cards import geometry as G
 from vision.cards import refine as R
 from vision.cards.decks import faces
 
@@ -24,11 +25,11 @@ def test_an_outline_run_into_a_glare_gives_way_to_the_detected_card():
             break
     aspect = E.deck_aspect("french52")
     outline = E.order_corners(max(E.find_quads_by_contour(img), key=lambda q: cv2.contourArea(q))[None])[0]
-    assert R.skew_deg(outline) > 8  # the outline ran into the glare: its sides are far from parallel
-    assert not R.refine_quad(img, outline, reach=0.1, aspect=R.aspect_range(aspect)).refined
+    assert G.skew_deg(outline) > 8  # the outline ran into the glare: its sides are far from parallel
+    assert not R.refine_quad(img, outline, reach=0.1, aspect=G.aspect_range(aspect)).refined
     found = E.find_cards(img, CardDetector(), 1, aspect=aspect)[0]
-    assert R.skew_deg(found.corners) < 2
-    assert R.refine_quad(img, found.corners, reach=0.05, aspect=R.aspect_range(aspect)).refined
+    assert G.skew_deg(found.corners) < 2
+    assert R.refine_quad(img, found.corners, reach=0.05, aspect=G.aspect_range(aspect)).refined
     # the template is the card: its paper fills the crop's border, no cloth shows along an edge
     bands = [found.crop[:, :6], found.crop[:, -6:], found.crop[:6], found.crop[-6:]]
     means = [float(b.mean()) for b in bands]

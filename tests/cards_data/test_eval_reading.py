@@ -3,7 +3,7 @@
 import numpy as np
 
 import eval_card_reading as EV
-from vision.cards.detections import orientation_of
+from vision.cards.geometry import orientation_of
 
 
 def test_true_corners_keep_the_card_turned_at_most_a_half():

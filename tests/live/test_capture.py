@@ -217,7 +217,7 @@ def test_contour_cards_finds_light_cards_on_a_dark_cloth():
 
 def test_outline_refines_loose_detector_corners():
     from vision.cards.detections import CardDetections
-    from vision.capture.stages import refine_corners
+    from vision.cards.outlines import snap_to_cloth_outlines
 
     img = np.full((360, 640, 3), (40, 90, 30), np.uint8)
     img[50:210, 100:215] = 235  # a portrait card, 115 x 160, corners (100,50) (214,50) (214,209) (100,209)
@@ -227,12 +227,12 @@ def test_outline_refines_loose_detector_corners():
     loose = centre + 0.4 * (true - centre)  # an undertrained model's corners, pulled inwards
     upside_down = np.roll(loose, 2, axis=0)  # and the card read as upside down
     dets = CardDetections.from_corners(np.stack([loose, upside_down]), confidence=[0.9, 0.5])
-    out = refine_corners(img, dets[:1])
+    out = snap_to_cloth_outlines(img, dets[:1])
     assert np.abs(out.corners[0] - true).max() <= 2.0
-    turned = refine_corners(img, CardDetections.from_corners(upside_down[None], confidence=[0.9]))
+    turned = snap_to_cloth_outlines(img, CardDetections.from_corners(upside_down[None], confidence=[0.9]))
     assert np.abs(turned.corners[0] - np.roll(true, 2, axis=0)).max() <= 2.0  # the detector's order kept
     # two detections that land on the same card are one
-    assert len(refine_corners(img, dets)) == 1
+    assert len(snap_to_cloth_outlines(img, dets)) == 1
 
 
 def test_a_stream_url_is_read_and_reconnected_when_it_ends(tmp_path):

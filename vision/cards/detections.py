@@ -26,6 +26,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from vision.cards.geometry import orientation_of
+
 UNKNOWN = "unknown"
 
 
@@ -83,7 +85,7 @@ class CardDetections:
             class_id=(~face).astype(np.int64) if class_id is None else class_id,
             label=np.full(n, None, dtype=object),
             label_confidence=np.zeros(n, np.float32),
-            orientation=_orientation_of(corners),
+            orientation=orientation_of(corners),
             track_id=np.full(n, -1, np.int64),
             zone=np.full(n, None, dtype=object),
         )
@@ -155,25 +157,3 @@ class CardDetections:
                 "zone": self.zone[i],
             })
         return out
-
-
-def _orientation_of(corners: np.ndarray) -> np.ndarray:
-    """Degrees clockwise from the image's up to the direction the card's top edge faces."""
-    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-    if len(corners) == 0:
-        return np.zeros(0, np.float32)
-    top = (corners[:, 0] + corners[:, 1]) / 2
-    bottom = (corners[:, 2] + corners[:, 3]) / 2
-    v = top - bottom  # image y grows downwards: up is (0, -1)
-    deg = np.degrees(np.arctan2(v[:, 0], -v[:, 1]))
-    return np.mod(deg, 360.0).astype(np.float32)
-
-
-def orientation_of(corners: Any) -> np.ndarray:
-    """Public form of the orientation rule used by `CardDetections` (see the module docstring)."""
-    return _orientation_of(np.asarray(corners))
-
-
-def fold_orientation(deg: Any) -> np.ndarray:
-    """An orientation known only modulo 180, as a value in [-90, 90)."""
-    return (np.mod(np.asarray(deg, np.float32) + 90.0, 180.0) - 90.0).astype(np.float32)

@@ -22,7 +22,8 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
-from vision.cards.detections import CardDetections, orientation_of
+from vision.cards.detections import CardDetections
+from vision.cards.geometry import order_corners
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector" / "card_detector.onnx"
@@ -89,31 +90,6 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarr
         ious = box_iou(boxes[i:i + 1], boxes[order[1:]])[0]
         order = order[1:][ious <= iou_threshold]
     return np.asarray(keep, dtype=np.int64)
-
-
-def order_corners(quads: np.ndarray, hint: np.ndarray | None = None) -> np.ndarray:
-    """Put each quad's corners clockwise (in the image) with a short edge first.
-
-    Of the two starts that give a short first edge, the one whose first corner is nearest the
-    `hint` quad's first corner is kept (the detector's own guess of the card's top-left); with
-    no hint, the one whose top edge faces most nearly up in the image.
-    """
-    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    out = np.empty_like(quads)
-    for n, q in enumerate(quads):
-        c = q.mean(axis=0)
-        ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
-        q = q[np.argsort(ang, kind="stable")]  # clockwise on screen (y points down)
-        edges = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-        short_first = 0 if edges[0] + edges[2] <= edges[1] + edges[3] else 1
-        candidates = [np.roll(q, -short_first, axis=0), np.roll(q, -(short_first + 2), axis=0)]
-        if hint is not None:
-            h0 = np.asarray(hint, np.float32).reshape(-1, 4, 2)[n, 0]
-            best = min(candidates, key=lambda cand: float(np.linalg.norm(cand[0] - h0)))
-        else:
-            best = min(candidates, key=lambda cand: abs(((orientation_of(cand)[0] + 180) % 360) - 180))
-        out[n] = best
-    return out
 
 
 # --- decoding -----------------------------------------------------------------------------

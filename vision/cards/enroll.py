@@ -34,9 +34,10 @@ import numpy as np
 
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
-from vision.cards.detector import order_corners
-from vision.cards.rectify import CANONICAL_SIZE, _overlap, find_quads_by_contour, rectify
-from vision.cards.refine import Refined, aspect_range, refine_corners, refine_quad, skew_deg
+from vision.cards.geometry import aspect_range, order_corners, quad_overlap, skew_deg
+from vision.cards.outlines import find_quads_by_contour
+from vision.cards.rectify import CANONICAL_SIZE, rectify
+from vision.cards.refine import Refined, refine_quad, snap_and_refine
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
 from vision.video import MediaError, read_image
 
@@ -123,7 +124,7 @@ def sharpness(image: np.ndarray, corners: np.ndarray) -> float:
 def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | None = None) -> np.ndarray:
     """Corners for each detected card of an enrollment photo: the card's own outline (contour
     finder) that contains the detection's centre, when there is one, its sides then fitted to the
-    paper's edge (`precise`); else the detection refined (`refine.refine_corners`). On a plain
+    paper's edge (`precise`); else the detection refined (`refine.snap_and_refine`). On a plain
     surface the outline is close, while the detector's keypoints can be a tenth of the card off,
     or turned; a template is only as good as its corners."""
     found = find_quads_by_contour(image)
@@ -140,11 +141,11 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | N
                 q = fit.corners
             else:  # no card-shaped fit on the outline's edges: it may have run into a glare or a
                 # shadow beside the card; the detection refined is kept when it is the squarer
-                alt = refine_corners(image, q, aspect)
+                alt = snap_and_refine(image, q, aspect)
                 q = alt if skew_deg(alt) < skew_deg(outline) else outline
         else:
-            q = refine_corners(image, q, aspect)
-        if all(_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
+            q = snap_and_refine(image, q, aspect)
+        if all(quad_overlap(q, p) <= 0.5 for p in out):  # two guesses snapped to one card: one card
             out.append(q)
     return np.stack(out) if out else quads[:0]
 
@@ -192,7 +193,7 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
             det = det[(det.confidence >= 0.5 * det.confidence.max()) & (det.area >= 0.25 * det.area.max())]
             keep: list[int] = []  # cards laid out for a photo do not overlap: a detection half inside
             for i in np.argsort(-det.area):  # another is part of the same card, and the larger wins
-                if all(_overlap(det.corners[i], det.corners[j]) <= 0.5 for j in keep):
+                if all(quad_overlap(det.corners[i], det.corners[j]) <= 0.5 for j in keep):
                     keep.append(int(i))
             quads = refine_with_contours(image, order_corners(det.corners[sorted(keep)]), aspect)
     if len(quads) == 0:

@@ -10,7 +10,7 @@ tracker there are no track ids; with no layout no zones.
 
 The detector's corner keypoints are off by a tenth of the card or more, and a crop is only as
 aligned as its corners: with `snap` (the default) each detected quad is made precise. Without a
-deck, `refine.refine_corners` (snapped to the card's outline, then each side searched for again
+deck, `refine.snap_and_refine` (snapped to the card's outline, then each side searched for again
 among the straight edges near it). With a deck, a few guesses at the corners
 (`refine.candidate_quads`: that one, the quad snapped only, refined from the paper around its
 centre, as detected, refined from a card outline around it) are read in turn until one reads
@@ -34,11 +34,11 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from vision.cards.detections import CardDetections, fold_orientation, orientation_of
+from vision.cards.detections import CardDetections
+from vision.cards.geometry import fold_orientation, order_corners, orientation_of
 from vision.cards.identify import SURE, CropFeatures, Identification
 from vision.cards.rectify import rectify
-from vision.cards.detector import order_corners
-from vision.cards.refine import align_to_template, candidate_quads, refine_corners, snapped
+from vision.cards.refine import align_to_template, candidate_quads, snap_and_refine, snapped
 from vision.cards.templates import Deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
@@ -68,12 +68,12 @@ class CardReader:
         self.layout = layout
 
     def outline(self, image: np.ndarray, cards: CardDetections) -> CardDetections:
-        """A copy with each quad made precise (`refine.refine_corners`), less the second guesses
+        """A copy with each quad made precise (`refine.snap_and_refine`), less the second guesses
         at a card (`drop_second_guesses`)."""
         out = cards.copy()
         snapped = np.zeros(len(out), bool)
         for i in range(len(out)):
-            new = refine_corners(image, out.corners[i])
+            new = snap_and_refine(image, out.corners[i])
             snapped[i] = not np.array_equal(new, out.corners[i])
             out.corners[i] = new
         out = drop_second_guesses(out, snapped)
@@ -96,7 +96,7 @@ class CardReader:
             templates = self.deck.faces if out.face_up[i] else self.deck.backs
             if templates is None:
                 if snap:
-                    out.corners[i] = refine_corners(image, out.corners[i])
+                    out.corners[i] = snap_and_refine(image, out.corners[i])
                     out.orientation[i] = orientation_of(out.corners[i])[0]
                 continue
             pos = possible if out.face_up[i] else None

@@ -23,7 +23,7 @@ aligned as its corners, and identification reads well up to about 2% of the diag
    has the paper's edge beyond it); adjacent sides meet in the corners.
 
 No combination card-shaped (a side under a hand or another card, a surface of the paper's own
-colour): the quad is returned as it came (`Refined.refined` False). `refine_corners` snaps to
+colour): the quad is returned as it came (`Refined.refined` False). `snap_and_refine` snaps to
 the card's outline first (`snapped`); `candidate_quads` makes further guesses for a reader that
 can check them against the deck; `align_to_template` lays the region around a card onto one
 face of the deck (ECC) for the last few pixels.
@@ -38,8 +38,9 @@ from typing import Iterator
 import cv2
 import numpy as np
 
-from vision.cards.detector import order_corners
-from vision.cards.rectify import find_quads_by_contour, region_around, snap_and_fit
+from vision.cards.geometry import (ASPECT_RANGE, aspect_range, axis_aligned, card_shaped, inscribed_cards, long_axis,
+                                   order_corners, region_around)
+from vision.cards.outlines import edge_contrast, outlines_around, snap_to_outline
 
 MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
 SEPARATION = 0.16  # of the search reach: candidate lines of one side at least this far apart
@@ -48,7 +49,85 @@ COARSE_STEPS = 100.0  # the coarse line search moves in steps of the card width 
 FRACTION = 0.5  # a side's edges at least this fraction of its strongest count as clear
 OUTWARD = 0.06  # of the card's width: how far beyond the coarse side the sub-pixel step looks
 OUTER_STEP = 0.25  # sub-pixel: the outermost step at least this fraction of the profile's strongest
-ASPECT_RANGE = (0.52, 0.80)  # short over long side of any deck's card (58 x 98 to 63 x 88 mm), 12% either way
+
+
+def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples: int = 24,
+              min_strength: float = 12.0) -> np.ndarray:
+    """Move each side of a detected quad onto the strongest nearby edge: along each side,
+    `samples` profiles perpendicular to it (up to `reach` x the card's width either way) find
+    where the brightness steps most, in the direction of paper inside; a robust line through
+    those points (Huber) replaces the side, and adjacent sides intersect in the new corners.
+    A side with too few strong steps stays where it was. Works where the outline does not close
+    (a corner under a hand, a background close to the paper's colour)."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    h, w = gray.shape
+    centre = quad.mean(axis=0)
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    r = max(3.0, reach * width)
+    steps = np.linspace(-r, r, int(2 * r) + 1, dtype=np.float32)
+    lines = []
+    for s in range(4):
+        a, b = quad[s], quad[(s + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
+        if np.dot(centre - (a + b) / 2, n) > 0:  # make the normal point outwards
+            n = -n
+        t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
+        base = a[None, :] + d[None, :] * t[:, None]  # (samples, 2)
+        xy = base[:, None, :] + steps[None, :, None] * n[None, None, :]  # (samples, steps, 2)
+        vals = cv2.remap(gray, np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        diff = np.abs(vals[:, :-2] - vals[:, 2:])  # paper inside, surface outside: a step along the normal
+        thresh = np.maximum(min_strength, 0.5 * diff.max(axis=1, keepdims=True))
+        strong = diff >= thresh
+        has = strong.any(axis=1)
+        # the outermost strong step: the paper's edge, not a border printed inside
+        last = diff.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)
+        pts = [xy[i, last[i] + 1] for i in np.flatnonzero(has)]
+        if len(pts) < samples // 3:
+            lines.append(None)
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(np.asarray(pts, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float32), np.array([vx, vy], np.float32)))
+    out = quad.copy()
+    for c in range(4):  # corner c lies on sides c-1 and c
+        l1, l2 = lines[(c - 1) % 4], lines[c]
+        if l1 is None or l2 is None:
+            continue
+        (p1, v1), (p2, v2) = l1, l2
+        m = np.array([v1, -v2]).T
+        if abs(np.linalg.det(m)) < 1e-3:
+            continue
+        t = np.linalg.solve(m, p2 - p1)
+        x = p1 + v1 * t[0]
+        if np.linalg.norm(x - quad[c]) <= 1.5 * r and 0 <= x[0] < w and 0 <= x[1] < h:
+            out[c] = x
+    return out
+
+
+def snap_and_fit(image: np.ndarray, quad: np.ndarray, grow: float = 0.6) -> np.ndarray:
+    """Corners of a detected card snapped to its outline where it closes (`snap_to_outline`),
+    then each side moved onto its edge (`fit_edges`, twice) when that makes the paper stand out
+    more from its surroundings (`edge_contrast`), else left as it was. Works on the region
+    around the quad (grown by `grow`), so its cost does not grow with the frame."""
+    quad = np.asarray(quad, np.float32).reshape(4, 2)
+    box = region_around(image.shape, quad, grow)
+    if box is None:
+        return quad
+    x0, y0, x1, y1 = box
+    roi = image[y0:y1 + 1, x0:x1 + 1]
+    off = np.array([x0, y0], np.float32)
+    gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
+    q = snap_to_outline(roi, quad - off, grow=grow)
+    best, score = q, edge_contrast(gray, q)
+    for _ in range(2):
+        q = fit_edges(gray, q)
+        c = edge_contrast(gray, q)
+        if c > score:
+            best, score = q, c
+    return best + off
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,32 +218,6 @@ def _quad_from_lines(lines) -> np.ndarray | None:
             return None
         corners.append(x)
     return np.stack(corners)
-
-
-def card_shaped(q: np.ndarray, ref_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
-                area_range: tuple[float, float] = (0.55, 2.2), max_skew_deg: float = 20.0) -> bool:
-    """Convex, of a card's proportions, opposite sides nearly parallel, area near `ref_area`."""
-    if not np.all(np.isfinite(q)) or not cv2.isContourConvex(q.reshape(-1, 1, 2).astype(np.float32)):
-        return False
-    area = cv2.contourArea(q.astype(np.float32))
-    if not area_range[0] * ref_area <= area <= area_range[1] * ref_area:
-        return False
-    v = np.roll(q, -1, axis=0) - q
-    sides = np.linalg.norm(v, axis=1)
-    short, long_ = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    if long_ < 1 or not aspect[0] <= short / long_ <= aspect[1]:
-        return False
-    return skew_deg(q) <= max_skew_deg
-
-
-def skew_deg(q: np.ndarray) -> float:
-    """The larger angle, in degrees, between a quad's opposite sides: 0 for a card seen square,
-    a few degrees under a camera's tilt."""
-    q = np.asarray(q, np.float64).reshape(4, 2)
-    v = np.roll(q, -1, axis=0) - q
-    sides = np.maximum(np.linalg.norm(v, axis=1), 1e-6)
-    cos = [float(np.dot(v[i] / sides[i], -v[i + 2] / sides[i + 2])) for i in (0, 1)]
-    return float(np.degrees(np.arccos(np.clip(min(cos), -1.0, 1.0))))
 
 
 def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,
@@ -263,7 +316,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     return Refined(out + off, best_score, True)
 
 
-def refine_corners(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> np.ndarray:
+def snap_and_refine(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> np.ndarray:
     """A detected quad made precise in two steps: snapped to the card's outline and its sides
     pulled onto the nearest strong steps (`snapped`), then each side searched for again among
     the lines near it (`refine_quad`), corners in the order given. `aspect`: the deck's card
@@ -272,16 +325,6 @@ def refine_corners(image: np.ndarray, quad: np.ndarray, aspect: float | None = N
     if not np.isfinite(quad).all():
         return quad
     return refine_quad(image, snapped(image, quad), aspect=aspect_range(aspect)).corners
-
-
-def long_axis(quad: np.ndarray) -> np.ndarray:
-    """Unit direction of a quad's long sides (averaged)."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    v = np.roll(q, -1, axis=0) - q
-    sides = np.linalg.norm(v, axis=1)
-    i = 1 if sides[1] + sides[3] >= sides[0] + sides[2] else 0
-    d = v[i] - v[i + 2]  # the two long sides run opposite ways round the quad
-    return d / max(float(np.linalg.norm(d)), 1e-6)
 
 
 def snapped(image: np.ndarray, quad: np.ndarray, max_growth: float = 1.8, max_turn: float = 50.0) -> np.ndarray:
@@ -301,27 +344,6 @@ def plausible_snap(quad: np.ndarray, out: np.ndarray, max_growth: float = 1.8, m
     grew = cv2.contourArea(np.asarray(out, np.float32)) / max(cv2.contourArea(np.asarray(quad, np.float32)), 1.0)
     turn = np.degrees(np.arccos(min(1.0, abs(float(np.dot(long_axis(out), long_axis(quad)))))))
     return grew <= max_growth and turn <= max_turn
-
-
-def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_count: int = 2) -> list[np.ndarray]:
-    """Card-shaped outlines (`rectify.find_quads_by_contour`) in the region around `quad` that
-    hold its centre and have 0.5 to 2.5 times its area, largest first: the card itself when it
-    lies clear of others, whichever way the detector turned its quad."""
-    quad = np.asarray(quad, np.float32).reshape(4, 2)
-    box = region_around(image.shape, quad, grow)
-    if box is None:
-        return []
-    x0, y0, x1, y1 = box
-    found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.05, min_contrast=6.0)
-    area = max(cv2.contourArea(quad), 1.0)
-    c = quad.mean(axis=0) - [x0, y0]
-    out = []
-    for f in found:
-        a = cv2.contourArea(f)
-        if 0.5 * area <= a <= 2.5 * area and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0:
-            out.append((a, f + np.array([x0, y0], np.float32)))
-    out.sort(key=lambda x: -x[0])
-    return [f for _, f in out[:max_count]]  # the detector's quad also tried turned this much either way (its angle is often off)
 
 
 def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, tolerance: float = 22.0) -> np.ndarray | None:
@@ -409,50 +431,6 @@ def _rectangle_around(contours, ref_area: float, max_grow: float, offset, scale:
         return None
     box = cv2.boxPoints(cv2.minAreaRect(hull)) / scale
     return (box + np.array(offset, np.float32)).astype(np.float32)
-
-
-def aspect_range(aspect: float | None, tolerance: float = 0.12) -> tuple[float, float]:
-    """Short over long side allowed for a card of `aspect` (width / height) seen in perspective;
-    any card's range when the deck's is not known."""
-    if not aspect:
-        return ASPECT_RANGE
-    a = min(aspect, 1 / aspect)
-    return a * (1 - tolerance), min(0.95, a * (1 + tolerance))
-
-
-def axis_aligned(quad: np.ndarray, tol: float = 1e-3) -> bool:
-    """Whether the quad is an upright rectangle: the detector's box, which it gives for a card
-    whose corner keypoints collapsed (`vision.cards.detector.COLLAPSED_SHARE`)."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    d = np.roll(q, -1, axis=0) - q
-    scale = max(float(np.abs(d).max()), 1.0)
-    return bool(np.all(np.minimum(np.abs(d[:, 0]), np.abs(d[:, 1])) <= tol * scale))
-
-
-def inscribed_cards(quad: np.ndarray, aspect: float | None = None) -> list[np.ndarray]:
-    """The card-shaped rectangles (short over long side `aspect`, else a typical card's) whose
-    corners touch the four sides of the quad's upright bounding box: a card turned by some angle
-    one way or the other has that box, and only the box tells which angle. Two (turned either
-    way), one for a box of the card's own proportions or beyond, none for a degenerate box."""
-    q = np.asarray(quad, np.float32).reshape(4, 2)
-    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
-    bw, bh = float(x1 - x0), float(y1 - y0)
-    if bw < 2 or bh < 2:
-        return []
-    a = min(aspect, 1 / aspect) if aspect else float(np.mean(ASPECT_RANGE))
-    k = 1.0 / a  # long over short side
-    # turned by t from upright: box width s*cos t + l*sin t, height s*sin t + l*cos t
-    t = np.linspace(0.0, np.pi / 2, 721)
-    ratio = (np.cos(t) + k * np.sin(t)) / (np.sin(t) + k * np.cos(t))  # rises from 1/k to k
-    theta = float(t[int(np.argmin(np.abs(ratio - bw / bh)))])
-    short = bw / (np.cos(theta) + k * np.sin(theta))
-    centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2], np.float32)
-    out = []
-    for th in ((theta, -theta) if 1e-3 < theta < np.pi / 2 - 1e-3 else (theta,)):
-        u = short / 2 * np.array([np.cos(th), np.sin(th)], np.float32)
-        v = short * k / 2 * np.array([-np.sin(th), np.cos(th)], np.float32)
-        out.append(np.stack([centre - u - v, centre + u - v, centre + u + v, centre - u + v]).astype(np.float32))
-    return out
 
 
 def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = None) -> Iterator[np.ndarray]:

@@ -36,7 +36,10 @@ class BadLayout(RefereeError):
 
 
 @dataclasses.dataclass(frozen=True)
-class Zone:
+class LayoutZone:
+    """A named polygon of a `TableLayout`, in table coordinates (the unit square), not pixels:
+    `referee.table.zones.Zone` is the calibrated table's zone in one camera's pixels."""
+
     name: str
     polygon: np.ndarray  # (K, 2) float32 table coordinates
 
@@ -45,7 +48,7 @@ class Zone:
 
 
 class TableLayout:
-    def __init__(self, zones: Sequence[Zone], table_corners: Any = None) -> None:
+    def __init__(self, zones: Sequence[LayoutZone], table_corners: Any = None) -> None:
         if not zones:
             raise BadLayout("a layout needs at least one zone")
         self.zones = list(zones)
@@ -62,8 +65,8 @@ class TableLayout:
         picture); the henhouse row across the middle; the centre (decks, the Chick) below it."""
         zones = []
         if henhouses:
-            zones.append(Zone(HENHOUSES, _rect(0.15, 0.36, 0.85, 0.52)))
-        zones.append(Zone(CENTRE, _rect(0.30, 0.30, 0.70, 0.66)))
+            zones.append(LayoutZone(HENHOUSES, _rect(0.15, 0.36, 0.85, 0.52)))
+        zones.append(LayoutZone(CENTRE, _rect(0.30, 0.30, 0.70, 0.66)))
         n = len(seats)
         for i, name in enumerate(seats):
             # seat i faces the centre from angle 90 + i * 360 / n degrees (90: bottom, y down)
@@ -71,7 +74,7 @@ class TableLayout:
             a1 = math.radians(90 + (i + 0.5) * 360 / n)
             steps = max(2, int(abs(a1 - a0) / math.radians(10)))
             arc = [(0.5 + 2 * math.cos(a), 0.5 + 2 * math.sin(a)) for a in np.linspace(a0, a1, steps + 1)]
-            zones.append(Zone(str(name), np.array([(0.5, 0.5), *arc], np.float32)))
+            zones.append(LayoutZone(str(name), np.array([(0.5, 0.5), *arc], np.float32)))
         return cls(zones)
 
     @classmethod
@@ -82,7 +85,7 @@ class TableLayout:
                 poly = np.asarray(z["polygon"], np.float32)
                 if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
                     raise BadLayout(f"zone {z.get('name')!r}: a polygon needs three [x, y] points or more")
-                zones.append(Zone(str(z["name"]), poly))
+                zones.append(LayoutZone(str(z["name"]), poly))
             return cls(zones, doc.get("table_corners"))
         except (KeyError, TypeError, ValueError) as exc:
             raise BadLayout(f"not a zone layout: {exc}") from None

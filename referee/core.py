@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
-from typing import Any, ClassVar, Iterable, Mapping, Protocol, runtime_checkable
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 
 def jsonable(value: Any) -> Any:
@@ -166,20 +167,25 @@ class TableState(GameState, Protocol):
     """What the live table (`referee.table`) asks of a game's state beyond the `GameState` verbs.
 
     Every engine's state offers it, so the fusion of observations into actions never probes a
-    state for attributes. A game without tricks answers `to_play` None and `leading` False."""
+    state for attributes. A game without tricks (Beccato!) answers `to_play` None and `leading`
+    False."""
 
     def waiting_for(self) -> dict[str, Any]:
         """What the referee expects next, as {"step": ..., ...}: for example {"step": "draw"},
         {"step": "reveal", "players": [...]}, {"step": "play", "player": "Anna", "trick": 3},
-        {"step": "over"}."""
+        {"step": "over"}. The table reads "step", a reveal's "players" and a draw's "to", "breed"
+        and "team"."""
 
     @property
     def to_play(self) -> str | None:
-        """The player whose card the trick zone expects next; None when no card is due."""
+        """The player whose turn it is to play a card (a card newly laid in the trick zone is
+        theirs); None when nobody is: before the first trick, after the game, or in a game
+        without tricks."""
 
     @property
     def leading(self) -> bool:
-        """Whether the next card played opens a trick (an announcement can go with a lead)."""
+        """Whether the next card played opens a trick (none lies in the current one): a lead
+        can carry an announcement. Read only while `to_play` is not None."""
 
     def standings(self) -> dict[str, Any]:
         """Each team's (or player's) score so far, as JSON, for summaries and screens."""
@@ -222,10 +228,12 @@ class Engine(Protocol):
         """The scorekeeper's commands for this game, one per line."""
 
 
+@runtime_checkable
 class TableEngine(Engine, Protocol):
     """What the live table asks of an engine: its states are `TableState`s, and it names the
-    announcements a lead can carry as a gesture (Beccaccino's "busso", "volo", "striscio" in
-    the play action's `call`; empty where a play carries none)."""
+    announcements a lead can carry (Beccaccino's "busso", "volo", "striscio", the values of its
+    play action's `call`). Empty where a play carries none: there a knock, a slide or a toss
+    stays evidence and never becomes an announcement."""
 
     lead_calls: tuple[str, ...]
 
@@ -252,5 +260,19 @@ def get_engine(name: str) -> Engine:
         if exc.name != module_name:
             raise
         raise UnknownGame(f"the {key} engine is not installed", known=sorted(ENGINE_MODULES)) from None
-    return module.ENGINE
+    engine: Engine = module.ENGINE
+    return engine
 
+
+def table_engine(engine: Engine) -> TableEngine:
+    """`engine` as the live table needs it; an engine that lacks the table's contract (its
+    `lead_calls`) raises UnknownGame, before any observation is judged."""
+    if not isinstance(engine, TableEngine):
+        raise UnknownGame(f"the {engine.name} engine cannot referee a live table (no lead_calls)",
+                          game=engine.name)
+    return engine
+
+
+def get_table_engine(name: str) -> TableEngine:
+    """The engine for a game name, as the live table needs it (see `table_engine`)."""
+    return table_engine(get_engine(name))

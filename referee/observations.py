@@ -13,7 +13,8 @@ stage also reads produces `HandsSeen` (fingertips, for the lead-motion cue).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from referee.core import jsonable
 
@@ -35,7 +36,8 @@ class CardReading:
     track_id: int = -1
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable(self)
+        data: dict[str, Any] = jsonable(self)
+        return data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,7 +109,7 @@ class ZoneContent:
                 "since": round(self.since, 3), "frames": self.frames}
 
     @classmethod
-    def from_payload(cls, t: float, payload: Mapping[str, Any]) -> "ZoneContent":
+    def from_payload(cls, t: float, payload: Mapping[str, Any]) -> ZoneContent:
         return cls(t=t, since=float(payload["since"]), camera=payload["camera"], zone=payload["zone"],
                    cards=tuple(payload["cards"]), confidences=tuple(payload["confidences"]),
                    face_down=int(payload.get("face_down", 0)), frames=int(payload.get("frames", 0)))
@@ -139,7 +141,8 @@ class SignalEvent:
             raise ValueError(f"confidence {self.confidence} is outside 0..1")
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable(self)
+        data: dict[str, Any] = jsonable(self)
+        return data
 
 
 def engine_card(face: str) -> str:

@@ -5,11 +5,12 @@
     state.apply(ENGINE.parse_command(state, "coccode Nicola"))
 """
 
+from referee.beccato import violations
 from referee.beccato.actions import (
     ACTIONS,
-    CODEC,
     CALLS,
     CHANCE_ACTIONS,
+    CODEC,
     Caught,
     ChangeSignal,
     Chicchirichi,
@@ -27,7 +28,6 @@ from referee.beccato.engine import ENGINE, BeccatoEngine
 from referee.beccato.state import BeccatoState
 from referee.beccato.table import OPTIONS, Table
 from referee.beccato.violations import *  # noqa: F401,F403  (the named violations)
-from referee.beccato import violations
 
 __all__ = [
     "ENGINE", "BeccatoEngine", "BeccatoState", "Table", "OPTIONS", "ACTIONS", "CODEC", "CALLS",

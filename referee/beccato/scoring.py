@@ -6,7 +6,7 @@ Pure functions over small values, so the rulebook's worked totals can be checked
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from referee.beccato.cards import CHICK, guild_of
 

@@ -23,9 +23,11 @@ import dataclasses
 import itertools
 import random
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from referee.beccato import actions as A
+from referee.beccato import violations as V
 from referee.beccato.cards import (
     CARD_NAMES,
     CHICK,
@@ -46,7 +48,6 @@ from referee.beccato.scoring import (
     winners,
 )
 from referee.beccato.table import EGGS_TO_END, Table
-from referee.beccato import violations as V
 from referee.core import Action, Event, StateBase, jsonable
 from referee.signal_cards import BY_ID as SIGNALS_BY_ID
 from referee.signal_cards import FREE_SIGNAL
@@ -104,7 +105,7 @@ class BeccatoState(StateBase):
         return [a for a in self._candidates() if self.can(a)]
 
     def snapshot(self) -> dict[str, Any]:
-        return jsonable({
+        snap: dict[str, Any] = jsonable({
             "game": "beccato",
             "table": self.table.to_json(),
             "round": self.round,
@@ -123,6 +124,7 @@ class BeccatoState(StateBase):
             "scores": self.scores(),
             "result": self.result,
         })
+        return snap
 
     def view(self, viewer: str | None = None) -> dict[str, Any]:
         """The public table, plus `viewer`'s own hand and own team's signal. Other hands, other
@@ -162,8 +164,21 @@ class BeccatoState(StateBase):
             return {"step": "play", "holder": self.holder}
         step = dict(self.todo[0])
         if phase == "reveal":
-            step["players"] = list(self.call["to_reveal"])
+            step["players"] = list(self._open_call()["to_reveal"])
         return step
+
+    @property
+    def to_play(self) -> str | None:
+        """Beccato! has no tricks: no card is ever due in a trick zone."""
+        return None
+
+    @property
+    def leading(self) -> bool:
+        return False
+
+    def standings(self) -> dict[str, Any]:
+        """Each team's score so far (`scores()`)."""
+        return self.scores()
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """Chance actions with their probabilities (OpenSpiel style); full knowledge only knows
@@ -185,7 +200,8 @@ class BeccatoState(StateBase):
         outcomes = self.chance_outcomes()
         if not outcomes:
             raise V.OutOfOrder("no chance action is expected now", waiting_for=self.waiting_for())
-        actions, weights = zip(*outcomes)
+        actions = [a for a, _ in outcomes]
+        weights = [w for _, w in outcomes]
         return rng.choices(actions, weights=weights)[0]
 
     def scores(self) -> dict[str, dict[str, Any]]:
@@ -193,6 +209,12 @@ class BeccatoState(StateBase):
 
     def eggs_of(self, team: str) -> int:
         return len(self.collections[team])
+
+    def _open_call(self) -> dict[str, Any]:
+        """The call being resolved (only asked for while one is: its reveals and awards)."""
+        if self.call is None:
+            raise RuntimeError("no call is open")
+        return self.call
 
     # -- verification ------------------------------------------------------------------------
     def _expect(self, step: str, what: str) -> None:
@@ -287,10 +309,9 @@ class BeccatoState(StateBase):
     def _verify_reveal(self, action: A.Reveal) -> None:
         self._expect("reveal", "a reveal")
         player = self._player(action.player)
-        if player not in self.call["to_reveal"]:
-            raise V.NotAskedToReveal(
-                f"{player} is not asked to show their hand", players=list(self.call["to_reveal"])
-            )
+        to_reveal = self._open_call()["to_reveal"]
+        if player not in to_reveal:
+            raise V.NotAskedToReveal(f"{player} is not asked to show their hand", players=list(to_reveal))
         cards = Counter(self._card(c) for c in action.cards)
         size = sum(cards.values())
         if size not in (3, 4):
@@ -392,7 +413,7 @@ class BeccatoState(StateBase):
             if not allowed:
                 raise V.UnknownSignal(f"{signal!r} is not a signal this table can use")
 
-    _VERIFY = {
+    _VERIFY: ClassVar[dict[type[Action], Callable[[BeccatoState, Any], None]]] = {
         A.Pass: _verify_pass,
         A.DrawFromPile: _verify_draw_from_pile,
         A.Coccode: _verify_coccode,
@@ -452,10 +473,11 @@ class BeccatoState(StateBase):
     def _apply_reveal(self, action: A.Reveal) -> None:
         cards = sorted(card_name(c) for c in action.cards)
         self.hands[action.player] = list(cards)
-        self.call["revealed"][action.player] = cards
-        self.call["to_reveal"].remove(action.player)
+        call = self._open_call()
+        call["revealed"][action.player] = cards
+        call["to_reveal"].remove(action.player)
         self._emit("revealed", player=action.player, cards=cards)
-        if not self.call["to_reveal"]:
+        if not call["to_reveal"]:
             self.todo.pop(0)
             self._resolve_call()
 
@@ -490,7 +512,7 @@ class BeccatoState(StateBase):
         self.signals[action.team] = action.signal
         self._emit("signal_changed", team=action.team, egg=egg, known=action.signal is not None)
 
-    _APPLY = {
+    _APPLY: ClassVar[dict[type[Action], Callable[[BeccatoState, Any], None]]] = {
         A.Pass: _apply_pass,
         A.DrawFromPile: _apply_draw_from_pile,
         A.Coccode: _apply_coccode,
@@ -506,7 +528,7 @@ class BeccatoState(StateBase):
 
     # -- resolving a call ------------------------------------------------------------------
     def _resolve_call(self) -> None:
-        call = self.call
+        call = self._open_call()
         caller = call["caller"]
         team = self.table.team_of(caller)
         opponents = [t for t in self.table.teams if t != team]
@@ -606,6 +628,8 @@ class BeccatoState(StateBase):
             self._emit("egg_awarded", team=team, egg=CHICK, source="chick", place="top")
             return
         egg = self.henhouses[source]
+        if egg is None:  # the options offer only henhouses holding an egg
+            raise RuntimeError(f"henhouse {source} is empty")
         self.henhouses[source] = None
         refill = [{"step": "draw", "to": "henhouse", "breed": source}] if self.deck else []
         self.todo[0:0] = refill
@@ -664,7 +688,7 @@ class BeccatoState(StateBase):
         self._emit("game_over", **self.result)
 
     def _team_scores(self) -> dict[str, TeamScore]:
-        scores = {}
+        scores: dict[str, TeamScore] = {}
         for team, entries in self.collections.items():
             guild = self.table.guilds[team]
             if self.table.options["egg_pyramid"]:
@@ -697,7 +721,7 @@ class BeccatoState(StateBase):
         if phase == "draw":
             return [a for a, _p in self.chance_outcomes()]
         if phase == "reveal":
-            return [a for p in self.call["to_reveal"] for a in self._reveal_candidates(p)]
+            return [a for p in self._open_call()["to_reveal"] for a in self._reveal_candidates(p)]
         if phase == "choose":
             step = self.todo[0]
             return [A.TakeEgg(step["team"], o) for o in step["options"]]
@@ -734,7 +758,7 @@ class BeccatoState(StateBase):
             out += [A.ChangeSignal(t, e) for t in self.table.teams for e in self._face_up_eggs(t)]
         return out
 
-    def copy(self) -> "BeccatoState":
+    def copy(self) -> BeccatoState:
         return copy.deepcopy(self)
 
 
@@ -748,7 +772,7 @@ _FIELD_TYPES = {
 def _check_field_types(action: Action) -> None:
     """Actions decoded from JSON may carry any value; name the field that is not what it should be."""
     for field in dataclasses.fields(action):  # type: ignore[arg-type]
-        if not _FIELD_TYPES[field.type](getattr(action, field.name)):
+        if not _FIELD_TYPES[str(field.type)](getattr(action, field.name)):
             raise V.MalformedAction(
                 f"{action.kind}: {field.name} should be {field.type}, not {getattr(action, field.name)!r}"
             )

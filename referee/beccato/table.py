@@ -22,7 +22,8 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from referee.beccato.cards import (
     BREEDS,
@@ -50,7 +51,8 @@ from referee.signal_cards import FREE_SIGNAL, SIGNAL_CARDS
 # name: (default, allowed values or type, what it means)
 OPTIONS: dict[str, tuple[Any, Any, str]] = {
     "pass_direction": ("left", ("left", "right"), "B1: cards pass to the next seat (left) or the previous (right)"),
-    "caught_reward": ("choice", ("choice", "deck"), "B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top"),
+    "caught_reward": ("choice", ("choice", "deck"),
+                      "B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top"),
     "serama_triple_counts": (False, bool, "B4: three Serama make a triple for Caught!"),
     "five_player": (None, bool, "Five-Player game with the imaginary seat (B11); default: on with 5 players"),
     "signal_change": (False, bool, "Signal Change: a team turns an egg face down to change signal"),
@@ -58,7 +60,8 @@ OPTIONS: dict[str, tuple[Any, Any, str]] = {
     "calling_chickens": (False, bool, "Calling Chickens: Coccodé names the breed (B12)"),
     "egg_pyramid": (False, bool, "Egg Pyramid with the Chick (B13, B14)"),
     "pyramid_level_bonus": (True, bool, "Egg Pyramid: a complete row of the team's Guild doubles (B14)"),
-    "pyramid_guild_fill": (True, bool, "Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)"),
+    "pyramid_guild_fill": (True, bool,
+                           "Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)"),
     "alternate_seats": (True, bool, "teammates may not sit side by side where the split allows"),
 }
 # Rulings with a single reading, recorded with every game so a log says what it was refereed by.
@@ -178,7 +181,7 @@ class Table:
 
     # -- setup -----------------------------------------------------------------------------
     @classmethod
-    def from_setup(cls, setup: Mapping[str, Any]) -> "Table":
+    def from_setup(cls, setup: Mapping[str, Any]) -> Table:
         if not isinstance(setup, Mapping):
             raise SetupError("the setup is a JSON object")
         known = {"players", "teams", "guilds", "options", "signals", "dealer", "breeds", "seed", "deals", "eggs"}
@@ -321,7 +324,8 @@ def _breeds(value: Any, count: int) -> tuple[str, ...]:
     return breeds
 
 
-def _signals(value: Any, teams: Mapping[str, Any], options: Mapping[str, Any], full: bool, seed: int) -> dict[str, str | None]:
+def _signals(value: Any, teams: Mapping[str, Any], options: Mapping[str, Any], full: bool,
+             seed: int) -> dict[str, str | None]:
     if not isinstance(value, Mapping) or set(value) - set(teams):
         raise BadSignal("signals maps a team to its Signal card id (or 'free')", teams=list(teams))
     signals: dict[str, str | None] = {}
@@ -349,9 +353,9 @@ def _signal_allowed(signal: str, options: Mapping[str, Any]) -> bool:
 
 def _egg_order(value: Any, seed: int) -> tuple[str, ...]:
     if value is None:
-        eggs = list(EGGS)
-        random.Random(f"beccato:{seed}:eggs").shuffle(eggs)
-        return tuple(eggs)
+        shuffled = list(EGGS)
+        random.Random(f"beccato:{seed}:eggs").shuffle(shuffled)
+        return tuple(shuffled)
     if not isinstance(value, (list, tuple)):
         raise BadDeal("eggs is the list of the 28 eggs, top of the deck first")
     eggs = tuple(egg_name(str(e)) for e in value)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from typing import Callable
+from collections.abc import Callable
 
 from referee.beccato import actions as A
 from referee.beccato.cards import fold
@@ -82,54 +82,54 @@ def _team(state: BeccatoState, name: str) -> str:
     return name
 
 
-def _coccode(state, verb, args):
+def _coccode(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("coccode", args, 1, 2)
     return A.Coccode(_player(state, args[0]), args[1] if len(args) > 1 else None)
 
 
-def _caught(state, verb, args):
+def _caught(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("caught", args, 2, 2)
     return A.Caught(_player(state, args[0]), _player(state, args[1]))
 
 
-def _chicchirichi(state, verb, args):
+def _chicchirichi(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("chicchirichi", args, 1, 1)
     return A.Chicchirichi(_player(state, args[0]))
 
 
-def _reveal(state, verb, args):
+def _reveal(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("reveal", args, 2, 6)
     return A.Reveal(_player(state, args[0]), tuple(args[1:]))
 
 
-def _seen(state, verb, args):
+def _seen(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("seen", args, 2, 5)
     return A.ShowCards(_player(state, args[0]), tuple(args[1:]))
 
 
-def _pass(state, verb, args):
+def _pass(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("pass", args, 1, 2)
     return A.Pass(_player(state, args[0]), args[1] if len(args) > 1 else None)
 
 
-def _pile(state, verb, args):
+def _pile(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("pile", args, 0, 1)
     return A.DrawFromPile(args[0] if args else None)
 
 
-def _egg(state, verb, args):
+def _egg(state: BeccatoState, verb: str, args: list[str]) -> Action:
     if args and fold(args[0]) in ("deck", "top"):
         args = args[1:]
     _usage("egg", args, 1, 1)
     return A.DrawEgg(args[0])
 
 
-def _take(state, verb, args):
+def _take(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("take", args, 2, 2)
     return A.TakeEgg(_team(state, args[0]), args[1])
 
 
-def _place(state, verb, args):
+def _place(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("place", args, 3, 3)
     place = PLACE_ALIASES.get(fold(args[2]), fold(args[2]))
     if place not in PLACES:
@@ -137,7 +137,7 @@ def _place(state, verb, args):
     return A.PlaceEgg(_team(state, args[0]), args[1], place)
 
 
-def _signal(state, verb, args):
+def _signal(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("signal", args, 2, 3)
     return A.ChangeSignal(_team(state, args[0]), args[1], args[2] if len(args) > 2 else None)
 
@@ -177,8 +177,8 @@ def render(state: BeccatoState) -> str:
             f"  {team} ({t.guilds[team]}): {', '.join(members)} | eggs {len(entries)}: {eggs} | "
             f"points {score['points']}" + (" (excluded)" if score["excluded"] else "")
         )
-    if state.is_over:
-        result = state.result
+    result = state.result
+    if result is not None:
         who = " and ".join(result["winners"]) or "nobody"
         lines.append(f"GAME OVER ({result['reason']}): {'shared win: ' if result['shared'] else 'winner: '}{who}")
     else:

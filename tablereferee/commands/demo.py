@@ -18,7 +18,9 @@ import click
 
 from referee.core import RefereeError
 
-DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+# datasets/demo/ in the repository, tablereferee/datasets/demo/ in an installed wheel (setup.py)
+_PACKAGED_DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo"
+DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().parents[2] / "datasets" / "demo"
 
 
 @click.command("demo")

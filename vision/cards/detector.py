@@ -26,7 +26,10 @@ from vision.cards.detections import CardDetections
 from vision.cards.geometry import order_corners
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MODEL = REPO_ROOT / "models" / "card_detector" / "card_detector.onnx"
+# The shipped models: models/ in the repository, vision/models/ in an installed wheel (setup.py)
+_PACKAGED_MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS_DIR = _PACKAGED_MODELS if _PACKAGED_MODELS.is_dir() else REPO_ROOT / "models"
+DEFAULT_MODEL = MODELS_DIR / "card_detector" / "card_detector.onnx"
 MODEL_ENV = "TABLE_REFEREE_CARD_MODEL"
 COLLAPSED_SHARE = 0.2  # a keypoint quad under this share of its box has collapsed (see to_detections)
 

@@ -23,10 +23,10 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from vision.cards.detector import ModelNotFound
+from vision.cards.detector import MODELS_DIR, ModelNotFound
 from vision.cards.identify import flat_field
 
-MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "card_embedder" / "card_embedder.onnx"
+MODEL_PATH = MODELS_DIR / "card_embedder" / "card_embedder.onnx"
 INPUT_SIZE = (64, 96)  # (w, h) of the network's input
 
 

@@ -9,7 +9,7 @@ from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Mar
 from referee.beccaccino.game import DECK, BeccaccinoState
 from referee.core import Action, GameState, MalformedAction, TableEngine
 from referee.tricks import CardNotInDeck
-from referee.tricks.commands import help_line, parse_card, parse_cards, player_named, split_command
+from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
 
 HELP = """\
 declare PLAYER SUIT        the battezzante names trump (coppe/denari/spade/bastoni or C/D/S/B)
@@ -49,7 +49,7 @@ class BeccaccinoEngine:
         verb, words = split_command(text, _VERBS, HELP)
         if len(words) < 2:
             raise MalformedAction(f"{verb}: whose?", hint=_hint(verb))
-        player = player_named(_own(state).players, words[1])
+        player = player_named(own_state(state, BeccaccinoState).players, words[1])
         rest = words[2:]
         if verb == "look":
             return Look(player)
@@ -76,7 +76,7 @@ class BeccaccinoEngine:
         return Play(player, parse_card(DECK, rest), call)
 
     def render(self, state: GameState) -> str:
-        s = _own(state)
+        s = own_state(state, BeccaccinoState)
         name = DECK.name_of
         lines = [f"Beccaccino, hand {s.hand_no + 1}, to {s.options['target']}   "
                  + "   ".join(f"{t}: {v}" for t, v in s.scores.items())]
@@ -106,12 +106,6 @@ class BeccaccinoEngine:
         if s.holdings.full and s.turn:
             lines.append(f"{s.turn} holds: " + " ".join(s.holdings.hands[s.turn]))
         return "\n".join(lines)
-
-
-def _own(state: GameState) -> BeccaccinoState:
-    if not isinstance(state, BeccaccinoState):
-        raise TypeError(f"not a Beccaccino state: {type(state).__name__}")
-    return state
 
 
 def _hint(verb: str) -> str:

@@ -9,7 +9,7 @@ from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play
 from referee.bestia.game import BestiaState
 from referee.core import Action, GameState, MalformedAction, TableEngine
 from referee.tricks.cards import Language
-from referee.tricks.commands import help_line, parse_card, parse_cards, player_named, split_command
+from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
 
 HELP = """\
 trump CARD                 (deal not known) the card turned up for trumps
@@ -56,7 +56,7 @@ class BestiaEngine:
 
     def parse_command(self, state: GameState, text: str) -> Action:
         verb, words = split_command(text, _VERBS, HELP)
-        s = _own(state)
+        s = own_state(state, BestiaState)
         deck = s.variant.deck
         if verb == "trump":
             return TurnTrump(parse_card(deck, words[1:]))
@@ -85,7 +85,7 @@ class BestiaEngine:
         return Play(player, parse_card(deck, rest))
 
     def render(self, state: GameState) -> str:
-        s = _own(state)
+        s = own_state(state, BestiaState)
         deck = s.variant.deck
         style: Language = "symbol" if deck.style == "french" else "it"
         lines = [f"{s.variant.title}, deal {s.deal_no + 1}, dealer {s.dealer}; pot {s.pot}"
@@ -126,12 +126,6 @@ class BestiaEngine:
         for off in s.offences:
             lines.append(f"offence: {off['player']} {off['offence']} in trick {off['trick']}")
         return "\n".join(lines)
-
-
-def _own(state: GameState) -> BestiaState:
-    if not isinstance(state, BestiaState):
-        raise TypeError(f"not a Bestia state: {type(state).__name__}")
-    return state
 
 
 def _hint(verb: str) -> str:

@@ -4,9 +4,21 @@ and the help line that goes with a mistake."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
-from referee.core import MalformedAction
+from referee.core import GameState, MalformedAction
 from referee.tricks.cards import CardNotInDeck, Deck
+from referee.tricks.common import TrickState
+
+State = TypeVar("State", bound=TrickState)
+
+
+def own_state(state: GameState, cls: type[State]) -> State:
+    """`state` as the engine's own kind of state: an engine reads lines for, and renders,
+    only the games it made."""
+    if not isinstance(state, cls):
+        raise TypeError(f"not a {cls.title} state: {type(state).__name__}")
+    return state
 
 
 def split_command(text: str, verbs: Mapping[str, str], help_text: str) -> tuple[str, list[str]]:

@@ -1,4 +1,5 @@
-"""Errors and helpers shared by the trick-taking engines."""
+"""What the trick-taking engines share beyond the cards: setup errors and helpers, and the
+state both games build on (`TrickState`)."""
 
 from __future__ import annotations
 
@@ -71,10 +72,11 @@ class TrickState(StateBase):
     player at the table gets there; the game is over in phase "over"; views and snapshots are
     the state's `_public` with the cards each may see.
 
-    It also gives both games the table's contract (`referee.core.TableState`) but for
-    `standings()`, the current trick's context and legal cards, and the cards seen in a hand
-    (`_verify_seen`, `_apply_seen`): each game says in `_revealed` what an earlier offence a
-    card brings to light costs."""
+    It also gives both games: the table's contract (`referee.core.TableState`) but for
+    `standings()` and the steps before the tricks (`_waiting_before_play`); the current
+    trick's context, turn check and playable cards; and the cards seen in a hand
+    (`_verify_seen`, `_apply_seen`), where each game's `_revealed` says what an earlier offence
+    that a card brings to light costs."""
 
     title = "trick game"  # the game's name in errors: "... is not a Bestia action"
     action_module = ""  # the module of the game's actions
@@ -92,6 +94,7 @@ class TrickState(StateBase):
     trump: str | None
     trick: list[tuple[str, str]]
     trick_no: int
+    leader: str | None
     turn: str | None
 
     @property
@@ -191,6 +194,15 @@ class TrickState(StateBase):
     # -- views -------------------------------------------------------------------------
     def _public(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _public_trick(self) -> dict[str, Any]:
+        """The current trick in a view: its number (in the play phase), cards, leader, turn."""
+        return {
+            "trick_no": self.trick_no + 1 if self.phase == "play" else None,
+            "trick": [list(p) for p in self.trick],
+            "leader": self.leader,
+            "turn": self.turn,
+        }
 
     def view(self, viewer: str | None = None) -> dict[str, Any]:
         out = self._public()

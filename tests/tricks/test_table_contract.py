@@ -6,14 +6,15 @@ import json
 import pytest
 
 from referee import beccaccino, bestia
-from referee.core import TableState, get_engine
+from referee.core import TableEngine, TableState, get_table_engine
 from tests.beccaccino.helpers import PLAYERS, new
 from tests.bestia.helpers import game
 
 
 @pytest.mark.parametrize("name", ["beccaccino", "bestia"])
 def test_states_are_table_states(name):
-    engine = get_engine(name)
+    engine = get_table_engine(name)
+    assert isinstance(engine, TableEngine)
     setup = {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 1}
     assert isinstance(engine.new_game(setup), TableState)
 

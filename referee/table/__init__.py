@@ -6,9 +6,8 @@ zones (zones.py) say where a card lies; lead_motion.py tells a lead card slid (S
 tossed (Volo) from one set down. See docs/live-table.md.
 """
 
+from referee.observations import CameraStatus, CardReading, CardsSeen, HandsSeen, HandTips, KeyboardLine, ZoneContent
 from referee.table.lead_motion import LeadMotion, MotionThresholds
-from referee.observations import (CameraStatus, CardReading, CardsSeen, HandsSeen, HandTips, KeyboardLine,
-                                        ZoneContent)
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones, Zone, rect_zone
 

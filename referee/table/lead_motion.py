@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +95,7 @@ class PathPoint:
     width: float = 0.0  # the card's short edge, pixels
 
     @classmethod
-    def of(cls, t: float, corners: Sequence[Sequence[float]]) -> "PathPoint":
+    def of(cls, t: float, corners: Sequence[Sequence[float]]) -> PathPoint:
         q = np.asarray(corners, np.float64).reshape(4, 2)
         x, y = q[:, 0], q[:, 1]
         area = 0.5 * abs(float(np.sum(x * np.roll(y, -1) - y * np.roll(x, -1))))
@@ -111,7 +112,7 @@ class PathPoint:
         return cls(float(t), (float(c[0]), float(c[1])), math.sqrt(area), float(long_pair), ang,
                    tuple((float(a), float(b)) for a, b in q), float(short_pair))
 
-    def scale(self, rest: "PathPoint") -> tuple[float, float]:
+    def scale(self, rest: PathPoint) -> tuple[float, float]:
         """Its long and short edges against those of the card at rest."""
         return self.length / max(rest.length, 1e-6), self.width / max(rest.width, 1e-6)
 
@@ -154,7 +155,7 @@ class LeadMotion:
                 "features": dict(self.features), "reason": self.reason}
 
     @classmethod
-    def from_payload(cls, payload: Mapping[str, Any]) -> "LeadMotion":
+    def from_payload(cls, payload: Mapping[str, Any]) -> LeadMotion:
         return cls(t=float(payload["t"]), camera=str(payload["camera"]), zone=str(payload["zone"]),
                    card=str(payload["card"]), kind=str(payload["kind"]), confidence=float(payload["confidence"]),
                    scores=dict(payload.get("scores", {})), features=dict(payload.get("features", {})),

@@ -32,24 +32,26 @@ Rules here:
   25 -> 70 degrees, with no hand on it in the 0.3 s after landing. Limits: a toss from out of
   view with no hands seen reads as placed; with no hands seen a toss is never surer than 0.75
   (always asked), and a low toss may read as a slide. Confidence: the lower of the card's and
-  the motion's; a motion under `MIN_MOTION` is only evidence. Below the table's threshold the referee asks; when only the
-  announcement is in doubt (the card itself read surely), `no N` records the plain lead
-  instead. A knock wins over a motion (one announcement per lead); a player who already
-  announced this hand, or a card that is not a lead, never gets one from the motion (it stays
-  evidence). Only games whose play action carries a `call` (Beccaccino) use the cue; a
-  knock, toss or slide never becomes an announcement in Bestia or Beccato!. The scorekeeper
-  can still type any of them (`play Dan 3 di spade striscio`).
+  the motion's; a motion under `MIN_MOTION` is only evidence. Below the table's threshold the
+  referee asks; when only the announcement is in doubt (the card itself read surely), `no N`
+  records the plain lead instead. A knock wins over a motion (one announcement per lead); a
+  player who already announced this hand, or a card that is not a lead, never gets one from
+  the motion (it stays evidence). Only games whose engine names the announcements a lead can
+  carry (`TableEngine.lead_calls`: Beccaccino) use the cue; a knock, toss or slide never
+  becomes an announcement in Bestia or Beccato!. The scorekeeper can still type any of them
+  (`play Dan 3 di spade striscio`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from referee.core import Action, Violation
-from referee.table.lead_motion import LeadMotion
+from referee.core import Action, ActionCodec, TableEngine, TableState, Violation
 from referee.observations import UNKNOWN_CARD, ZoneContent, card_kind, engine_card
+from referee.table.lead_motion import LeadMotion
 
 CONTRADICTIONS = ("CardAlreadySeen", "TooManyOfBreed", "RevealDoesNotMatchHand", "EggNotInDeck")
 COPIES = {"chicken:serama": 4}
@@ -68,10 +70,11 @@ class Proposal:
     # announcement, read from the card's motion, is unsure: the plain lead); None: nothing.
     alternative: Action | None = None
 
-    def to_payload(self, codec) -> dict[str, Any]:
-        out = {"rule": self.rule, "action": None if self.action is None else codec.to_dict(self.action),
-               "confidence": round(float(self.confidence), 3), "reasoning": self.reasoning,
-               "evidence": self.evidence}
+    def to_payload(self, codec: ActionCodec) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule, "action": None if self.action is None else codec.to_dict(self.action),
+            "confidence": round(float(self.confidence), 3), "reasoning": self.reasoning,
+            "evidence": self.evidence}
         if self.alternative is not None:
             out["alternative"] = codec.to_dict(self.alternative)
         return out
@@ -108,14 +111,15 @@ def duplicates_across(zones: Mapping[str, tuple[str, ...]]) -> dict[str, list[st
     return {c: where[c] for c, n in counts.items() if n > _copies(c)}
 
 
-def reveal_rule(engine, state, content: ZoneContent, player: str,
+def reveal_rule(engine: TableEngine, state: TableState, content: ZoneContent, player: str,
                 others: Mapping[str, tuple[str, ...]]) -> Proposal | Flag | None:
     chickens = [(c, conf) for c, conf in zip(content.cards, content.confidences)
                 if c == UNKNOWN_CARD or card_kind(c) == "chicken"]
     if len(chickens) < 3:
         return None  # still being laid (a reveal is 3 or 4 cards)
-    evidence = {"zone": content.zone, "camera": content.camera, "cards": list(content.cards),
-                "confidences": [round(c, 3) for c in content.confidences], "since": round(content.since, 3)}
+    evidence: dict[str, Any] = {
+        "zone": content.zone, "camera": content.camera, "cards": list(content.cards),
+        "confidences": [round(c, 3) for c in content.confidences], "since": round(content.since, 3)}
     if len(chickens) > 4:
         return Flag("reveal", f"{len(chickens)} cards face up in {player}'s zone: a reveal is 3 or 4",
                     "RevealWrongSize", evidence)
@@ -146,15 +150,15 @@ def reveal_rule(engine, state, content: ZoneContent, player: str,
                     f"{' '.join(cards)}", evidence)
 
 
-def egg_rule(engine, state, content: ZoneContent, new_faces: Sequence[tuple[str, float]],
+def egg_rule(engine: TableEngine, state: TableState, content: ZoneContent, new_faces: Sequence[tuple[str, float]],
              waiting: Mapping[str, Any]) -> list[Proposal | Flag]:
     out: list[Proposal | Flag] = []
     for face, conf in new_faces:
         if card_kind(face) != "egg":
             continue
         egg = engine_card(face)
-        evidence = {"zone": content.zone, "camera": content.camera, "card": face,
-                    "confidence": round(conf, 3), "since": round(content.since, 3)}
+        evidence: dict[str, Any] = {"zone": content.zone, "camera": content.camera, "card": face,
+                                    "confidence": round(conf, 3), "since": round(content.since, 3)}
         action = engine.codec.from_dict({"kind": "draw_egg", "egg": egg})
         try:
             state.verify(action)
@@ -172,15 +176,10 @@ def egg_rule(engine, state, content: ZoneContent, new_faces: Sequence[tuple[str,
     return out
 
 
-def announces(engine) -> bool:
-    """Whether the game's play action carries an announcement (Busso, Volo, Striscio)."""
-    return "call" in getattr(engine.codec.classes.get("play"), "__dataclass_fields__", {})
-
-
-def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
+def play_rule(engine: TableEngine, state: TableState, content: ZoneContent, face: str, conf: float,
               knock: Mapping[str, Any] | None, motion: LeadMotion | None = None,
               motion_entry: int | None = None) -> Proposal | Flag:
-    player = getattr(state, "turn", None)
+    player = state.to_play
     card = engine_card(face)
     evidence: dict[str, Any] = {"zone": content.zone, "camera": content.camera, "card": face,
                                 "confidence": round(conf, 3), "since": round(content.since, 3)}
@@ -189,8 +188,7 @@ def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
                     "NotPlaying", evidence, alert=True)
     data: dict[str, Any] = {"kind": "play", "player": player, "card": card}
     reasoning = f"{card} was laid face up in the trick zone; it is {player}'s turn"
-    calls = announces(engine)
-    if knock is not None and calls:
+    if knock is not None and "busso" in engine.lead_calls:
         data["call"] = "busso"
         evidence["knock"] = knock
         reasoning += f"; {player} knocked on the table at {knock['start']:.1f} s before leading: Busso"
@@ -203,9 +201,9 @@ def play_rule(engine, state, content: ZoneContent, face: str, conf: float,
     except Violation as v:
         evidence["details"] = v.to_dict()
         return Flag("play", f"illegal play by {player}: {card}: {v.message}", v.name, evidence, alert=True)
-    if motion is None or not calls or motion.call is None:
+    call = motion.call if motion is not None else None
+    if motion is None or call is None or call not in engine.lead_calls:
         return Proposal("play", action, conf, reasoning, evidence)
-    call = motion.call
     how = f"{player}'s card was {motion.reason} ({motion.kind}, confidence {motion.confidence:.2f})"
     if knock is not None:
         return Proposal("play", action, conf, reasoning + f"; the card also looked {motion.kind}: "

@@ -29,20 +29,31 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter, deque
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
-from referee.core import Engine, RefereeError, Violation
-from referee.scorekeeper import Scorekeeper
+from referee.core import Action, Engine, RefereeError, TableEngine, TableState, Violation, table_engine
+from referee.observations import (
+    UNKNOWN_CARD,
+    CameraStatus,
+    CardsSeen,
+    HandsSeen,
+    KeyboardLine,
+    SignalEvent,
+    ZoneContent,
+)
+from referee.scorekeeper import Outcome, Scorekeeper
+from referee.sessionlog import Entry, SessionLog
+from referee.signal_cards import BY_ID as SIGNAL_CARDS
 from referee.table.lead_motion import LeadMotion, MotionThresholds, lead_motion
-from referee.observations import UNKNOWN_CARD, CameraStatus, CardsSeen, HandsSeen, KeyboardLine, ZoneContent
-from referee.table.rules import Flag, Proposal, announces, egg_rule, play_rule, reveal_rule
+from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
 from referee.table.zones import BadZones, TableZones
-from referee.signal_cards import BY_ID as SIGNAL_CARDS
-from referee.observations import SignalEvent
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
 NEW_DEAL_EVENTS = ("new_hand", "dealt", "next_round", "round_started")
+
+_Timed = TypeVar("_Timed", CardsSeen, HandsSeen)
 
 
 @dataclasses.dataclass
@@ -74,6 +85,7 @@ class _PendingLead:
 class _Ask:
     entry: int
     proposal: Proposal
+    action: Action  # what a yes applies (the proposal's)
 
 
 class TableSession:
@@ -81,21 +93,23 @@ class TableSession:
                  threshold: float = 0.8, stabilizer: ZoneStabilizer | None = None,
                  knock_window: float = 3.0, motion: MotionThresholds | None = None) -> None:
         self.sk = scorekeeper
-        self.engine: Engine = scorekeeper.engine
+        self.engine: TableEngine = table_engine(scorekeeper.engine)
+        if not isinstance(scorekeeper.state, TableState):
+            raise TypeError(f"the {self.engine.name} engine's states are not TableStates")
         self.zones = zones
         self.origin = float(clock_origin)
         self.threshold = threshold
         self.stabilizer = stabilizer or ZoneStabilizer(zones)
         self.knock_window = knock_window
         self._stable: dict[str, ZoneContent] = {}
-        self._used: set[tuple[str, tuple]] = set()
+        self._used: set[tuple[str, tuple[str, ...]]] = set()
         self._asks: dict[int, _Ask] = {}
         self._eggs: list[tuple[ZoneContent, str, float, int]] = []  # new eggs not yet judged
         # Cards a rule already judged in an eggs or trick zone: one that a hand hid and uncovered
         # is not new (trick zones forget them at a new deal; eggs are unique in a whole game).
         self._accounted: dict[str, Counter[str]] = {}
         self._signals: list[SignalEvent] = []
-        self._seen_signals: set[tuple] = set()
+        self._seen_signals: set[tuple[str, str, float]] = set()
         self.cameras: dict[str, bool] = {}
         # The last seconds of card frames and hands, for the lead-motion cue; motions read from a
         # stored log (a replay reusing it), waiting for their zone content.
@@ -109,16 +123,17 @@ class TableSession:
 
     @classmethod
     def start(cls, game: str | Engine, setup: Mapping[str, Any], log_path: str | os.PathLike[str],
-              zones: TableZones, *, clock_origin: float, **kwargs: Any) -> "TableSession":
+              zones: TableZones, *, clock_origin: float, **kwargs: Any) -> TableSession:
         sk = Scorekeeper.start(game, setup, log_path, time=clock_origin)
         return cls(sk, zones, clock_origin=clock_origin, **kwargs)
 
     @property
-    def state(self):
-        return self.sk.state
+    def state(self) -> TableState:
+        # The scorekeeper holds the engine's states; __init__ checked they are TableStates.
+        return cast(TableState, self.sk.state)
 
     @property
-    def log(self):
+    def log(self) -> SessionLog:
         return self.sk.log
 
     def close(self) -> None:
@@ -184,14 +199,15 @@ class TableSession:
 
     # -- observations ------------------------------------------------------------------------
 
-    def _remember(self, queue: deque, obs: Any) -> None:
+    def _remember(self, queue: deque[_Timed], obs: _Timed) -> None:
         queue.append(obs)
         while queue and queue[0].t < obs.t - self.memory:
             queue.popleft()
 
     def _observe(self, t: float, payload: dict[str, Any], confidence: float | None = None,
                  source: str = "camera") -> int:
-        return self.sk.observe(payload, time=self.clock(t), source=source, confidence=confidence).entry.seq
+        outcome: Outcome = self.sk.observe(payload, time=self.clock(t), source=source, confidence=confidence)
+        return _seq(outcome)
 
     def _on_camera(self, obs: CameraStatus) -> list[Decision]:
         was = self.cameras.get(obs.camera)
@@ -249,7 +265,8 @@ class TableSession:
         # How a lead card arrived is logged before the content it explains (a replay reusing
         # the log feeds it back first). Where the card camera sees hands, the lead waits until
         # the card has lain still `settle` s, so that a hand on it as it landed has been seen.
-        motion, motion_seq = None, None
+        motion: LeadMotion | None = None
+        motion_seq: int | None = None
         if zone.role == "trick" and new and new[0][0] != UNKNOWN_CARD and self._leading():
             motion = self._lead_motion(content, new[0][0])
             if (wait and motion is not None and content.camera in self._hand_cameras
@@ -283,8 +300,8 @@ class TableSession:
         return out
 
     def _leading(self) -> bool:
-        return (announces(self.engine) and getattr(self.state, "turn", None) is not None
-                and not getattr(self.state, "trick", ()))
+        """A lead is due in a game whose leads can carry an announcement."""
+        return bool(self.engine.lead_calls) and self.state.to_play is not None and self.state.leading
 
     def _lead_motion(self, content: ZoneContent, face: str) -> LeadMotion | None:
         given = self._given_motion.pop((content.zone, face), None)
@@ -295,14 +312,10 @@ class TableSession:
 
     # -- rules -------------------------------------------------------------------------------
 
-    def _waiting(self) -> dict[str, Any]:
-        fn = getattr(self.state, "waiting_for", None)
-        return fn() if callable(fn) else {}
-
     def _try_reveal(self, content: ZoneContent, seq: int) -> list[Decision]:
-        waiting = self._waiting()
+        waiting = self.state.waiting_for()
         zone = self.zones.by_name[content.zone]
-        if waiting.get("step") != "reveal" or zone.player not in waiting.get("players", ()):
+        if waiting.get("step") != "reveal" or zone.player is None or zone.player not in waiting.get("players", ()):
             return []
         key = (content.zone, content.cards)
         if key in self._used:
@@ -315,7 +328,7 @@ class TableSession:
         return self._decide(result, content.t, [seq])
 
     def _try_egg(self, content: ZoneContent, new: list[tuple[str, float]], seq: int) -> list[Decision]:
-        waiting = self._waiting()
+        waiting = self.state.waiting_for()
         if waiting.get("step") != "draw":
             return []
         # Several eggs turned up at once (the referee was slow, or the players quick) are
@@ -326,7 +339,7 @@ class TableSession:
     def _drain_eggs(self, t: float) -> list[Decision]:
         out: list[Decision] = []
         while self._eggs and not any(a.proposal.rule == "egg" for a in self._asks.values()):
-            waiting = self._waiting()
+            waiting = self.state.waiting_for()
             if waiting.get("step") != "draw":
                 self._eggs.clear()
                 break
@@ -337,10 +350,9 @@ class TableSession:
 
     def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int,
                   motion: LeadMotion | None = None, motion_seq: int | None = None) -> list[Decision]:
-        player = getattr(self.state, "turn", None)
-        knock = None
-        leading = not getattr(self.state, "trick", ())
-        if player is not None and leading:
+        player = self.state.to_play
+        knock: dict[str, Any] | None = None
+        if player is not None and self.state.leading:
             for ev in reversed(self._signals):
                 if (ev.player == player and ev.signal in KNOCK_SIGNALS and not ev.unsure
                         and ev.confidence >= self.threshold
@@ -368,7 +380,7 @@ class TableSession:
         if asking:
             seq = self._observe(t, {"type": "ask", **payload}, confidence=result.confidence)
             if result.action is not None:
-                self._asks[seq] = _Ask(seq, result)
+                self._asks[seq] = _Ask(seq, result, result.action)
                 text = self.engine.codec.to_dict(result.action)
                 msg = (f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
                        f"confirm with `yes {seq}` or `no {seq}`: {text}")
@@ -377,20 +389,22 @@ class TableSession:
             else:
                 msg = f"ASK #{seq}: {result.reasoning}"
             return [Decision("ask", t, msg, seq, payload)]
+        assert result.action is not None  # not asking: the cards were read
         self._observe(t, {"type": "decision", **payload}, confidence=result.confidence)
         return self._apply(result.action, t, source="camera", confidence=result.confidence,
                            text=f"{result.rule}: {result.reasoning}")
 
-    def _apply(self, action, t: float, *, source: str, confidence: float, text: str) -> list[Decision]:
+    def _apply(self, action: Action, t: float, *, source: str, confidence: float, text: str) -> list[Decision]:
         try:
-            outcome = self.sk.act(action, time=self.clock(t), source=source, confidence=confidence)
+            outcome: Outcome = self.sk.act(action, time=self.clock(t), source=source, confidence=confidence)
         except Violation as v:  # the state moved since the proposal (a keyboard line in between)
             seq = self._observe(t, {"type": "flag", "rule": "apply", "reason": v.message, "violation": v.name,
                                     "alert": False, "evidence": {"action": self.engine.codec.to_dict(action)}})
             return [Decision("flag", t, f"FLAG: {v}", seq)]
         self._after_events(outcome.events)
-        out = [Decision("action", t, f"#{outcome.entry.seq} {describe(self.engine, action)}: {outcome.message}",
-                        outcome.entry.seq, {"action": self.engine.codec.to_dict(action), "events": outcome.events,
+        seq = _seq(outcome)
+        out = [Decision("action", t, f"#{seq} {describe(self.engine, action)}: {outcome.message}",
+                        seq, {"action": self.engine.codec.to_dict(action), "events": outcome.events,
                                             "source": source, "confidence": confidence, "why": text})]
         return out + self._reconsider(t)
 
@@ -420,7 +434,7 @@ class TableSession:
             if number and not number.isdigit():
                 return [Decision("rejected", obs.t, f"rejected: NoSuchAsk: {rest.strip()!r} is not an entry number")]
             return self.answer(int(number) if number else None, word.lower() in ("yes", "y"), t=obs.t)
-        outcome = self.sk.submit(text, time=self.clock(obs.t), source="keyboard")
+        outcome: Outcome = self.sk.submit(text, time=self.clock(obs.t), source="keyboard")
         if not outcome.accepted:
             return [Decision("rejected", obs.t, f"rejected: {outcome.message}", None, {"line": text})]
         if outcome.command == "blank":
@@ -428,8 +442,9 @@ class TableSession:
         if outcome.command in ("show", "help", "history", "quit"):
             message = self.sk.table() if outcome.command == "show" else (outcome.message or outcome.command)
             return [Decision("keyboard", obs.t, message, None, {"line": text})]
+        seq = _seq(outcome)
         out = [Decision("action" if outcome.command == "action" else outcome.command, obs.t,
-                        f"#{outcome.entry.seq} {text}: {outcome.message}", outcome.entry.seq,
+                        f"#{seq} {text}: {outcome.message}", seq,
                         {"line": text, "events": outcome.events, "source": "keyboard"})]
         if outcome.command in ("action", "correction"):
             self._after_events(outcome.events)
@@ -452,17 +467,24 @@ class TableSession:
                 return self._apply(alternative, t, source="keyboard", confidence=1.0,
                                    text=f"declined #{ask}, the plain action instead: {pending.proposal.reasoning}")
             return [Decision("answer", t, f"#{ask} declined: nothing applied", seq)]
-        return self._apply(pending.proposal.action, t, source="keyboard", confidence=1.0,
+        return self._apply(pending.action, t, source="keyboard", confidence=1.0,
                            text=f"confirmed #{ask}: {pending.proposal.reasoning}")
 
 
-def describe(engine, action) -> str:
+def describe(engine: Engine, action: Action) -> str:
     d = engine.codec.to_dict(action)
     return " ".join(str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v)))
                     for v in d.values() if v is not None)
 
 
-def _last_cards_entry(entries, zone: str) -> int:
+def _seq(outcome: Outcome) -> int:
+    """The log entry an accepted outcome was saved as."""
+    if outcome.entry is None:
+        raise RuntimeError(f"{outcome.command} was not saved: {outcome.message}")
+    return outcome.entry.seq
+
+
+def _last_cards_entry(entries: Sequence[Entry], zone: str) -> int:
     for e in reversed(entries):
         if e.kind == "observation" and e.payload.get("type") == "cards" and e.payload.get("zone") == zone:
             return e.seq

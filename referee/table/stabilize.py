@@ -14,13 +14,16 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from referee.observations import UNKNOWN_CARD, CardsSeen, ZoneContent
+from referee.observations import UNKNOWN_CARD, CardReading, CardsSeen, ZoneContent
 from referee.table.zones import TableZones
+
+# A zone's content as the stabiliser compares it: the sorted face-up cards, how many lie face down.
+ZoneKey = tuple[tuple[str, ...], int]
 
 
 @dataclasses.dataclass
 class _Candidate:
-    key: tuple
+    key: ZoneKey
     since: float
     frames: int
     conf_sums: list[float]
@@ -32,9 +35,9 @@ class ZoneStabilizer:
         self.min_frames = min_frames
         self.min_dwell = min_dwell
         self._candidate: dict[str, _Candidate] = {}
-        self._stable: dict[str, tuple] = {}
+        self._stable: dict[str, ZoneKey] = {}
 
-    def stable(self, zone: str) -> tuple | None:
+    def stable(self, zone: str) -> ZoneKey | None:
         return self._stable.get(zone)
 
     def set_stable(self, zone: str, cards: tuple[str, ...], face_down: int = 0) -> None:
@@ -48,7 +51,7 @@ class ZoneStabilizer:
             self._stable.pop(z.name, None)
 
     def feed(self, seen: CardsSeen) -> list[ZoneContent]:
-        per_zone: dict[str, list] = defaultdict(list)
+        per_zone: dict[str, list[CardReading]] = defaultdict(list)
         for r in seen.cards:
             if r.zone is not None:
                 per_zone[r.zone].append(r)
@@ -57,7 +60,7 @@ class ZoneStabilizer:
             readings = per_zone.get(zone.name, [])
             up = sorted(((r.card or UNKNOWN_CARD), float(r.confidence)) for r in readings if r.face_up)
             down = sum(1 for r in readings if not r.face_up)
-            key = (tuple(c for c, _ in up), down)
+            key: ZoneKey = (tuple(c for c, _ in up), down)
             confs = [c for _, c in up]
             cand = self._candidate.get(zone.name)
             if cand is None or cand.key != key:

@@ -9,9 +9,11 @@ centre lies in. Zones are part of the table's calibration and are stored with th
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from referee.core import RefereeError
 
@@ -59,7 +61,7 @@ class Zone:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Zone":
+    def from_dict(cls, d: Mapping[str, Any]) -> Zone:
         try:
             return cls(name=str(d["name"]), camera=str(d.get("camera", "cam0")),
                        polygon=tuple((float(x), float(y)) for x, y in d["polygon"]),
@@ -83,7 +85,7 @@ class TableZones:
             raise BadZones("two zones share a name", names=names)
         self.by_name = {z.name: z for z in self.zones}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Zone]:
         return iter(self.zones)
 
     def of_camera(self, camera: str) -> list[Zone]:
@@ -95,7 +97,7 @@ class TableZones:
     def with_role(self, role: str) -> list[Zone]:
         return [z for z in self.zones if z.role == role]
 
-    def locate(self, camera: str, centers: Sequence[Sequence[float]] | np.ndarray) -> list[str | None]:
+    def locate(self, camera: str, centers: npt.ArrayLike) -> list[str | None]:
         """The zone name of each point of one camera (None: outside every zone)."""
         zones = self.of_camera(camera)
         out: list[str | None] = []
@@ -107,7 +109,7 @@ class TableZones:
         return [z.to_dict() for z in self.zones]
 
     @classmethod
-    def from_list(cls, items: Sequence[Mapping[str, Any]]) -> "TableZones":
+    def from_list(cls, items: Sequence[Mapping[str, Any]]) -> TableZones:
         if not isinstance(items, Sequence) or not items:
             raise BadZones("a table needs at least one zone")
         return cls(Zone.from_dict(d) for d in items)

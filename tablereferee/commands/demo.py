@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from referee.core import RefereeError
+from tablereferee.paths import default_session_path
 
 # datasets/demo/ in the repository, tablereferee/datasets/demo/ in an installed wheel (setup.py)
 _PACKAGED_DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo"
@@ -34,7 +35,6 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 @click.option("--quiet", is_flag=True, help="print only the result")
 def command(out, source, finder, model, threads, no_clip, quiet):
     """Run the live-table pipeline on the bundled demo session."""
-    from tablereferee.commands.live import default_session_dir
     from tablereferee.recording.clip import make_dispute
     from tablereferee.recording.folder import SessionFolder
     from tablereferee.run import TableConfig, run_recorded
@@ -42,7 +42,7 @@ def command(out, source, finder, model, threads, no_clip, quiet):
     try:
         src = SessionFolder.open(source)
         config = TableConfig.from_manifest(src.manifest, finder=finder, model=model)
-        out_dir = Path(out) if out else default_session_dir("demo")
+        out_dir = Path(out) if out else default_session_path("demo")
         if not quiet:
             click.echo(f"refereeing {src.path} ({config.game}, players {', '.join(config.setup['players'])}; "
                        f"cards found by the {config.finder} finder, read against the {config.deck} templates)")

@@ -15,23 +15,14 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import click
 
 from referee.core import RefereeError
+from tablereferee.paths import default_session_path
 
 EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
-
-
-def default_session_dir(game: str, folder: str = "sessions") -> Path:
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    base = Path(folder) / f"{game}-{stamp}"
-    path, n = base, 2
-    while path.exists():
-        path, n = Path(f"{base}-{n}"), n + 1
-    return path
 
 
 def load_table(table: str | None, from_session: str | None, **overrides):
@@ -97,7 +88,7 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
         if not sep or not name or not spec:
             raise click.UsageError(f"{item!r}: write a camera as NAME=SOURCE (e.g. cards=0)")
         specs[name] = int(spec) if spec.isdigit() and not Path(spec).exists() else spec
-    out_dir = Path(out) if out else default_session_dir(config.game)
+    out_dir = Path(out) if out else default_session_path(config.game)
     try:
         result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
                           threads=threads, record=not no_record, echo=print_decision,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from referee.beccato import ENGINE, BeccatoState
 from referee.core import Action, Event

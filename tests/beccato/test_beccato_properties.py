@@ -8,6 +8,7 @@ and replaying the actions (through their JSON form) on a fresh state gives an eq
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -17,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.beccato import ENGINE, EGGS, GUILDS, violations as V
+from referee.beccato import EGGS, ENGINE, GUILDS
 from referee.beccato import actions as A
+from referee.beccato import violations as V
 from referee.beccato.table import alternating
 
-from .helpers import choose
+from .helpers import choose, fill_henhouses, new_table, play
 
 SPLITS = {4: [[2, 2]], 5: [[3, 2]], 6: [[3, 3], [2, 2, 2]], 7: [[3, 2, 2]],
           8: [[3, 3, 2], [2, 2, 2, 2]], 9: [[3, 3, 3], [3, 2, 2, 2]]}
@@ -206,8 +208,6 @@ def test_default_splits_alternate_wherever_possible():
 
 # -- anything a log or a web request might carry -------------------------------------------------
 def _states():
-    from .helpers import fill_henhouses, new_table, play
-
     def partial_play():
         state = new_table(options={"egg_pyramid": True, "signal_change": True})
         fill_henhouses(state, ["moon-1", "moon-2", "moon-3", "moon-4", "moon-5"])
@@ -241,11 +241,9 @@ VALUES = st.one_of(
 @given(factory=st.sampled_from(_states()), kind=st.sampled_from(sorted(ENGINE.codec.classes)),
        data=st.data())
 def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, kind, data):
-    import dataclasses as dc
-
     state = factory()
     cls = ENGINE.codec.classes[kind]
-    fields = {f.name: data.draw(VALUES, label=f.name) for f in dc.fields(cls)}
+    fields = {f.name: data.draw(VALUES, label=f.name) for f in dataclasses.fields(cls)}
     try:
         action = ENGINE.codec.from_dict({"kind": kind, **fields})
     except V.MalformedAction:
@@ -259,19 +257,17 @@ def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, 
 
 @pytest.mark.parametrize("factory", _states(), ids=lambda f: f.__name__)
 def test_every_mistyped_field_is_malformed_in_every_phase(factory):
-    import dataclasses as dc
-
     state = factory()
     before = state.snapshot()
     good = {"player": "Nicola", "caller": "Nicola", "target": "Simona", "team": "Reds", "egg": "star-1",
             "card": "orloff", "breed": "orloff", "cards": ["orloff"] * 3, "source": "deck", "place": "b2",
             "signal": "hum"}
     for kind, cls in ENGINE.codec.classes.items():
-        for field in dc.fields(cls):
+        for field in dataclasses.fields(cls):
             for bad in ([], ["x"], 3, {"a": 1}, [1, 2, 3]):
                 if field.name == "cards" and bad in ([], ["x"]):
                     continue  # a list of strings: the state names what is wrong with it
-                fields = {f.name: good[f.name] for f in dc.fields(cls)}
+                fields = {f.name: good[f.name] for f in dataclasses.fields(cls)}
                 fields[field.name] = bad
                 action = ENGINE.codec.from_dict({"kind": kind, **fields})
                 with pytest.raises(V.MalformedAction):

@@ -3,11 +3,14 @@ the egg deck running out, views, and the scorekeeper's language."""
 
 from __future__ import annotations
 
+import json
+import random
 from collections import Counter
 
 import pytest
 
-from referee.beccato import ENGINE, DrawFromPile, Pass, TakeEgg, violations as V
+from referee.beccato import ENGINE, DrawFromPile, Pass, ShowCards, TakeEgg
+from referee.beccato import violations as V
 from referee.beccato.table import Table
 from referee.core import MalformedAction
 
@@ -38,7 +41,7 @@ def test_passing_direction_and_the_next_dealer(direction, receiver, next_dealer)
     events = play(state, ["pass Nicola"])
     assert of_kind(events, "passed")[0]["to"] == receiver
     assert state.holder == receiver
-    play(state, [f"caught Simona Nicola" if direction == "left" else "caught Claudia Mariano",
+    play(state, ["caught Simona Nicola" if direction == "left" else "caught Claudia Mariano",
                  "reveal Nicola orloff padovana brahma" if direction == "left" else
                  "reveal Mariano orloff padovana brahma", "egg star-1"])
     assert state.dealer == next_dealer and state.holder == next_dealer and state.round == 2
@@ -157,7 +160,8 @@ def test_several_teams_reaching_six_at_once_end_the_game_and_may_share_the_win()
     for n in range(6):
         play(state, ["chicchirichi A1", "reveal A1 orloff padovana brahma"])
         assert not state.is_over or n == 5
-        play(state, [f"egg sun-{n + 1}" if n < 5 else "egg dollar-6", "egg dollar-7" if n == 5 else f"egg moon-{n + 1}"])
+        play(state, [f"egg sun-{n + 1}" if n < 5 else "egg dollar-6",
+                     "egg dollar-7" if n == 5 else f"egg moon-{n + 1}"])
     assert state.is_over
     scores = state.result["scores"]
     assert scores["B"]["eggs"] == scores["C"]["eggs"] == 6
@@ -269,8 +273,6 @@ def test_seeded_signals_and_free_signal():
 
 
 def test_snapshot_is_json_and_copy_is_independent():
-    import json
-
     state = new_table(seed=3)
     while state.phase == "draw":
         play(state, [f"egg {state.deck[0]}"])
@@ -373,8 +375,6 @@ def test_five_players_passing_right_skip_the_imaginary_seat_as_dealer():
 
 
 def test_sample_chance_uses_only_the_given_randomness():
-    import random
-
     state = ENGINE.new_game({"players": ["Anna", "Bruno", "Carla", "Dario", "Elena"], "seed": 4})
     assert state.sample_chance(random.Random(1)).egg == state.deck[0]  # full knowledge: the top
     while state.phase == "draw":
@@ -419,8 +419,6 @@ def test_cards_seen_are_checked_like_reveals(lines, bad, expected):
 
 
 def test_cards_seen_with_full_knowledge_must_be_in_the_hand():
-    from referee.beccato import ShowCards
-
     state = new_table(seed=3)
     while state.phase == "draw":
         play(state, [f"egg {state.deck[0]}"])

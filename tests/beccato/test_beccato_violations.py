@@ -6,9 +6,11 @@ import dataclasses
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from referee.beccato import ENGINE, violations as V
-from referee.beccato import ChangeSignal, DrawEgg, Pass, PlaceEgg, Reveal
+from referee.beccato import ENGINE, ChangeSignal, DrawEgg, Pass, PlaceEgg, Reveal
+from referee.beccato import violations as V
 from referee.core import Action
 
 from .helpers import fill_henhouses, new_table, play, random_game, rulebook_setup
@@ -218,8 +220,6 @@ def test_reveal_of_wrong_type_is_malformed():
 
 
 def _json_values():
-    from hypothesis import strategies as st
-
     names = st.sampled_from(["a", "b", "c", "d", "e", "f", "dollar", "star", "orloff", "serama", "hum", "?", ""])
     leaves = st.one_of(st.none(), st.booleans(), st.integers(-2, 12), names)
     return st.recursive(leaves, lambda inner: st.one_of(
@@ -227,8 +227,6 @@ def _json_values():
 
 
 def _setups():
-    from hypothesis import strategies as st
-
     values = _json_values()
     players = st.one_of(st.just(["a", "b", "c", "d"]), st.just(["a", "b", "c", "d", "e"]), values)
     keys = ["teams", "guilds", "options", "signals", "dealer", "breeds", "seed", "deals", "eggs"]
@@ -240,8 +238,6 @@ def _setups():
 
 
 def test_any_json_setup_is_a_game_or_a_named_setup_error():
-    from hypothesis import given, settings
-
     @settings(max_examples=200, deadline=None)
     @given(setup=_setups())
     def check(setup):

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from referee.beccaccino import ENGINE
 from referee.sessionlog import EXIT_OK, EXIT_VIOLATION
 from tablereferee.cli import cli
 
@@ -32,8 +33,6 @@ def test_the_example_script_plays_to_a_right_call_out_and_checks(tmp_path):
 
 
 def test_typed_lines_with_a_seed_refuse_a_revoke_and_keep_going(tmp_path):
-    from referee.beccaccino import ENGINE
-
     state = ENGINE.new_game({"players": ["A", "B", "C", "D"], "seed": 21})
     b = state.battezzante
     state.apply(ENGINE.parse_command(state, f"declare {b} coppe"))

@@ -12,6 +12,7 @@ from referee.beccaccino import (
     NotASuit,
     Play,
     SecondAnnouncement,
+    Show,
     UnknownAnnouncement,
 )
 from referee.core import GameAlreadyOver, MalformedAction, get_engine
@@ -366,8 +367,6 @@ def test_actions_round_trip_through_the_codec():
 
 
 def test_a_card_seen_in_a_hand_reveals_an_earlier_revoke():
-    from referee.beccaccino import Show
-
     s = new()
     s.apply(Declare("Ben", "C"))
     s.apply(Play("Ben", "3S"))

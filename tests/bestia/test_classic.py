@@ -12,6 +12,7 @@ from referee.bestia import (
     NotInThisVariant,
     Pass,
     Play,
+    Show,
     StockExhausted,
     Terzo,
     TurnTrump,
@@ -21,8 +22,10 @@ from referee.tricks import (
     BadDeal,
     BadOption,
     BadPlayerCount,
+    CardAlreadyPlayed,
     CardNotInDeck,
     CardNotInHand,
+    MustLeadTrump,
     MustLeadTrumpAce,
     MustPlayHighestTrump,
     MustTrump,
@@ -180,7 +183,6 @@ def test_going_to_the_doctor_without_a_known_deal():
     s.apply(Play("Ben", "KS"))
     with pytest.raises(MalformedAction):
         ENGINE.parse_command(s, "play Carla 4C zz")
-    from referee.tricks import CardAlreadyPlayed
     with pytest.raises(CardAlreadyPlayed):
         s.apply(Play("Carla", "4C"))  # the trump card is face up on the table
 
@@ -245,7 +247,6 @@ def test_house_rules_on_leading_are_enforced():
         s.apply(Play("Carla", "KH"))
     s.apply(Play("Carla", "3H"))
     s.apply(Play("Anna", "QS"))
-    from referee.tricks import MustLeadTrump
     with pytest.raises(MustLeadTrump):
         s.apply(Play("Ben", "3D"))
 
@@ -376,8 +377,6 @@ def test_actions_round_trip_through_the_codec():
 
 
 def test_a_card_seen_in_a_hand_reveals_an_offence():
-    from referee.bestia import Show
-
     s = game(["Anna", "Ben", "Carla"], offence_costs_pot=True)
     assert s.is_chance_node and s.waiting_for() == {"step": "trump"}
     s.apply(TurnTrump("2C"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from referee.observations import SignalEvent
 from referee.sessionlog import read_log, replay
 from referee.table import CameraStatus, KeyboardLine, TableSession
 from referee.table.stabilize import ZoneStabilizer
 from tests.live.streams import SETUP, beccato_zones, frames, trick_zones
-from referee.observations import SignalEvent
 
 ORIGIN = 1_800_000_000.0
 

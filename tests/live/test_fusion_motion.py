@@ -8,22 +8,29 @@ import tempfile
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.sessionlog import read_log, replay
-from referee.table import KeyboardLine, TableSession
-from tablereferee.run import stored_observations
-from tests.live.motion_streams import Pose, Table, placed, slide, stream, toss
-from referee.observations import SignalEvent
+from referee.observations import HandsSeen, SignalEvent
+from referee.sessionlog import Entry, read_log, replay
+from referee.table import CameraStatus, CardsSeen, KeyboardLine, TableSession
+from referee.table.lead_motion import MotionThresholds
+from tablereferee.recording.clip import _describe
+from tablereferee.run import Perception, TableConfig, TableConfigError, stored_observations
+from tests.live.motion_streams import RENDER_TABLE, Pose, Table, placed, rendered_frames, slide, stream, toss
+from vision.capture.sources import CameraFrame
+from vision.capture.stages import CardStage
+from vision.landmarks.types import FrameLandmarks, Hand, Person
 
 ORIGIN = 1_800_000_000.0
 PLAYERS = ["Anna", "Ben", "Carla", "Dan"]
 SETUP = {"players": PLAYERS, "options": {"dealer": "Anna"}}  # Dan, after the dealer, leads
+DEFAULT_TABLE = Table()  # the motion streams' default picture: not turned, 100 px a card-length
 
 
-def start(path: Path, game: str = "beccaccino", table: Table = Table(), setup=SETUP) -> TableSession:
+def start(path: Path, game: str = "beccaccino", table: Table = DEFAULT_TABLE, setup=SETUP) -> TableSession:
     s = TableSession.start(game, setup, path, table.zones(), clock_origin=ORIGIN)
     if game == "beccaccino":
         s.feed(KeyboardLine(0.0, "declare Dan spade"))
@@ -180,8 +187,6 @@ def test_where_hands_are_seen_a_lead_waits_until_the_card_has_lain_still(table):
 
 
 def test_a_lead_waiting_for_hands_is_judged_when_its_camera_is_lost(table):
-    from referee.table import CameraStatus
-
     items = stream(toss(), "AS", fps=5, hands=True, t_end=1.15)  # stops as it lands
     out = table.feed_all(items)
     assert [d for d in out if d.kind == "action"] == [] and motions(table) == []
@@ -204,14 +209,6 @@ class _Stage:
 
 
 def test_a_card_camera_that_sees_hands_passes_them_to_the_table():
-    import numpy as np
-
-    from referee.table import CardsSeen
-    from referee.observations import HandsSeen
-    from tablereferee.run import Perception
-    from vision.capture.sources import CameraFrame
-    from vision.landmarks.types import FrameLandmarks, Hand, Person
-
     pts = np.tile(np.array([[600.0, 350.0, 0.0]], np.float32), (21, 1))
     landmarks = [FrameLandmarks(4, 0.4, 1280, 720, (Person("Dan", hands={"right": Hand(pts)}),))]
     p = Perception.__new__(Perception)  # the stages themselves are tested with their models elsewhere
@@ -246,9 +243,6 @@ def test_a_lead_still_waiting_when_the_recording_ends_is_judged_by_settle(table)
 def card_stage():
     """The live card stage with the shipped detector, reading Italian cards in the trick zone of
     the rendered table."""
-    from tests.live.motion_streams import RENDER_TABLE
-    from vision.capture.stages import CardStage
-
     return CardStage("cards", deck="italian", finder="detector", locate=RENDER_TABLE.zones().locate, fps=None,
                      threads=1)
 
@@ -260,8 +254,6 @@ def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path,
     """Pictures of the lead (our Italian 3 of spade on a cloth, blurred in motion), through the
     real card reader (detector, identification, zones), into the table session. No hands are
     drawn: the toss is asked, and a yes records Volo."""
-    from tests.live.motion_streams import RENDER_TABLE, rendered_frames
-
     s = TableSession.start("beccaccino", SETUP, tmp_path / "r.db", RENDER_TABLE.zones(), clock_origin=ORIGIN)
     s.feed(KeyboardLine(0.0, "declare Dan spade"))
     out = []
@@ -277,8 +269,6 @@ def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path,
 
 
 def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
-    from tablereferee.run import TableConfig, TableConfigError
-
     manifest = {"game": "beccaccino", "setup": SETUP, "zones": Table().zones().to_list(),
                 "options": {"motion": {"settle": 0.5, "slide_path": [0.8, 1.5]}}}
     cfg = TableConfig.from_manifest(manifest)
@@ -292,8 +282,6 @@ def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
 
 
 def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
-    from referee.table.lead_motion import MotionThresholds
-
     short = slide(start=(1.4, 0.2))
     s = TableSession.start("beccaccino", SETUP, tmp_path / "s.db", Table().zones(), clock_origin=ORIGIN,
                            motion=MotionThresholds(slide_path=(1.5, 2.5)))
@@ -306,9 +294,6 @@ def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
 
 
 def test_a_dispute_package_describes_a_lead_motion():
-    from tablereferee.recording.clip import _describe
-    from referee.sessionlog import Entry
-
     payload = {"type": "motion", "t": 2.5, "camera": "cards", "zone": "trick", "card": "3S", "kind": "slide",
                "confidence": 0.91, "scores": {}, "features": {}, "reason": "slid 1.4 card-lengths"}
     entry = Entry(seq=1, time=2.5, source="camera", confidence=0.91, kind="observation", payload=payload)

@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.observations import SignalEvent
 from referee.table import CardReading, CardsSeen, TableSession
 from tests.live.streams import PLAYERS, SETUP, beccato_zones, frames
-from referee.observations import SignalEvent
 
 ORIGIN = 1_800_000_000.0
 SIGNALS = ["touch_nose_left", "wink_right", "raise_hand_right", "tap_table_left", "hum", "talk_sport"]

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from referee.table import CardReading, CardsSeen
 from referee.table.lead_motion import LeadMotion, PathPoint, classify_path, lead_motion, trace_card
-from vision.observe import cards_seen, hands_seen
-from tests.live.motion_streams import (Pose, Table, appears, cards_only, corners, hands_only, placed, slide,
-                                       stream, toss)
+from tests.live.motion_streams import Pose, Table, appears, cards_only, corners, hands_only, placed, slide, stream, toss
+from vision.cards.detections import CardDetections
+from vision.cards.track import CardTracker
 from vision.landmarks.types import FrameLandmarks, Hand, Person
+from vision.observe import cards_seen, hands_seen
 
 THRESHOLD = 0.8  # the table's default confirmation threshold
 
@@ -258,9 +259,6 @@ def test_a_card_that_glided_with_no_hand_on_it_is_a_doubtful_slide():
 def test_a_slide_tracked_by_bytetrack_reads_the_same(fps):
     """The card reader's typed detections through the project's tracker (supervision's
     ByteTrack), then the cue: the ids it gives (broken or not by the fast start) change nothing."""
-    from vision.cards.detections import CardDetections
-    from vision.cards.track import CardTracker
-
     table = Table()
     zones = table.zones()
     tracker = CardTracker(frame_rate=fps)

@@ -13,25 +13,18 @@ runs) the reading thread waits until the consumer has taken each frame before re
 next: every frame is processed, whatever the load, and nothing is dropped.
 
 When the source fails (no frame for `lost_after` seconds, or a read error) the grabber reports
-the camera lost (`CameraEvent(ok=False)`), tries `reopen()` every `retry` seconds, and reports
-it back when frames come again. A file that simply ends is `finished`, not lost.
+the camera lost (a `CameraStatus` with `ok=False`, at the millisecond on the session clock),
+tries `reopen()` every `retry` seconds, and reports it back when frames come again. A file that
+simply ends is `finished`, not lost.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import threading
-from typing import Callable
+from collections.abc import Callable
 
+from referee.observations import CameraStatus
 from vision.capture.sources import CameraFrame, CaptureSource
-
-
-@dataclasses.dataclass(frozen=True)
-class CameraEvent:
-    camera: str
-    t: float
-    ok: bool
-    reason: str = ""
 
 
 class Grabber:
@@ -49,12 +42,12 @@ class Grabber:
         self.dropped = 0
         self.finished = False
         self.lost = False
-        self.events: list[CameraEvent] = []
+        self.events: list[CameraStatus] = []
         self._last_frame_at: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"grab-{self.name}", daemon=True)
 
-    def start(self) -> "Grabber":
+    def start(self) -> Grabber:
         self._thread.start()
         return self
 
@@ -69,7 +62,7 @@ class Grabber:
         with self._cond:
             if lost != self.lost:
                 self.lost = lost
-                self.events.append(CameraEvent(self.name, self.source.clock.now(), not lost, reason))
+                self.events.append(CameraStatus(round(self.source.clock.now(), 3), self.name, not lost, reason))
                 self._cond.notify_all()
 
     def _untaken(self) -> bool:
@@ -139,7 +132,7 @@ class Grabber:
                 and self.source.clock.now() - last > self.lost_after):
             self._set_lost(True, f"no frame for {self.lost_after:g} s")
 
-    def take_events(self) -> list[CameraEvent]:
+    def take_events(self) -> list[CameraStatus]:
         with self._cond:
             out, self.events = self.events, []
             return out

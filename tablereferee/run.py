@@ -4,6 +4,11 @@
     result = run_recorded("datasets/demo", "sessions/demo-1", config)     # a recorded session
     result = run_live({"cards": 0, "people": 1}, "sessions/tonight", config, keyboard=lines)
 
+Both runs drive one loop (`_Table.run`) over what reaches the table, as (session time, item)
+pairs: camera frames (through the perception stages), camera losses and returns, typed lines
+(kept in `inputs.jsonl`) and the microphone's sounds (`Heard`, given to the seat whose mouth
+moved). They differ only in where the items come from.
+
 `run_recorded` reads a session folder's cameras, audio and typed lines in session-time order
 and processes every frame that a stage's rate asks for: the same recording always gives the
 same log (that is what `referee replay` checks). With `reuse=True` it perceives nothing: it feeds
@@ -12,7 +17,7 @@ the observations stored in the folder's log back through the fusion rules.
 `run_live` opens the cameras (webcam, file, URL), records every frame into segments on each
 camera's own thread, and processes the latest frame of each camera whenever a stage is due
 (frames the machine cannot keep up with are skipped, never queued). Typed lines come from
-`keyboard` (an iterable of lines, read on its own thread) and are kept in `inputs.jsonl`.
+`keyboard` (an iterable of lines, read on its own thread).
 """
 
 from __future__ import annotations
@@ -24,19 +29,30 @@ import queue
 import shutil
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
-from referee.core import RefereeError
-from tablereferee.recording.folder import SessionFolder, model_record, versions
+from referee.core import RefereeError, get_engine
+from referee.observations import CameraStatus, KeyboardLine, SignalEvent, ZoneContent
+from referee.sessionlog import Entry, effective_actions, read_log
 from referee.table.lead_motion import LeadMotion, MotionThresholds
-from vision.observe import hands_seen
-from referee.observations import CameraStatus, KeyboardLine, ZoneContent
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
-from referee.observations import SignalEvent
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, model_record, versions
+from tablereferee.recording.playback import RecordedCamera, camera_stream
+from vision.audio.attribute import attribute
+from vision.audio.pipeline import AudioListener
+from vision.audio.sources import Microphone
+from vision.capture.audio import LiveAudio
+from vision.capture.grabber import Grabber
+from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, open_capture
+from vision.capture.stages import CardStage, SignalStage
+from vision.landmarks.calibration import TableCalibration
+from vision.observe import hands_seen
 
 ROOT = Path(__file__).resolve().parents[1]
+QUIT = ("quit", "exit")  # a typed line that ends a live session
 
 
 class TableConfigError(RefereeError):
@@ -61,7 +77,7 @@ class TableConfig:
     motion: dict | None = None  # lead-motion settings (`MotionThresholds` fields) other than the defaults
 
     @classmethod
-    def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> "TableConfig":
+    def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> TableConfig:
         opts = dict(m.get("options", {}))
         try:
             cfg = cls(game=m["game"], setup=dict(m["setup"]), zones=TableZones.from_list(m["zones"]),
@@ -126,13 +142,11 @@ class Perception:
     where it covers seats. `__call__(frame)` answers the observations of that frame."""
 
     def __init__(self, config: TableConfig, threads: int | None = None, cameras: Iterable[str] | None = None) -> None:
-        from vision.capture.stages import CardStage, SignalStage
-
         present = None if cameras is None else set(cameras)
 
         self.config = config
-        self.card: dict[str, Any] = {}
-        self.signal: dict[str, Any] = {}
+        self.card: dict[str, CardStage] = {}
+        self.signal: dict[str, SignalStage] = {}
         self.seconds: dict[str, float] = {"cards": 0.0, "signals": 0.0}
         self.frames: dict[str, int] = {"cards": 0, "signals": 0}
         for cam in config.card_cameras():
@@ -144,29 +158,27 @@ class Perception:
             except RefereeError as exc:
                 raise TableConfigError(f"the card reader of camera {cam!r} cannot start: {exc}") from None
         if config.calibration:
-            from vision.landmarks.calibration import TableCalibration
-
             calib = TableCalibration.from_dict(config.calibration)
             for cam in config.signal_cameras():
                 if present is not None and cam not in present:
                     continue
                 self.signal[cam] = SignalStage(cam, calib.for_camera(cam), fps=config.landmark_fps)
 
-    def __call__(self, frame) -> list[Any]:
+    def __call__(self, frame: CameraFrame) -> list[Any]:
         out: list[Any] = []
-        stage = self.card.get(frame.camera)
-        if stage is not None and stage.due(frame.t):
+        card = self.card.get(frame.camera)
+        if card is not None and card.due(frame.t):
             t0 = time.perf_counter()
-            out.append(stage(frame))
+            out.append(card(frame))
             self.seconds["cards"] += time.perf_counter() - t0
             self.frames["cards"] += 1
-        stage = self.signal.get(frame.camera)
-        if stage is not None and stage.due(frame.t):
+        signal = self.signal.get(frame.camera)
+        if signal is not None and signal.due(frame.t):
             t0 = time.perf_counter()
-            out.extend(stage(frame))
-            if frame.camera in self.card and stage.landmarks:
+            out.extend(signal(frame))
+            if frame.camera in self.card and signal.landmarks:
                 # a card camera that also sees hands: a hand on a lead card as it lands
-                out.append(hands_seen(stage.landmarks[-1], frame.camera))
+                out.append(hands_seen(signal.landmarks[-1], frame.camera))
             self.seconds["signals"] += time.perf_counter() - t0
             self.frames["signals"] += 1
         return out
@@ -180,7 +192,7 @@ class Perception:
     def models(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for cam, stage in self.card.items():
-            rec = {"finder": stage.finder, "deck": stage.deck.name, "deck_source": stage.deck.source}
+            rec: dict[str, Any] = {"finder": stage.finder, "deck": stage.deck.name, "deck_source": stage.deck.source}
             deck_file = Path(stage.deck.source) / "deck.json"
             if deck_file.is_file():  # an enrolled deck: its templates' index
                 rec["deck_file"] = model_record(deck_file)
@@ -201,10 +213,16 @@ class Perception:
 
 def audio_events(folder: SessionFolder) -> list[SignalEvent]:
     """The audible signals of a recorded table microphone (`vision.audio`), on the session clock."""
-    from vision.audio.pipeline import AudioListener
-
     clip = folder.audio_clip()
     return [] if clip is None else list(AudioListener().analyse(clip).events)
+
+
+@dataclasses.dataclass(frozen=True)
+class Heard:
+    """A sound of the table microphone on its way to the table: it goes to the seat whose mouth
+    moved while it lasted (`vision.audio.attribute`), among the mouths seen so far."""
+
+    event: SignalEvent
 
 
 @dataclasses.dataclass
@@ -214,7 +232,7 @@ class RunResult:
     decisions: list[Decision]
     seconds: float  # wall-clock processing time
     duration: float  # session seconds covered
-    stage_seconds: dict[str, float]
+    stage_seconds: dict[str, Any]  # seconds per stage; live: "audio_error" when the microphone failed
     stage_frames: dict[str, int]
     delays: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     captured: dict[str, int] = dataclasses.field(default_factory=dict)  # live: frames read per camera
@@ -232,10 +250,67 @@ class RunResult:
         return out
 
 
+class _Table:
+    """The one loop of a run, live or recorded: every (session time, item) that reaches the
+    table is taken in order. A frame goes through perception, a typed line is kept in the
+    folder, a sound is given to a seat; every observation goes to the table session and its
+    decisions to `echo`. With a `clock` (live) the delay from a frame to the action it
+    decided is measured."""
+
+    def __init__(self, session: TableSession, folder: SessionFolder, perception: Perception | None,
+                 echo: Callable[[Decision], None] | None, clock: SessionClock | None = None) -> None:
+        self.session, self.folder, self.perception = session, folder, perception
+        self.echo, self.clock = echo, clock
+        self.decisions: list[Decision] = []
+        self.delays: list[dict[str, Any]] = []
+        self.mouths: list[SignalEvent] = []  # mouth_moving events seen so far, for the sounds
+
+    def run(self, items: Iterable[tuple[float, Any]], end: float = 0.0) -> float:
+        """Take every item; answers the latest session time seen (at least `end`)."""
+        for t, item in items:
+            end = max(end, t)
+            self.take(item)
+        return end
+
+    def take(self, item: Any) -> None:
+        if isinstance(item, CameraFrame):
+            assert self.perception is not None, "frames need the perception stages"
+            for obs in self.perception(item):
+                if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
+                    self.mouths.append(obs)
+                self.feed(obs, item)
+        elif isinstance(item, KeyboardLine):
+            self.folder.append_input(item.t, item.text)
+            self.feed(item)
+        elif isinstance(item, Heard):
+            self.feed(attribute([item.event], self.mouths)[0])
+        else:
+            self.feed(item)
+
+    def feed(self, obs: Any, frame: CameraFrame | None = None) -> None:
+        ds = self.session.feed(obs)
+        if frame is not None and self.clock is not None:
+            now = round(self.clock.now(), 3)
+            self.delays.extend({"entry": d.entry, "frame_t": frame.t, "logged_t": now, "since": d.data.get("why", "")}
+                               for d in ds if d.kind == "action")
+        self.emit(ds)
+
+    def emit(self, ds: list[Decision]) -> None:
+        self.decisions.extend(ds)
+        if self.echo is not None:
+            for d in ds:
+                self.echo(d)
+
+    def finish(self) -> None:
+        """No item will come: the signals still open are reported, the leads still waiting judged."""
+        if self.perception is not None:
+            for ev in self.perception.flush():
+                self.feed(ev)
+        self.emit(self.session.settle())
+
+
 def _manifest(config: TableConfig, origin: float, cameras: Mapping[str, Any], perception: Perception | None,
               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    from referee.core import get_engine
-
     engine = get_engine(config.game)
     return {"created": origin, "game": engine.name, "engine_version": engine.version, "setup": config.setup,
             "cameras": dict(cameras), "zones": config.zones.to_list(), "calibration": config.calibration,
@@ -243,7 +318,7 @@ def _manifest(config: TableConfig, origin: float, cameras: Mapping[str, Any], pe
             "models": perception.models() if perception else {}, "versions": versions(), **dict(extra or {})}
 
 
-def _keyboard_line_from_entry(entry) -> str | None:
+def _keyboard_line_from_entry(entry: Entry) -> str | None:
     """The typed line behind a keyboard entry of a stored log (for replays reusing the log)."""
     p = entry.payload
     if entry.kind == "action":
@@ -259,10 +334,9 @@ def _keyboard_line_from_entry(entry) -> str | None:
     return None
 
 
-def stored_observations(source: SessionFolder) -> list[tuple[float, Any]]:
-    """What a stored log saw, in log order, as observations to feed again."""
-    from referee.sessionlog import read_log
-
+def stored_observations(source: Any) -> list[tuple[float, Any]]:
+    """What a stored log saw, in log order, as observations to feed again (`source`: a
+    `SessionFolder`, or anything with its `log_path`)."""
     contents = read_log(source.log_path)
     origin = contents.header.created
     out: list[tuple[float, Any]] = []
@@ -285,13 +359,25 @@ def stored_observations(source: SessionFolder) -> list[tuple[float, Any]]:
     return out
 
 
+def _recorded_items(src: SessionFolder, cameras: Iterable[str], config: TableConfig,
+                    heard: list[SignalEvent]) -> Iterator[tuple[float, Any]]:
+    """A recording in session-time order. At one time: a camera's loss or return first, then
+    typed lines, sounds (each once its end is 0.6 s past, as the live listener reports it),
+    frames; then in the order read. Always the same order: a replay is reproducible."""
+    counter = itertools.count()
+    streams = [((item.t, 0 if isinstance(item, CameraStatus) else 3, next(counter), item)
+                for item in camera_stream(cam, src.camera_dir(cam), config.lost_after, config.duration))
+               for cam in cameras]
+    typed = [((t, 1, next(counter), KeyboardLine(t, text)) for t, text in src.inputs())]
+    sounds = [((ev.end + 0.6, 2, next(counter), Heard(ev)) for ev in heard)]
+    for t, _, _, item in heapq.merge(*streams, *typed, *sounds):
+        yield t, item
+
+
 def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None = None, *,
                  reuse: bool = False, threads: int | None = None, copy_media: bool = True,
                  echo: Callable[[Decision], None] | None = None) -> RunResult:
     """Referee a recorded session folder into a new session folder `out` (see the module doc)."""
-    from tablereferee.recording.playback import camera_stream
-    from vision.capture.sources import CameraFrame
-
     src = SessionFolder.open(source)
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
@@ -313,60 +399,68 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
                                  clock_origin=origin, threshold=config.threshold,
                                  motion=config.motion_thresholds())
-    decisions: list[Decision] = []
+    table = _Table(session, folder, perception, echo)
     started = time.perf_counter()
     end = float(config.duration or 0.0)
-
-    def emit(ds: list[Decision]) -> None:
-        decisions.extend(ds)
-        if echo:
-            for d in ds:
-                echo(d)
-
     try:
-        if reuse:
-            for t, obs in stored_observations(src):
-                if isinstance(obs, KeyboardLine):
-                    folder.append_input(t, obs.text)
-                emit(session.feed(obs))
-                end = max(end, t)
+        items: Iterable[tuple[float, Any]]
+        if perception is None:
+            items = stored_observations(src)
         else:
-            audio: list[SignalEvent] = []
+            heard: list[SignalEvent] = []
             if config.audio and src.has_audio():
                 t0 = time.perf_counter()
-                audio = sorted(audio_events(src), key=lambda e: e.end)
+                heard = sorted(audio_events(src), key=lambda e: e.end)
                 perception.seconds["audio"] = time.perf_counter() - t0
-            counter = itertools.count()
-            streams = [((item.t, 0 if isinstance(item, CameraStatus) else 3, next(counter), item)
-                        for item in camera_stream(cam, src.camera_dir(cam), config.lost_after, config.duration))
-                       for cam in cameras]
-            typed = [((t, 1, next(counter), KeyboardLine(t, text)) for t, text in src.inputs())]
-            heard = [((ev.end + 0.6, 2, next(counter), ev) for ev in audio)]
-            mouths: list[SignalEvent] = []
-            for t, _, _, item in heapq.merge(*streams, *typed, *heard):
-                end = max(end, t)
-                if isinstance(item, CameraFrame):
-                    for obs in perception(item):
-                        if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
-                            mouths.append(obs)
-                        emit(session.feed(obs))
-                    continue
-                if isinstance(item, KeyboardLine):
-                    folder.append_input(item.t, item.text)
-                elif isinstance(item, SignalEvent):
-                    from vision.audio.attribute import attribute
-
-                    item = attribute([item], mouths)[0]
-                emit(session.feed(item))
-            for ev in perception.flush():
-                emit(session.feed(ev))
-        emit(session.settle())
+            items = _recorded_items(src, cameras, config, heard)
+        end = table.run(items, end)
+        table.finish()
     finally:
         if perception:
             perception.close()
     seconds = time.perf_counter() - started
-    return RunResult(folder, session, decisions, seconds, end,
+    return RunResult(folder, session, table.decisions, seconds, end,
                      dict(perception.seconds) if perception else {}, dict(perception.frames) if perception else {})
+
+
+def _live_items(grabbers: Mapping[str, Grabber], lines: queue.Queue[tuple[float, str]], stop: threading.Event,
+                clock: SessionClock, duration: float | None, audio: LiveAudio | None) -> Iterator[tuple[float, Any]]:
+    """What reaches a live table, round after round until `stop`, `duration` or the end of every
+    camera: the lines typed since the last round, then each camera's losses and returns and its
+    newest frame, then the sounds heard. A round that found no frame waits a little for one."""
+    while not stop.is_set():
+        if duration is not None and clock.now() >= duration:
+            return
+        busy = False
+        while not lines.empty():
+            t, text = lines.get()
+            if text.strip().lower() in QUIT:
+                stop.set()  # this round still takes the cameras' frames
+                break
+            if text.strip():
+                yield t, KeyboardLine(round(t, 3), text)
+        for g in grabbers.values():
+            g.check()
+            for status in g.take_events():
+                yield status.t, status
+            frame = g.latest()
+            if frame is not None:
+                busy = True
+                yield frame.t, frame
+        if audio is not None:
+            for ev in audio.take_events():
+                yield ev.end, Heard(ev)
+        if all(g.done for g in grabbers.values()):
+            return
+        if not busy:
+            first = next(iter(grabbers.values()), None)
+            if first is not None:
+                first.wait(0.02)  # wait for a frame instead of spinning
+
+
+def _recorder(writer: SegmentWriter) -> Callable[[CameraFrame], None]:
+    """A grabber's sink that records every frame it reads."""
+    return lambda frame: writer.write(frame.t, frame.image)
 
 
 def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *,
@@ -380,18 +474,12 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     microphone), or an iterable of `AudioClip` blocks on the session clock. `lockstep` (files
     only, with `paced=False`): every frame is processed whatever the machine's load, instead of
     the newest one (a batch run; a live camera never waits for the referee)."""
-    from vision.capture.grabber import Grabber
-    from tablereferee.recording.playback import RecordedCamera
-    from vision.capture.sources import SessionClock, open_capture
-
     perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts
     clock = SessionClock(origin)
     blocks = microphone
     if isinstance(microphone, (int, str)):  # a device: opened before anything is written
-        from vision.audio.sources import Microphone
-
         blocks = Microphone(microphone, clock=clock.now).blocks()
-    sources = {}
+    sources: dict[str, CaptureSource] = {}
     for name, spec in cameras.items():
         if isinstance(spec, (str, Path)) and Path(spec).is_dir():
             sources[name] = RecordedCamera(name, spec, clock, paced=paced)
@@ -407,74 +495,33 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     manifest["duration"] = None  # known when the session ends (a killed session never says)
     folder = SessionFolder.create(out, manifest)
     writers = {n: folder.segment_writer(n, segment_seconds=segment_seconds) for n in sources} if record else {}
-    grabbers = {n: Grabber(s, sink=(lambda f, w=writers.get(n): w.write(f.t, f.image)) if record else None,
+    grabbers = {n: Grabber(s, sink=_recorder(writers[n]) if record else None,
                            lost_after=config.lost_after, lockstep=lockstep) for n, s in sources.items()}
     session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
                                  clock_origin=round(clock.origin, 3), threshold=config.threshold,
                                  motion=config.motion_thresholds())
     audio = None
     if blocks is not None:
-        from vision.capture.audio import LiveAudio
-
         audio = LiveAudio(blocks, folder.audio_dir, segment_seconds=segment_seconds).start()
-    mouths: list[SignalEvent] = []
-    lines: queue.Queue = queue.Queue()
+    table = _Table(session, folder, perception, echo, clock)
+    lines: queue.Queue[tuple[float, str]] = queue.Queue()
     stop = threading.Event()
     if keyboard is not None:
+        typed = keyboard
+
         def read_keyboard() -> None:
-            for line in keyboard:
+            for line in typed:
                 lines.put((clock.now(), line.rstrip("\n")))
-                if line.strip().lower() in ("quit", "exit") or stop.is_set():
+                if line.strip().lower() in QUIT or stop.is_set():
                     break
+
         threading.Thread(target=read_keyboard, daemon=True, name="keyboard").start()
-    decisions: list[Decision] = []
-    delays: list[dict[str, Any]] = []
+    stage_seconds: dict[str, Any] = {}
     started = time.perf_counter()
     for g in grabbers.values():
         g.start()
     try:
-        while not stop.is_set():
-            if duration is not None and clock.now() >= duration:
-                break
-            busy = False
-            while not lines.empty():
-                t, text = lines.get()
-                if text.strip().lower() in ("quit", "exit"):
-                    stop.set()
-                    break
-                if not text.strip():
-                    continue
-                folder.append_input(t, text)
-                decisions.extend(_echo(session.feed(KeyboardLine(round(t, 3), text)), echo))
-            for name, g in grabbers.items():
-                g.check()
-                for ev in g.take_events():
-                    decisions.extend(_echo(session.feed(CameraStatus(round(ev.t, 3), name, ev.ok, ev.reason)), echo))
-                frame = g.latest()
-                if frame is None:
-                    continue
-                busy = True
-                for obs in perception(frame):
-                    if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
-                        mouths.append(obs)
-                    ds = session.feed(obs)
-                    now = clock.now()
-                    for d in ds:
-                        if d.kind == "action":
-                            delays.append({"entry": d.entry, "frame_t": frame.t, "logged_t": round(now, 3),
-                                           "since": d.data.get("why", "")})
-                    decisions.extend(_echo(ds, echo))
-            if audio is not None:
-                from vision.audio.attribute import attribute
-
-                for ev in attribute(audio.take_events(), mouths):
-                    decisions.extend(_echo(session.feed(ev), echo))
-            if all(g.done for g in grabbers.values()):
-                break
-            if not busy:
-                first = next(iter(grabbers.values()), None)
-                if first is not None:
-                    first.wait(0.02)  # wait for a frame instead of spinning
+        table.run(_live_items(grabbers, lines, stop, clock, duration, audio))
     except KeyboardInterrupt:  # Ctrl-C ends the session; everything logged is kept
         pass
     finally:
@@ -483,38 +530,26 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
             g.stop()
         for w in writers.values():
             w.close()
-        for ev in perception.flush():
-            decisions.extend(_echo(session.feed(ev), echo))
-        decisions.extend(_echo(session.settle(), echo))
+        table.finish()
         if audio is not None:
             audio.stop()
-            from vision.audio.attribute import attribute
-
-            for ev in attribute(audio.take_events(), mouths):
-                decisions.extend(_echo(session.feed(ev), echo))
-            if audio.error is not None:
-                perception.seconds["audio_error"] = str(audio.error)  # type: ignore[assignment]
+            for ev in audio.take_events():  # what the microphone heard last
+                table.take(Heard(ev))
         perception.close()
+        stage_seconds = dict(perception.seconds)
+        if audio is not None and audio.error is not None:
+            stage_seconds["audio_error"] = str(audio.error)
     seconds = time.perf_counter() - started
     folder.manifest["duration"] = round(clock.now(), 3)  # a replay knows when the session ended
     folder.save()
-    return RunResult(folder, session, decisions, seconds, clock.now(), dict(perception.seconds),
-                     dict(perception.frames), delays, captured={n: g.frames for n, g in grabbers.items()},
+    return RunResult(folder, session, table.decisions, seconds, clock.now(), stage_seconds,
+                     dict(perception.frames), table.delays, captured={n: g.frames for n, g in grabbers.items()},
                      dropped={n: g.dropped for n, g in grabbers.items()})
-
-
-def _echo(ds: list[Decision], echo: Callable[[Decision], None] | None) -> list[Decision]:
-    if echo:
-        for d in ds:
-            echo(d)
-    return ds
 
 
 def compare_logs(a: str | Path, b: str | Path) -> dict[str, Any]:
     """How two logs of the same recording differ: the first differing entry, and the actions in
     effect of each (a replay with newer models against the original)."""
-    from referee.sessionlog import effective_actions, read_log
-
     la, lb = read_log(a), read_log(b)
     first = None
     for i, (ea, eb) in enumerate(itertools.zip_longest(la.entries, lb.entries), start=1):

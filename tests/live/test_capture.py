@@ -91,7 +91,7 @@ def test_lockstep_refuses_a_live_camera_and_writes_nothing(tmp_path, monkeypatch
         kind = "webcam"
 
     clock = SessionClock(origin=0.0, monotonic=ManualClock())
-    monkeypatch.setattr("vision.capture.sources.open_capture", lambda *a, **k: Webcam([], clock))
+    monkeypatch.setattr("tablereferee.run.open_capture", lambda *a, **k: Webcam([], clock))
     from referee.table.zones import TableZones
 
     config = R.TableConfig(game="beccato", setup={"players": ["Anna", "Bruno"]}, zones=TableZones([]),

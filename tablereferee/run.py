@@ -240,14 +240,11 @@ class RunResult:
 
     def summary(self) -> dict[str, Any]:
         state = self.session.state
-        out = {"folder": str(self.folder.path), "entries": len(self.session.log.entries),
-               "actions": sum(1 for e in self.session.log.entries if e.kind == "action"),
-               "duration_s": round(self.duration, 3), "processing_s": round(self.seconds, 3),
-               "realtime_factor": round(self.seconds / self.duration, 3) if self.duration else None,
-               "is_over": state.is_over}
-        if hasattr(state, "scores"):
-            out["scores"] = state.scores()
-        return out
+        return {"folder": str(self.folder.path), "entries": len(self.session.log.entries),
+                "actions": sum(1 for e in self.session.log.entries if e.kind == "action"),
+                "duration_s": round(self.duration, 3), "processing_s": round(self.seconds, 3),
+                "realtime_factor": round(self.seconds / self.duration, 3) if self.duration else None,
+                "is_over": state.is_over, "scores": state.standings()}
 
 
 class _Table:

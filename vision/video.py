@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import cv2
 import numpy as np
@@ -80,7 +80,7 @@ class FrameSource:
     def close(self) -> None:
         pass
 
-    def __enter__(self) -> "FrameSource":
+    def __enter__(self) -> FrameSource:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -120,7 +120,7 @@ class VideoSource(FrameSource):
         if not ok or first is None:
             self._cap.release()
             raise EmptyVideo(f"{self.path.name} has no frames", path=str(self.path))
-        self._first = first
+        self._first: np.ndarray | None = first
         self.size = (first.shape[1], first.shape[0])
 
     def _time(self, index: int) -> float:
@@ -160,7 +160,7 @@ class CameraSource(FrameSource):
         if not ok or first is None:
             self._cap.release()
             raise CameraNotFound(f"no camera answers at index {index}", index=index)
-        self._first = first
+        self._first: np.ndarray | None = first
         fps = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = float(fps) if fps and fps > 0 else None
         self.size = (first.shape[1], first.shape[0])

@@ -12,7 +12,8 @@ A hum can be made with closed lips: when nobody's mouth moved during a hum the e
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from referee.observations import UNKNOWN_PLAYER, SignalEvent
 
@@ -50,7 +51,7 @@ def attribute(events: Sequence[SignalEvent], mouth: Sequence[SignalEvent],
         dur = max(ev.end - ev.start, 1e-6)
         cands = {p: o for p, o in ov.items() if o >= min_overlap and o / dur >= min_fraction}
         ranked = sorted(cands.items(), key=lambda kv: -kv[1])
-        info = {"candidates": {p: round(o, 3) for p, o in ranked},
+        info: dict[str, Any] = {"candidates": {p: round(o, 3) for p, o in ranked},
                 "mouth_overlap_s": {p: round(o, 3) for p, o in sorted(ov.items())}}
         if len(ranked) == 1 or (len(ranked) > 1 and ranked[0][1] >= dominance * ranked[1][1]):
             player = ranked[0][0]

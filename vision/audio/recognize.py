@@ -37,7 +37,7 @@ class SphinxRecognizer:
 
     def __init__(self, lang: str = "en", hmm: str | None = None, lm: str | None = None,
                  dict: str | None = None, source: str = "pocketsphinx en-us (in the wheel)") -> None:
-        from pocketsphinx import Decoder
+        from pocketsphinx import Decoder  # deferred: loads PocketSphinx's C library; only a recognizer needs it
 
         kwargs = {"samprate": SAMPLE_RATE, "loglevel": "FATAL"}
         if hmm:
@@ -48,7 +48,7 @@ class SphinxRecognizer:
         self._frate = int(self._decoder.config["frate"])
 
     @classmethod
-    def from_folder(cls, folder: str | os.PathLike, lang: str = "it") -> "SphinxRecognizer":
+    def from_folder(cls, folder: str | os.PathLike, lang: str = "it") -> SphinxRecognizer:
         folder = os.fspath(folder)
         if not os.path.isdir(folder):
             raise RecognitionModelMissing(

@@ -11,7 +11,8 @@ import dataclasses
 import os
 import queue
 import time
-from typing import Callable, Iterator
+import wave
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class AudioClip:
         """Session time of a sample index."""
         return self.start + float(sample_index) / SAMPLE_RATE
 
-    def slice(self, t0: float, t1: float) -> "AudioClip":
+    def slice(self, t0: float, t1: float) -> AudioClip:
         """The part between two session times (clipped to the clip)."""
         i0 = max(0, int(round((t0 - self.start) * SAMPLE_RATE)))
         i1 = min(len(self.samples), int(round((t1 - self.start) * SAMPLE_RATE)))
@@ -72,7 +73,7 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
     from 0 at the first frame); for a plain audio file it is 0.
     Raises AudioFileNotFound, EmptyAudio, CorruptAudio or NoAudioTrack.
     """
-    import av  # heavy: imported on use
+    import av  # deferred: PyAV loads FFmpeg; a live microphone or an array needs neither
 
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -128,7 +129,7 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
 
 def from_array(samples: np.ndarray, rate: int, start: float = 0.0, source: str = "array") -> AudioClip:
     """Any numpy signal (mono, or channels last) resampled to the common format."""
-    from scipy.signal import resample_poly
+    from scipy.signal import resample_poly  # deferred: scipy.signal takes over a second to load
 
     x = np.asarray(samples)
     if x.size == 0:
@@ -146,8 +147,6 @@ def from_array(samples: np.ndarray, rate: int, start: float = 0.0, source: str =
 
 def save_wav(clip: AudioClip, path: str | os.PathLike) -> None:
     """Write a clip as 16-bit PCM WAV (stdlib `wave`)."""
-    import wave
-
     pcm = (np.clip(clip.samples, -1, 1) * 32767).astype("<i2")
     with wave.open(os.fspath(path), "wb") as w:
         w.setnchannels(1)
@@ -160,7 +159,7 @@ def save_wav(clip: AudioClip, path: str | os.PathLike) -> None:
 
 def _sounddevice():
     try:
-        import sounddevice
+        import sounddevice  # deferred: loads PortAudio, absent on machines that only read files
     except OSError as exc:  # PortAudio library not found
         raise AudioBackendMissing(
             f"cannot load PortAudio ({exc}); install Debian's libportaudio2 "
@@ -231,7 +230,7 @@ class Microphone:
         self.block_seconds = block_seconds
         t0 = time.monotonic()
         self.clock = clock or (lambda: time.monotonic() - t0)
-        self._queue: "queue.Queue[tuple[float, np.ndarray]]" = queue.Queue()
+        self._queue: queue.Queue[tuple[float, np.ndarray]] = queue.Queue()
 
     def blocks(self, seconds: float | None = None) -> Iterator[AudioClip]:
         """Yield `AudioClip`s of about `block_seconds` until `seconds` of audio have been read."""

@@ -19,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-from vision.audio.sources import SAMPLE_RATE, AudioClip
+from vision.audio.sources import SAMPLE_RATE, AudioClip, load, save_wav
 
 CLASSES = ("silence", "speech", "mumble", "hum")
 LEAD = 1.0
@@ -102,8 +102,6 @@ def _run(args: list[str]) -> None:
 
 
 def _read_wav(path: str) -> np.ndarray:
-    from vision.audio.sources import load
-
     return load(path).samples
 
 
@@ -123,8 +121,6 @@ def _trim(x: np.ndarray, thresh: float = 1e-3) -> np.ndarray:
 
 def sox_filter(x: np.ndarray, *effects: str) -> np.ndarray:
     """Run samples through sox effects (e.g. "lowpass", "500")."""
-    from vision.audio.sources import save_wav
-
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = os.path.join(tmp, "in.wav"), os.path.join(tmp, "out.wav")
         peak = np.max(np.abs(x)) + 1e-9

@@ -10,7 +10,7 @@ hit, or a tie, is reported as unsure.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from vision.audio.recognize import Word
 

@@ -10,7 +10,7 @@ one hand, solved as one assignment problem (scipy's Hungarian solver).
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

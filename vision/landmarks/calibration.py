@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -30,6 +31,7 @@ class CalibrationError(RefereeError):
 
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 normalised
+Line = tuple[tuple[float, float], tuple[float, float]]  # two points (x, y) normalised
 
 
 def _box(value: Sequence[float], what: str) -> Box:
@@ -50,7 +52,7 @@ class Seat:
 
     name: str
     region: Box
-    table_line: tuple[tuple[float, float], tuple[float, float]] | None = None
+    table_line: Line | None = None
     camera: str = "0"
 
     def __post_init__(self) -> None:
@@ -118,7 +120,7 @@ class TableCalibration:
             problems.append("proposed automatically and not yet checked by a person")
         return problems
 
-    def with_seat(self, seat: Seat) -> "TableCalibration":
+    def with_seat(self, seat: Seat) -> TableCalibration:
         """A copy with `seat` added, or replacing the seat of the same name (an edit)."""
         seats = [s for s in self.seats if s.name != seat.name] + [seat]
         return dataclasses.replace(self, seats=tuple(seats))
@@ -127,7 +129,7 @@ class TableCalibration:
     def cameras(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.camera for s in self.seats))
 
-    def for_camera(self, camera: str) -> "TableCalibration":
+    def for_camera(self, camera: str) -> TableCalibration:
         """The seats one camera covers (several cameras can each cover some seats): run one
         `LandmarkExtractor` per camera with this, and merge the events."""
         seats = tuple(s for s in self.seats if s.camera == str(camera))
@@ -135,7 +137,7 @@ class TableCalibration:
             raise CalibrationError(f"no seat is covered by camera {camera!r}; cameras: {', '.join(self.cameras)}")
         return dataclasses.replace(self, seats=seats)
 
-    def renamed(self, old: str, new: str) -> "TableCalibration":
+    def renamed(self, old: str, new: str) -> TableCalibration:
         self.seat(old)
         return dataclasses.replace(self, seats=tuple(dataclasses.replace(s, name=new) if s.name == old else s
                                                      for s in self.seats))
@@ -153,12 +155,14 @@ class TableCalibration:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "TableCalibration":
+    def from_dict(cls, d: Mapping[str, Any]) -> TableCalibration:
         if not isinstance(d, Mapping) or d.get("format") != FORMAT:
             raise CalibrationError(f"not a table calibration (expected \"format\": \"{FORMAT}\")")
         try:
             seats = tuple(Seat(name=s["name"], region=tuple(s["region"]), camera=str(s.get("camera", "0")),
-                               table_line=None if s.get("table_line") is None else tuple(tuple(p) for p in s["table_line"]))
+                               # any shape here: Seat checks and converts it
+                               table_line=None if s.get("table_line") is None
+                               else cast(Line, tuple(tuple(p) for p in s["table_line"])))
                           for s in d.get("seats", ()))
         except (KeyError, TypeError) as exc:
             raise CalibrationError(f"malformed seat in calibration: {exc}") from None
@@ -170,7 +174,7 @@ class TableCalibration:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "TableCalibration":
+    def load(cls, path: str | Path) -> TableCalibration:
         path = Path(path)
         if not path.is_file():
             raise CalibrationError(f"no calibration file {str(path)!r}")
@@ -247,7 +251,7 @@ def seats_from_faces(face_boxes: Iterable[Box], names: Sequence[str] | None = No
     names = list(names) if names else [f"seat{i + 1}" for i in range(len(regions))]
     if len(names) < len(regions):
         raise CalibrationError(f"{len(regions)} faces found but only {len(names)} names given")
-    return tuple(Seat(n, tuple(r)) for n, r in zip(names, regions))
+    return tuple(Seat(n, (r[0], r[1], r[2], r[3])) for n, r in zip(names, regions))
 
 
 def propose_table_line(wrists_y: Sequence[float], shoulders_y: Sequence[float], shoulder_w: Sequence[float],

@@ -14,14 +14,13 @@ Only `model_complexity=1` is used: the other complexities download models at run
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
 
 from vision.landmarks.assign import RawHand, assign_hands
-from vision.landmarks.calibration import (Seat, TableCalibration, propose_table_line, seats_from_faces,
-                                          whole_frame)
+from vision.landmarks.calibration import Seat, TableCalibration, propose_table_line, seats_from_faces, whole_frame
 from vision.landmarks.types import POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, FrameLandmarks, Hand, Person
 
 
@@ -35,7 +34,7 @@ class Rates:
 
 
 def _mp():
-    import mediapipe as mp  # heavy: imported on first use
+    import mediapipe as mp  # deferred: MediaPipe takes seconds to load; only an extractor needs it
     return mp
 
 
@@ -77,7 +76,7 @@ class LandmarkExtractor:
         self._last_run: dict[str, float] = {}
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
 
-    def __enter__(self) -> "LandmarkExtractor":
+    def __enter__(self) -> LandmarkExtractor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -210,9 +209,12 @@ class HolisticPerSeat:
 
 # -- proposing a calibration --------------------------------------------------------------------
 
-def _nms(boxes: list[tuple[float, float, float, float, float]], iou: float = 0.3) -> list[tuple[float, ...]]:
+FaceBox = tuple[float, float, float, float, float]  # normalised x0, y0, x1, y1, score
+
+
+def _nms(boxes: list[FaceBox], iou: float = 0.3) -> list[FaceBox]:
     boxes = sorted(boxes, key=lambda b: -b[4])
-    kept: list[tuple[float, ...]] = []
+    kept: list[FaceBox] = []
     for b in boxes:
         if all(_iou(b, k) < iou for k in kept):
             kept.append(b)
@@ -227,14 +229,14 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[tuple[float, float, float, float, float]]:
+def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[FaceBox]:
     """Face boxes (normalised x0, y0, x1, y1, score) over the frame and its four overlapping
     quarters, so small faces at a wide table are found too (full-range BlazeFace)."""
     mp = _mp()
     h, w = image.shape[:2]
     windows = [(0, 0, w, h)] + [(int(cx * w), int(cy * h), int(min(1.0, cx + 0.6) * w), int(min(1.0, cy + 0.6) * h))
                                 for cy in (0.0, 0.4) for cx in (0.0, 0.4)]
-    boxes = []
+    boxes: list[FaceBox] = []
     with mp.solutions.face_detection.FaceDetection(model_selection=1, min_detection_confidence=min_score) as fd:
         for x0, y0, x1, y1 in windows:
             rgb = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
@@ -293,12 +295,12 @@ def propose_calibration(images: Sequence[np.ndarray], names: Sequence[str] | Non
                             acc["w"].append(float(wr[1]))
                 for hand in p.hands.values():
                     acc["w"].append(float(hand.wrist[1]))
-    seats = []
+    lined = []
     for s in calib.seats:
         acc = samples[s.name]
         line = propose_table_line(acc["w"], acc["s"], acc["sw"], s.region, h, frames=len(images))
-        seats.append(dataclasses.replace(s, table_line=line))
-    return dataclasses.replace(calib, seats=tuple(seats))
+        lined.append(dataclasses.replace(s, table_line=line))
+    return dataclasses.replace(calib, seats=tuple(lined))
 
 
 def extract_stream(frames: Iterable, calibration: TableCalibration, rates: Rates = Rates(),

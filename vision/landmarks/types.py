@@ -12,7 +12,8 @@ Hand: (21, 3) points; `score` is MediaPipe's detection score.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ class Hand:
                 "label": self.label, "side_from": self.side_from}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Hand":
+    def from_dict(cls, d: Mapping[str, Any]) -> Hand:
         return cls(np.asarray(d["points"], np.float32), float(d.get("score", 1.0)),
                    str(d.get("label", "")), str(d.get("side_from", "given")))
 
@@ -99,7 +100,7 @@ class Person:
                 raise ValueError(f"hand side must be 'left' or 'right', got {side!r}")
         object.__setattr__(self, "hands", dict(self.hands))
 
-    def replace(self, **changes: Any) -> "Person":
+    def replace(self, **changes: Any) -> Person:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self, ndigits: int = 1) -> dict[str, Any]:
@@ -112,7 +113,7 @@ class Person:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Person":
+    def from_dict(cls, d: Mapping[str, Any]) -> Person:
         return cls(
             seat=str(d["seat"]),
             face=None if d.get("face") is None else np.asarray(d["face"], np.float32),
@@ -151,7 +152,7 @@ class FrameLandmarks:
                 "unassigned_hands": [h.to_dict(ndigits) for h in self.unassigned_hands]}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "FrameLandmarks":
+    def from_dict(cls, d: Mapping[str, Any]) -> FrameLandmarks:
         return cls(int(d["index"]), float(d["t"]), int(d["width"]), int(d["height"]),
                    tuple(Person.from_dict(p) for p in d.get("persons", ())),
                    tuple(Hand.from_dict(h) for h in d.get("unassigned_hands", ())),

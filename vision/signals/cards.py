@@ -13,7 +13,8 @@ is no hand region, and no card signal is reported.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from referee.core import RefereeError
 from referee.signal_cards import BY_ID, FREE_SIGNAL
@@ -61,7 +62,7 @@ class Catalogue:
     def ids(self) -> tuple[str, ...]:
         return tuple(s.id for s in self.signals)
 
-    def only(self, ids) -> "Catalogue":
+    def only(self, ids) -> Catalogue:
         ids = set(ids)
         unknown = ids - set(self.ids) - {FREE_SIGNAL}
         if unknown:
@@ -69,7 +70,7 @@ class Catalogue:
         return dataclasses.replace(self, signals=tuple(s for s in self.signals if s.id in ids))
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Catalogue":
+    def from_dict(cls, d: Mapping[str, Any]) -> Catalogue:
         if d.get("format") != "signal-catalogue/1":
             raise CatalogueError("not a signal catalogue (format signal-catalogue/1)")
         specs = []

@@ -10,7 +10,8 @@ gap has run out), which is the delay from the end of a gesture to its event.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,8 @@ def runs(t: np.ndarray, on: np.ndarray, min_dwell: float, max_gap: float) -> lis
         # A still picture: a pose held in a photograph counts as held.
         return [Run(0, 0, 0)] if on[0] else []
     out: list[Run] = []
-    start = last = None
+    start: int | None = None
+    last = 0  # read only while start is set
     for i in range(n):
         if on[i]:
             if start is None:
@@ -47,7 +49,7 @@ def runs(t: np.ndarray, on: np.ndarray, min_dwell: float, max_gap: float) -> lis
             last = i
         elif start is not None and t[i] - t[last] > max_gap + 1e-9:
             out.append(Run(start, last, i))
-            start = last = None
+            start = None
     if start is not None:
         out.append(Run(start, last, n - 1))
     return [r for r in out if t[r.i1] - t[r.i0] + dt >= min_dwell - 1e-9]
@@ -114,7 +116,7 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
             closeness = 1.0 - float(np.nanmedian(dist[target][sl][on[sl]])) / radius[target]
             conf = (0.55 + 0.45 * closeness) * _dwell_factor(series, run, spec) * (1.0 if plausible else 0.6)
             others = {k: float(np.nanmedian(v[sl])) for k, v in dist.items() if k != target}
-            nearest_other = min(others, key=others.get)
+            nearest_other = min(others, key=others.__getitem__)
             # two face parts almost equally near (chin or mouth?): say so
             own_rel = float(np.nanmedian(dist[target][sl])) / radius[target]
             ambiguous = others[nearest_other] / radius[nearest_other] < own_rel + 0.25

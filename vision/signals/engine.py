@@ -11,16 +11,14 @@ is moving at that time.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterable, Mapping, Sequence
-
-import numpy as np
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from referee.observations import SignalEvent
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.types import FrameLandmarks
-from vision.signals.catalogue import MOUTH_MOVING, Catalogue, default_catalogue
 from vision.signals.cards import card_events
+from vision.signals.catalogue import MOUTH_MOVING, Catalogue, default_catalogue
 from vision.signals.detectors import run_body_detectors
 from vision.signals.features import SeatSeries
 from vision.signals.free import FreeSignal
@@ -71,8 +69,8 @@ def landmarks_from_media(source, calibration: TableCalibration | None = None, fp
                          max_frames: int | None = None) -> tuple[list[FrameLandmarks], TableCalibration]:
     """Open an image, a video or a camera (`vision.video.open_frames`), propose a calibration
     from its first seconds when none is given, and extract landmarks at about `fps`."""
-    from vision.landmarks.extract import Rates, extract_stream, propose_calibration
-    from vision.video import open_frames
+    from vision.landmarks.extract import Rates, extract_stream, propose_calibration  # deferred: loads OpenCV and SciPy
+    from vision.video import open_frames  # deferred: loads OpenCV; detecting from landmarks needs none
 
     rates = rates or Rates()
     if calibration is None:
@@ -97,7 +95,8 @@ def mouth_moving_events(source, calibration: TableCalibration | None = None, fps
     """Intervals during which each seat's mouth is moving: `SignalEvent(signal="mouth_moving",
     player=<seat name>, start, end, confidence, evidence)`. Pass `frames` to reuse landmarks
     already extracted (then `source` is not read)."""
-    from vision.landmarks.extract import Rates
+    from vision.landmarks.extract import Rates  # deferred: loads OpenCV and SciPy
+
     if frames is None:
         frames, calibration = landmarks_from_media(source, calibration, fps=fps,
                                                    rates=Rates(face=None, hands=2.0, pose=2.0))

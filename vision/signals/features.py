@@ -9,13 +9,12 @@ width (Pose 11 and 12), so thresholds hold for a child and an adult, near and fa
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from vision.landmarks.calibration import Seat
-from vision.landmarks.types import (HAND_PADS, HAND_TIPS, POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, SIDES,
-                                    Person)
+from vision.landmarks.types import HAND_PADS, HAND_TIPS, POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, SIDES, Person
 
 # FaceMesh indices (the player's own sides on an un-mirrored picture).
 EYE_OUTER = {"right": 33, "left": 263}
@@ -81,7 +80,7 @@ class SeatSeries:
     mouth_open: np.ndarray  # (T,) inner-lip gap / iod
     hand: dict[str, np.ndarray]  # side -> (T, 21, 2)
     hand_size: dict[str, np.ndarray]
-    hand_from: dict[str, list]
+    hand_from: dict[str, list[str | None]]  # side -> per frame, how its side was decided
     pose_wrist: dict[str, np.ndarray]  # side -> (T, 3): x, y, visibility
     elbow: dict[str, np.ndarray]  # side -> (T, 3)
     shoulder_y: np.ndarray
@@ -111,14 +110,14 @@ class SeatSeries:
 
     @classmethod
     def build(cls, stream: Sequence[tuple[float, int, Person | None]], seat: Seat, width: int,
-              height: int) -> "SeatSeries":
+              height: int) -> SeatSeries:
         T = len(stream)
         iod, eye_y, yaw, mouth = _nan(T), _nan(T), _nan(T), _nan(T)
         targets = {k: _nan((T, 2)) for k in FACE_TARGETS}
         ear = {s: _nan(T) for s in SIDES}
         hand = {s: _nan((T, 21, 2)) for s in SIDES}
         hsize = {s: _nan(T) for s in SIDES}
-        hfrom = {s: [None] * T for s in SIDES}
+        hfrom: dict[str, list[str | None]] = {s: [None] * T for s in SIDES}
         pw = {s: _nan((T, 3)) for s in SIDES}
         el = {s: _nan((T, 3)) for s in SIDES}
         sh_y, sw = _nan(T), _nan(T)

@@ -1,30 +1,24 @@
 """Free Signal: a team's own gesture, learnt from 3-5 demonstrations and found by DTW.
 
-Each frame of a player becomes a small feature vector in the player's own units: both hands'
-wrist, index tip and thumb tip relative to the nose, divided by the eye span (a hand out of
-view sits at a fixed "hand down" place), plus both eyes' openness and the lip gap. A
-demonstration is the sequence of those vectors, resampled to `RATE` per second.
-
-Matching is subsequence dynamic time warping (open begin and end on the live stream) with a
-mean per-step Euclidean cost. The rejection threshold comes from the demonstrations
-themselves: each is matched against the others (leave one out), and the threshold is
-`margin` times the worst of those costs, so a team whose demonstrations agree gets a tight
-threshold. DTW is a dozen lines of numpy here rather than a dependency (tslearn and
-dtaidistance pull numba or C builds for this one loop).
+Each frame of a player becomes a small feature vector in the player's own units (hands
+relative to the nose in eye spans, the eyes' openness, the lip gap), resampled to `RATE` per
+second. Subsequence dynamic time warping finds a demonstration anywhere in the live stream;
+the rejection threshold is `margin` times the worst leave-one-out cost among the
+demonstrations. docs/signals.md, "Free Signal", gives the details.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from referee.core import RefereeError
-from referee.signal_cards import FREE_SIGNAL
 from referee.observations import SignalEvent
+from referee.signal_cards import FREE_SIGNAL
 from vision.landmarks.types import SIDES
 from vision.signals.features import SeatSeries
 
@@ -122,7 +116,7 @@ class FreeSignal:
 
     @classmethod
     def learn(cls, demonstrations: Sequence[SeatSeries], name: str = "team", margin: float = 1.5,
-              floor: float = 0.3) -> "FreeSignal":
+              floor: float = 0.3) -> FreeSignal:
         if not 3 <= len(demonstrations) <= 5:
             raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
         templates = []
@@ -146,9 +140,9 @@ class FreeSignal:
         best_start = np.zeros(len(x), dtype=np.int64)
         best_tpl = np.zeros(len(x), dtype=np.int64)
         for k, tpl in enumerate(self.templates):
-            c, s = subsequence_dtw(tpl, x)
+            c, starts = subsequence_dtw(tpl, x)
             better = c < best
-            best[better], best_start[better], best_tpl[better] = c[better], s[better], k
+            best[better], best_start[better], best_tpl[better] = c[better], starts[better], k
         events, used = [], np.zeros(len(x), bool)
         for j in np.argsort(best):
             if best[j] > self.threshold:
@@ -175,7 +169,7 @@ class FreeSignal:
                 "rate": RATE, "templates": [np.round(t, 4).tolist() for t in self.templates]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "FreeSignal":
+    def from_dict(cls, d: dict) -> FreeSignal:
         if d.get("format") != FORMAT:
             raise FreeSignalError(f"not a Free Signal file (expected format {FORMAT})")
         return cls(str(d["name"]), tuple(np.asarray(t, np.float64) for t in d["templates"]), float(d["threshold"]),
@@ -185,7 +179,7 @@ class FreeSignal:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "FreeSignal":
+    def load(cls, path: str | Path) -> FreeSignal:
         try:
             return cls.from_dict(json.loads(Path(path).read_text()))
         except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:

@@ -24,10 +24,10 @@ import dataclasses
 import functools
 import os
 import threading
-from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from referee.core import Action, Engine, Event, GameState, RefereeError, Violation, get_engine, jsonable
+from referee.core import Action, Engine, GameState, RefereeError, Violation, get_engine, jsonable
 from referee.sessionlog import (
     AmendmentIllegal,
     CorrectionBreaksLaterEntry,
@@ -37,8 +37,8 @@ from referee.sessionlog import (
     LogUnreadable,
     NothingToUndo,
     SessionLog,
+    actions_and_undone,
     apply_correction,
-    effective_actions,
     read_log,
     replay,
     replay_actions,
@@ -83,7 +83,7 @@ class Outcome:
         }
 
 
-def describe_events(events: list[Mapping[str, Any]]) -> str:
+def describe_events(events: Sequence[Mapping[str, Any]]) -> str:
     """Events as short text: `kind(key=value, ...)` separated by '; '."""
     parts = []
     for event in events:
@@ -105,11 +105,15 @@ def _engine(game: str | Engine) -> Engine:
     return get_engine(game) if isinstance(game, str) else game
 
 
-def _locked(method):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[Scorekeeper, _P], _R]) -> Callable[Concatenate[Scorekeeper, _P], _R]:
     """Run a method under the table's lock (a web server may call from several threads)."""
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Scorekeeper, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._lock:
             return method(self, *args, **kwargs)
 
@@ -124,13 +128,7 @@ class Scorekeeper:
         self.engine = engine
         self.log = log
         self.state = state
-        self._actions: dict[int, Mapping[str, Any]] = {}
-        self._undone: set[int] = set()
-        for entry in log.entries:
-            if entry.kind == "action":
-                self._actions[entry.seq] = entry.payload["action"]
-            elif entry.kind == "correction":
-                apply_correction(self._actions, self._undone, entry.seq, entry.payload)
+        self._actions, self._undone = actions_and_undone(log.entries)
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -142,7 +140,7 @@ class Scorekeeper:
         log_path: str | os.PathLike[str],
         *,
         time: float,
-    ) -> "Scorekeeper":
+    ) -> Scorekeeper:
         """Set up a new table (the engine checks the setup before any file is made)."""
         engine = _engine(game)
         setup = jsonable(dict(setup))
@@ -159,7 +157,7 @@ class Scorekeeper:
         log_path: str | os.PathLike[str] | None = None,
         engine: Engine | None = None,
         game: str | None = None,
-    ) -> "Scorekeeper":
+    ) -> Scorekeeper:
         """Continue a log. An SQLite log is appended to in place; a JSON-lines export is
         imported into a new SQLite log at `log_path` first."""
         contents = read_log(path)
@@ -387,11 +385,11 @@ class Scorekeeper:
         return Outcome("", True, "observation", entry=entry, message=f"observation #{entry.seq} saved")
 
     def _rebuild(self) -> None:
-        actions = effective_actions(self.log.entries)
+        actions, undone = actions_and_undone(self.log.entries)
         state, _, violation, _, _ = replay_actions(self.engine, self.log.header.setup, actions)
         if violation is not None:  # the saved log replayed legally before; a bug if not
             raise violation
-        self.state, self._actions = state, actions
+        self.state, self._actions, self._undone = state, actions, undone
 
 
 def _entry_number(text: str) -> int:
@@ -408,16 +406,3 @@ class CommandError(Violation):
 def _usage(message: str) -> CommandError:
     return CommandError(message)
 
-
-def default_log_path(game: str, time: float, folder: str | os.PathLike[str] = "sessions") -> Path:
-    """sessions/<game>-<UTC timestamp>.db, with a counter if that name is taken."""
-    import datetime
-
-    stamp = datetime.datetime.fromtimestamp(time, datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    base = Path(folder) / f"{game}-{stamp}"
-    path = base.with_suffix(".db")
-    counter = 2
-    while path.exists():
-        path = Path(f"{base}-{counter}.db")
-        counter += 1
-    return path

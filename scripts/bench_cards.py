@@ -12,10 +12,10 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
 * `detect+refine`: the same plus corner refinement of every card (`refine.snap_and_refine`, what
   the reader does with no deck);
 * `detect+identify, detector's corners`: the detector plus rectifying and identifying every card
-  from its corners as detected (no refinement, no second look);
+  from its corners as detected (no refinement, no template alignment);
 * `detect+identify`: the reader as it runs with a deck: guesses at every card's corners, each
   rectified and identified against the deck's templates (the rendered deck in the scenes'
-  design) until one reads surely, a second look (template alignment) at unsure reads;
+  design) until one reads surely, template alignment of unsure reads;
 * `ultralytics`: `YOLO(pt).predict(frame, imgsz, conf)` of the same model in PyTorch (the
   checkpoint `scripts/detector_pt_from_onnx.py` rebuilds from the shipped ONNX file, or `--pt`), run by
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;

@@ -22,7 +22,7 @@ with a seed of their own. For every deck:
   when the read was unsure), as median, 90th percentile and the share under 2% and 5%.
 
     .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
-    .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the second look
+    .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the template alignment
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-snap --no-align  # corners as detected
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-embed   # hand-made features alone
     .venv/bin/python scripts/eval_card_reading.py --seed 2024,99,7,11,31 --json out.json  # and their totals
@@ -273,7 +273,7 @@ def main(argv=None) -> int:
     if args.no_embed:
         import vision.cards.embed as embed
 
-        embed.default_embedder = lambda: None  # what Templates finds when the model file is missing
+        embed.default_embedder = lambda: None  # what CardIdentifier finds when the model file is missing
     detector = CardDetector(args.model, threads=2)
     results = []
     with tempfile.TemporaryDirectory() as tmp:

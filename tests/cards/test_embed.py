@@ -1,4 +1,4 @@
-"""The learnt card description (vision/cards/embed.py): the shipped model, what it tells apart in a
+"""The card embedding (vision/cards/embed.py): the shipped model, what it tells apart in a
 printing it never saw, and identification without it."""
 
 
@@ -50,7 +50,7 @@ def test_shipped_model_gives_unit_vectors_alike_one_at_a_time_or_in_a_batch(embe
 @pytest.mark.parametrize("deck_name", ["beccato", "italian", "french52"])
 def test_tells_apart_the_faces_of_a_printing_it_never_saw(embedder, deck_name):
     """The held-out printing ("outline": outlined pips, another font) was never in training.
-    By the learnt description alone, the nearest rendered face is the right one; for the French
+    By the embedding alone, the nearest rendered face is the right one; for the French
     deck the rank always (clubs against spades in outlined pips are its known weak spot,
     docs/card-reading.md), the suit mostly."""
     cards = faces(deck_name)
@@ -72,14 +72,14 @@ def test_templates_use_it_by_default_and_read_without_it(monkeypatch):
     assert deck.faces.embedder is not None and deck.backs.embedder is None
     cards = [c for c in faces("french52") if c.id in ("7H", "QS", "2D")]
     crops = photos("french52", cards, "classic", seed=2)
-    plain = I.Templates("plain", deck.faces.labels, deck.faces.images, embedder=None)
+    plain = I.CardIdentifier("plain", deck.faces.labels, deck.faces.images, embedder=None)
     for t in (deck.faces, plain):
         assert [t.identify(c).label for c in crops] == [c.face_key for c in cards]
     # with the model file missing, the default is the hand-made features alone
     monkeypatch.setattr(E, "MODEL_PATH", E.MODEL_PATH.with_name("missing.onnx"))
     E.default_embedder.cache_clear()
     try:
-        assert I.Templates("x", ["a"], [crops[0]]).embedder is None
+        assert I.CardIdentifier("x", ["a"], [crops[0]]).embedder is None
     finally:
         E.default_embedder.cache_clear()
 
@@ -105,21 +105,21 @@ def test_identification_never_imports_torch():
 
 
 def test_faces_it_cannot_tell_apart_are_left_to_the_second_look(embedder):
-    """Outlined clubs and spades look alike to the learnt description (their templates' vectors
+    """Outlined clubs and spades look alike to the embedding (their templates' vectors
     nearly equal); identification then decides between them by their grey (`grey_similarity`),
-    and reads them right where the learnt description alone does not."""
+    and reads them right where the embedding alone does not."""
     deck = load_deck(f"french52:{HELD_OUT_DESIGN}").faces
     cards = [c for c in faces("french52") if c.id.endswith(("C", "S")) and c.id[:-1] in ("2", "3", "6", "8", "10", "K")]
     crops = photos("french52", cards, HELD_OUT_DESIGN, seed=4)
     alone = [deck.labels[int(j)] for j in np.argmax(embedder.embed(crops) @ deck._emb.T, axis=1)]
     read = [deck.identify(c).label for c in crops]
     truth = [c.face_key for c in cards]
-    assert sum(a != t for a, t in zip(alone, truth)) >= 2  # what the learnt description alone gets wrong
+    assert sum(a != t for a, t in zip(alone, truth)) >= 2  # what the embedding alone gets wrong
     assert sum(r == t for r, t in zip(read, truth)) >= len(cards) - 1, list(zip(truth, read))
 
 
 def test_between_such_faces_their_grey_decides_whatever_light_the_templates_were_photographed_in():
-    """The second look between faces the learnt description cannot tell apart correlates their
+    """The second look between faces the embedding cannot tell apart correlates their
     grey with the local brightness and contrast out: a lamp's gradient, a shadow's edge and a
     colour cast across a template (enrolled from a photo) leave it nearly unchanged, and it tells
     each outlined club from its spade."""
@@ -129,7 +129,7 @@ def test_between_such_faces_their_grey_decides_whatever_light_the_templates_were
     lamp = np.linspace(0.55, 1.1, w)[None, :, None] * np.linspace(1.1, 0.8, h)[:, None, None]
     lamp = lamp * np.where(np.arange(h) < h // 3, 0.7, 1.0)[:, None, None]  # and a shadow's edge
     lit = [np.clip(im * lamp * [1.0, 0.9, 1.15], 0, 255).astype(np.uint8) for im in clean]  # and a colour cast
-    deck = I.Templates("enrolled", [c.face_key for c in cards], lit)
+    deck = I.CardIdentifier("enrolled", [c.face_key for c in cards], lit)
     assert np.corrcoef(I.CropFeatures.of(clean[0]).grey[0].ravel(), I.CropFeatures.of(lit[0]).grey[0].ravel())[0, 1] > 0.85
     crops = photos("french52", cards, HELD_OUT_DESIGN, seed=9, height=110)
     right = []

@@ -6,7 +6,7 @@ import pytest
 
 from vision.cards.decks import card, faces
 from vision.cards.geometry import order_corners
-from vision.cards.identify import Templates
+from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import rectify
 from vision.cards.templates import UnknownDeck, builtin_names, load_deck
 from tests.cards.helpers import cloth, degrade, place, quad
@@ -60,10 +60,10 @@ def test_a_crop_of_no_card_is_unknown():
 
 
 def test_possible_cards_resolve_a_near_tie_but_not_a_clear_read():
-    # the hand-made features alone see 8C and 8S nearly alike (the learnt description tells
+    # the hand-made features alone see 8C and 8S nearly alike (the embedding tells
     # them apart clearly: no tie there)
     faces_ = load_deck("french52").faces
-    plain = Templates("french52", faces_.labels, faces_.images, card_ids=faces_.card_ids, embedder=None)
+    plain = CardIdentifier("french52", faces_.labels, faces_.images, card_ids=faces_.card_ids, embedder=None)
     crop = read_back("french52", "classic", [c for c in faces("french52") if c.id == "8C"], seed=5)[0]
     free = plain.identify(crop)
     assert free.label == "8C"
@@ -135,8 +135,8 @@ def test_the_grey_compared_between_siblings_parts_a_club_from_a_spade_more_than_
 
 @pytest.mark.parametrize("rank", ["3", "7", "10"])
 def test_a_drawn_deck_tells_blurred_outlined_clubs_from_spades_by_their_grey(rank):
-    """Drawn templates' grey levels are the print's own: between a club and a spade the learnt
-    description cannot part, the grey of the crop is compared with each template blurred as much
+    """Drawn templates' grey levels are the print's own: between a club and a spade the
+    embedding cannot part, the grey of the crop is compared with each template blurred as much
     as the crop is (one blur for both). Small cards seen soft are read right both ways."""
     from vision.cards.render import HELD_OUT_DESIGN, render_card
     from vision.cards.templates import to_canonical
@@ -214,11 +214,11 @@ def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_c
     tinted = deck.images[lbl("7S")].astype(np.float32)
     tinted[tinted.mean(axis=2) < 128] += (30.0, 0.0, -15.0)
     tinted = np.clip(tinted, 0, 255).astype(np.uint8)
-    lit = I.Templates("lit", ["7C", "7S"], [deck.images[lbl("7C")], tinted], siblings=[("7C", "7S")])
+    lit = I.CardIdentifier("lit", ["7C", "7S"], [deck.images[lbl("7C")], tinted], siblings=[("7C", "7S")])
     ink = lit._levels[None].ink
     assert 15.0 < float(np.linalg.norm(ink[1] - ink[0])) <= I.SIBLING_INK
     assert lit._blind[0, 1]
-    # only the deck's word pairs faces now (no learnt vectors or hand-made scores alike enough)
+    # only the deck's word pairs faces now (no embeddings or hand-made scores alike enough)
     monkeypatch.setattr(I, "EMBED_BLIND", 2.0)
     monkeypatch.setattr(I, "HAND_ALIKE", 2.0)
     chosen = {k: deck.images[lbl(k)] for k in ("7C", "7S", "7H", "8C", "9D")}
@@ -270,7 +270,7 @@ def test_siblings_of_another_colour_in_a_near_tie_go_to_the_second_look_too(monk
     width = 200 * 63 / 88
     sims = deck.similarities(crop, width=width).max(axis=0)
     i = deck.labels.index
-    assert int(np.argmax(sims)) == i("7D") and sims[i("7D")] - sims[i("7S")] < deck.refine_margin
+    assert int(np.argmax(sims)) == i("7D") and sims[i("7D")] - sims[i("7S")] < deck.settings.refine_margin
     assert not deck._blind[i("7D"), i("7S")] and deck._symbol[i("7D"), i("7S")]
     read = deck.identify(crop, width=width)
     assert read.label == "7S" and read.confidence >= 0.9, read

@@ -70,8 +70,8 @@ def test_a_card_keeps_its_track_id_and_name_while_a_hand_passes(detector):
     after = {seen[t][0] for t in range(12, 16)}
     assert len(before) == 1 and before == after and min(before) >= 1, seen  # the same track after the hand
     # in between, whatever is read there is the chicken: the detector also boxes the half-hidden
-    # card beside the hand, which the tracker may start a track of its own for (the learnt
-    # description names it right, or it stays unknown), but never another card
+    # card beside the hand, which the tracker may start a track of its own for (the
+    # embedding names it right, or it stays unknown), but never another card
     assert {lbl for tid, lbl in seen.values() if lbl is not None} == {"chicken:orloff"}, seen
     assert sum(tid in before for tid, _ in seen.values()) >= 12, seen
 

@@ -247,7 +247,7 @@ def test_refined_reading_still_finds_every_real_card(detector, name):
 def test_an_unsure_card_is_aligned_onto_what_its_siblings_share(monkeypatch):
     """Aligned onto the 9 of spades' own template, a 9 of clubs is warped to fit the spade, and
     the second look between the two then favours the spade. The reader aligns an unsure card
-    onto the mean of the faces the learnt description cannot tell from its candidate: their
+    onto the mean of the faces the embedding cannot tell from its candidate: their
     common layout, neither sibling's pips favoured."""
     import vision.cards.reader as R
     from vision.cards.rectify import rectify

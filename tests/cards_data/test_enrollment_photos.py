@@ -37,8 +37,8 @@ def test_an_outline_run_into_a_glare_gives_way_to_the_detected_card():
 
 
 def test_faces_alike_to_the_hand_made_features_get_the_second_look_when_enrolled(monkeypatch):
-    """Enrolled from photos, an outlined club and its spade can stand apart in the learnt
-    description by their photos' light alone, and the light then decides the read. Faces whose
+    """Enrolled from photos, an outlined club and its spade can stand apart in the
+    embedding by their photos' light alone, and the light then decides the read. Faces whose
     templates the hand-made features find alike get the second look all the same: on the held-out
     scenes' clear clubs and spades (true corners) it reads more of them right."""
     import eval_card_reading as EV
@@ -57,9 +57,9 @@ def test_faces_alike_to_the_hand_made_features_get_the_second_look_when_enrolled
                 truth.append(meta["id"])
     assert len(crops) >= 12
 
-    def reads(alike: float) -> tuple[I.Templates, int]:
+    def reads(alike: float) -> tuple[I.CardIdentifier, int]:
         monkeypatch.setattr(I, "HAND_ALIKE", alike)
-        deck = I.Templates("enrolled", list(enrolled), list(enrolled.values()))
+        deck = I.CardIdentifier("enrolled", list(enrolled), list(enrolled.values()))
         return deck, sum(deck.identify(c).label == t for c, t in zip(crops, truth))
 
     deck, right = reads(I.HAND_ALIKE)
@@ -71,8 +71,8 @@ def test_faces_alike_to_the_hand_made_features_get_the_second_look_when_enrolled
 
 def test_faces_that_differ_by_their_suit_symbol_alone_get_the_second_look_when_enrolled():
     """Enrolled from photos in harsh light (`scripts/eval_card_reading.py --seed 99`), the 4 of
-    clubs' template had its pips lit hollow and the 4 of spades' filled grey: the learnt
-    description and the hand-made features alike read outlined clubs as spades, sure of it, and
+    clubs' template had its pips lit hollow and the 4 of spades' filled grey: the
+    embedding and the hand-made features alike read outlined clubs as spades, sure of it, and
     neither found the two templates alike. The deck says they differ by their suit symbol alone;
     their grey with its local brightness and contrast out, which such tones change little, then
     decides between them."""
@@ -93,8 +93,8 @@ def test_faces_that_differ_by_their_suit_symbol_alone_get_the_second_look_when_e
                 widths.append(float(np.linalg.norm(quad[1] - quad[0])))  # as the reader passes it
                 truth.append(meta["id"])
     assert len(crops) >= 30
-    plain = I.Templates("enrolled", list(enrolled), list(enrolled.values()))
-    deck = I.Templates("enrolled", list(enrolled), list(enrolled.values()), siblings=symbol_siblings("french52"))
+    plain = I.CardIdentifier("enrolled", list(enrolled), list(enrolled.values()))
+    deck = I.CardIdentifier("enrolled", list(enrolled), list(enrolled.values()), siblings=symbol_siblings("french52"))
     i, j = deck.labels.index("4C"), deck.labels.index("4S")
     assert not plain._blind[i, j] and deck._blind[i, j]
 

@@ -245,7 +245,7 @@ def engine_name(c: Card) -> str:
 def symbol_siblings(name: str) -> list[tuple[str, ...]]:
     """Groups of face keys whose faces differ by their suit or Guild symbol alone: the four 7s of
     a French or Italian deck, the four eggs numbered 3. (Their layouts are one; identification
-    looks closer at them: `identify.Templates`.) Not the figures: a king of clubs and a king of
+    looks closer at them: `identify.CardIdentifier`.) Not the figures: a king of clubs and a king of
     spades are different drawings in different colours (in print as in `render`), which the
     whole face tells apart and the second look at the grey alone does not."""
     groups: dict[tuple[str, str], list[str]] = {}

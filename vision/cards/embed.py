@@ -1,5 +1,5 @@
-"""A learnt description of a card face: a small network that maps a rectified crop to a unit
-vector, so that two photos of the same face of a deck lie close and two faces of one deck lie
+"""The embedding of a card face: a small network maps a rectified crop to a unit vector (its
+embedding), so that two photos of the same face of a deck lie close and two faces of one deck lie
 apart, whatever the printing.
 
 It was trained here (`scripts/train_card_embedder.py`) on our own rendered faces in hundreds of
@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.cards.detector import MODELS_DIR, ModelNotFound
-from vision.cards.identify import flat_field
+from vision.cards.light import flat_field
 
 MODEL_PATH = MODELS_DIR / "card_embedder" / "card_embedder.onnx"
 INPUT_SIZE = (64, 96)  # (w, h) of the network's input

@@ -1,92 +1,45 @@
-"""Which card is this? A rectified crop against a deck's templates, with a confidence.
+"""Which card is this? A rectified crop against a deck's faces, with a confidence.
 
-Features (measured against alternatives in docs/card-reading.md): the light falling on each crop
-is divided out (each channel over its heavy blur, then white-balanced on the paper: a warm
-lamp, a blue cast or a lamp's gradient change little), then the crop is described by
+`CardIdentifier` compares a crop, upright and turned 180 degrees (which says which way up the
+card lies), with each face of the deck: by hand-made features (the light divided out, then the
+whole face's grey, its index corner, its chroma and the colour of its print) and, when the model
+ships, by the cosine of their embeddings (`vision.cards.embed`). A softmax over each face's best
+rotation gives the confidence. Faces the embedding cannot tell apart (outlined clubs and spades,
+suit-symbol siblings) are decided between by a second look at their grey. A crop like no face,
+or too unsure, is unknown (label None); the referee's `possible` card ids settle near ties.
 
-* its grey levels without a 10% band along the edges (where corner errors and frames printed
-  near the edge differ most between photos), blurred and shrunk to 30 x 45, zero-mean and unit-norm (normalised
-  cross-correlation: brightness and contrast do not matter), compared at small shifts (a
-  detector corner a few pixels off still matches);
-* its index corner (the top-left 24% x 22%: rank and suit) at 24 x 32, also by normalised
-  cross-correlation, at shifts of up to two pixels;
-* its chroma (Lab a, b) shrunk to 10 x 15, which tells a brown hen from a white one;
-* the colour of its print (Lab a, b of its darkest eighth), which tells a red 7 from a black 7
-  whatever cast the paper has (a blotchy lamp, a tinted photo: the whole-face chroma of one
-  harshly lit enrolment photo had confused red and black suits).
-
-With three templates or more, what every face of the deck shares (paper, border, layout) is
-subtracted from both sides before correlating, so the comparison looks at what differs.
-
-To these hand-made features the learnt description is added when its model ships
-(`vision.cards.embed`: a small network trained here on our faces in hundreds of random
-printings, which maps a crop to a unit vector): the similarity is `EMBED_WEIGHT` of the cosine
-of the two vectors plus the rest of the hand-made score. On held-out scenes in a printing never
-seen in training it lifted decks enrolled from one photo per card from 52-75% to 71-96% of the
-clear cards read right from detected corners (docs/card-reading.md). Faces whose learnt
-vectors are nearly equal (outlined clubs and spades), whose templates the hand-made features
-find nearly equal, or that the deck says differ by their suit symbol alone, printed in one
-colour (`siblings`: the 7 of clubs and the 7 of spades; enrolled from photos, each photo's own
-light can part or join their learnt vectors whatever their shapes), are decided between, when
-both are within `blind_margin` of the best, by their grey at 60 x 90 (`_second_look_candidates`:
-with them the faces alike to any of those, and the faces that differ from one by their suit
-symbol alone whatever their colour, in a near tie), each template blurred as
-much as the crop is (`grey_similarity`: blurred, a club's edges fit a spade's simpler outline
-better than its own, where its grey still fits its own), with the local brightness and contrast
-taken out of both (`_contrast`: a photo's shadows and glare, which a template enrolled from a
-photo carries, are gone from it, the outlines and fills of the pips kept); the hand-made score
-parts only equal shapes (measured: docs/card-reading.md). Without the
-model (`embedder=None`), faces within `refine_margin` of the best get a second look with histograms of
-gradient directions (HOG) with what those candidates share taken out: a club's lobes against a
-spade's point.
-
-A crop is compared with every template at 0 and at 180 degrees; that says which way up the card
-lies. The similarities of the best rotation of each face go through a softmax (temperature
-`temperature`) to a confidence. A crop is `unknown` (label None) when its best similarity is
-below `min_similarity` or its confidence below `min_confidence`, or when a second look's grey
-fits none of its candidates (`GREY_FIT`): a hand over the card, a card
-of another deck, a blurred frame, a crop cut from corners that missed the card (on held-out
-scenes nearly all wrong reads from detected corners scored 0.45-0.55 and the right ones 0.59 or
-more: `min_similarity` 0.55 turned 7 of 10 wrong reads into unknown and lost 2 right ones; with
-the learnt description the right reads score 0.8-1.0 and a card nearly all under a hand up to
-0.6: the bar is then 0.65, which cost 1-3% of the right reads of the held-out scenes).
-
-A read is sure at confidence `SURE` (0.9) or more, and with the learnt description only when its
-crop is like its face (similarity `FIT_FOR_SURE`, 0.8): a crop cut from corners that missed the
-card (a corner short, the cloth beside it) can be far nearer one face than the others without
-being like any, and the softmax alone called such reads sure (the confidence is then held just
-under `SURE`, and the reader looks again at the card's corners: measured in docs/card-reading.md).
-
-The referee may pass `possible` (the card ids still unseen, or the deck's composition): among
-faces within `tie_margin` of the best, a possible one wins; a clear best outside `possible` is
-still reported (with `possible=False`): the referee decides what an impossible card means.
+Terms and how each feature, weight and bar was chosen: docs/card-reading.md ("Identification").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import cv2
 import numpy as np
 
-GRAY_SIZE = (30, 45)  # (w, h)
+from vision.cards import embed
+from vision.cards.light import flat_field
+
+FACE_GREY_SIZE = (30, 45)  # (w, h) of the whole face's grey in the first comparison
 CORNER = (0.24, 0.22)  # the index corner: fraction of width and height
 CORNER_SIZE = (24, 32)
 CHROMA_SIZE = (10, 15)
 _R = 1
-SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in GRAY_SIZE pixels
+SHIFTS = tuple((dx, dy) for dx in range(-_R, _R + 1) for dy in range(-_R, _R + 1))  # in FACE_GREY_SIZE pixels
 WEIGHTS = (0.4, 0.25, 0.1, 0.25)  # whole face, index corner, chroma, ink colour (measured: docs/card-reading.md)
 REFINE_WEIGHT = 0.3  # of the gradient histograms in the second look at near ties (hand-made features alone)
 MIN_SIMILARITY_HAND, MIN_CONFIDENCE_HAND = 0.55, 0.5  # a known read, hand-made features alone
-MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the learnt description
-EMBED_WEIGHT = 0.7  # of the learnt description's cosine similarity, against the hand-made features'
+MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with the embedding
+EMBED_WEIGHT = 0.7  # of the embeddings' cosine similarity, against the hand-made features'
 SURE = 0.9  # a read at this confidence or more is sure (how often such reads are wrong: docs/card-reading.md)
-FIT_FOR_SURE = 0.8  # ... and only when its crop is this like its face (with the learnt description; measured there)
-EMBED_BLIND = 0.95  # templates whose learnt vectors are this alike: the second look (`grey_similarity`) decides between them
+FIT_FOR_SURE = 0.8  # ... and only when its crop is this like its face (with the embedding; measured there)
+EMBED_BLIND = 0.95  # templates whose embeddings are this alike: the second look (`grey_similarity`) decides between them
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
-GREY_SIZE = (60, 90)  # (w, h) of the grey compared between faces the learnt description cannot tell apart
+GREY_SIZE = (60, 90)  # (w, h) of the second look's grey, between faces the embedding cannot tell apart
 GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # templates' grey at GREY_SIZE, blurred this much (pixels): as sharp as the crop
 GREY_NORM = 1.0  # the local brightness and contrast taken out over this blur (pixels at GREY_SIZE) ...
 GREY_FLOOR = 10.0  # ... the contrast no less than this (grey levels): flat paper's noise is not made an edge
@@ -97,26 +50,12 @@ SIBLING_INK = 20.0  # faces that differ by their suit symbol alone, printed in c
 # (one photo per card: a club's and a spade's measured up to 25.6 apart, 95% within 17 and 99% within 21:
 # docs/card-reading.md)
 _RE = 2  # the grey comparison's shifts, in GREY_SIZE pixels
-LIGHT_SCALE = 10.0  # the light is blurred over a LIGHT_SCALE-th of the card
 
 
-def flat_field(crop: np.ndarray) -> np.ndarray:
-    """Divide out the light falling on the card: each channel over its own heavy blur (a lamp's
-    gradient, a coloured reflection), then white-balanced on the paper."""
-    img = crop.astype(np.float32) + 1.0
-    h, w = crop.shape[:2]
-    # the light is smooth: blur a sixth-size copy (sigma a tenth of the card) and enlarge it
-    small = cv2.resize(img, (max(1, w // 6), max(1, h // 6)), interpolation=cv2.INTER_AREA)
-    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(h, w) / 6.0 / LIGHT_SCALE), (w, h), interpolation=cv2.INTER_LINEAR)
-    flat = img / light
-    ref = np.percentile(flat[::3, ::3].reshape(-1, 3), 90, axis=0)
-    return np.clip(flat * (235.0 / np.maximum(ref, 1e-3)), 0, 255).astype(np.uint8)
-
-
-def _gray_features(crop: np.ndarray, margin: int = _R) -> np.ndarray:
+def _face_grey(crop: np.ndarray, margin: int = _R) -> np.ndarray:
     """(H+2m, W+2m) float32 blurred grey, unnormalised, with a margin for shifting."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-    w, h = GRAY_SIZE
+    w, h = FACE_GREY_SIZE
     small = cv2.resize(gray, (w + 2 * margin, h + 2 * margin), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
 
@@ -215,15 +154,15 @@ def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclasses.dataclass(frozen=True)
 class CropFeatures:
-    gray: np.ndarray  # (2 rotations, n shifts, D) normalised
+    face_grey: np.ndarray  # (2 rotations, n shifts, D) normalised
     corner: np.ndarray  # (2 rotations, n corner shifts, Dk) normalised
     chroma: np.ndarray  # (2 rotations, Dc) raw a, b values
     ink: np.ndarray  # (2,) a, b of the print (the same both ways up)
     flat: np.ndarray  # the crop with its light divided out (`flat_field`)
-    emb: np.ndarray | None = None  # (2 rotations, D): the learnt description, when used
+    emb: np.ndarray | None = None  # (2 rotations, D): the embedding, when used
 
     # The second looks' features are made only when a near tie asks for them (each one crop in
-    # many): the gradient histograms without the learnt description, the grey with it.
+    # many): the gradient histograms without the embedding, the grey with it.
     # (cached_property writes the instance's __dict__, which frozen allows.)
     @functools.cached_property
     def hog(self) -> np.ndarray:
@@ -240,10 +179,10 @@ class CropFeatures:
            corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> "CropFeatures":
         crop = flat_field(crop)
         grays, corners, chromas = [], [], []
-        w, h = GRAY_SIZE
+        w, h = FACE_GREY_SIZE
         cw, ch = CORNER_SIZE
         for rot in _both_ways(crop):
-            g = _gray_features(_inner(rot))
+            g = _face_grey(_inner(rot))
             grays.append(_norm(np.stack([g[_R + dy:_R + dy + h, _R + dx:_R + dx + w] for dx, dy in shifts])))
             k = _corner(rot)
             corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
@@ -263,9 +202,9 @@ def _soften(image: np.ndarray, width: int) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class _Level:
-    gray_mean: np.ndarray
+    face_grey_mean: np.ndarray
     corner_mean: np.ndarray
-    gray: np.ndarray  # (T, D) unit, mean taken out
+    face_grey: np.ndarray  # (T, D) unit, mean taken out
     corner: np.ndarray
     chroma: np.ndarray
     hog: np.ndarray
@@ -273,7 +212,7 @@ class _Level:
 
     @classmethod
     def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
-        gray = np.stack([f.gray[0, 0] for f in feats])
+        gray = np.stack([f.face_grey[0, 0] for f in feats])
         corner = np.stack([f.corner[0, 0] for f in feats])
         # What every face shares (paper, border, layout) says nothing about which face it is:
         # with three faces or more, it is taken out of both sides of the comparison.
@@ -300,21 +239,42 @@ class Identification:
         return self.label is not None
 
 
-def _fused(hand: np.ndarray, learnt: np.ndarray | None) -> np.ndarray:
-    """The similarity: the hand-made score, with the learnt description's cosine when there is one."""
-    return hand if learnt is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * learnt
+def _fused(hand: np.ndarray, embedded: np.ndarray | None) -> np.ndarray:
+    """The similarity: the hand-made score, with the embeddings' cosine when there is one."""
+    return hand if embedded is None else (1 - EMBED_WEIGHT) * hand + EMBED_WEIGHT * embedded
 
 
-class Templates:
-    """A deck's faces ready for identification.
+class Embedder(Protocol):
+    """Maps rectified crops to unit vectors (`vision.cards.embed.CardEmbedder`)."""
+
+    def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class IdentifierSettings:
+    """How a `CardIdentifier` decides; the defaults are the measured ones (docs/card-reading.md)."""
+
+    temperature: float = 0.03  # of the softmax that turns the faces' similarities into a confidence
+    min_similarity: float | None = None  # a known read is this like its face (None: MIN_SIMILARITY_HAND or _WITH_EMBED)
+    min_confidence: float | None = None  # ... and this sure (None: MIN_CONFIDENCE_HAND or _WITH_EMBED)
+    tie_margin: float = 0.04  # a face the referee says is possible wins over a best this near
+    refine_margin: float = 0.05  # faces this near the best get a second look (without the embedding; with
+    # it, the suit-symbol siblings of another colour)
+    blind_margin: float = 0.2  # faces the embedding cannot tell apart get a second look this near the best
+    refine_temperature: float = 0.03  # of the softmax over the second look's scores, without the embedding
+
+
+class CardIdentifier:
+    """Names rectified crops against a deck's faces.
 
     labels: one per distinct face (`Card.face_key`); images: rectified BGR crops at
     `rectify.CANONICAL_SIZE`; card_ids: for each label, the card ids that share the face (the
     three copies of a chicken), so `possible` may name card ids or face labels; symmetric: which
     faces look the same turned 180 degrees (by default measured: a template that matches itself
     turned with a correlation above 0.9); siblings: groups of labels whose faces differ by their
-    suit symbol alone (`decks.symbol_siblings`), which the learnt description is not left to
-    tell apart.
+    suit symbol alone (`decks.symbol_siblings`), which the embedding is not left to tell apart;
+    embedder: "default" (the shipped model, when there), an embedder, or None (hand-made
+    features alone); settings: the margins, temperatures and bars.
     """
 
     def __init__(
@@ -322,17 +282,12 @@ class Templates:
         name: str,
         labels: Sequence[str],
         images: Sequence[np.ndarray],
-        card_ids: dict[str, Sequence[str]] | None = None,
-        temperature: float = 0.03,
-        min_similarity: float | None = None,
-        min_confidence: float | None = None,
-        tie_margin: float = 0.04,
-        refine_margin: float = 0.05,
-        blind_margin: float = 0.2,
-        refine_temperature: float = 0.03,
+        *,
+        card_ids: Mapping[str, Sequence[str]] | None = None,
         symmetric: Sequence[bool] | None = None,
-        embedder: Any = "default",
         siblings: Iterable[Iterable[str]] = (),
+        embedder: Embedder | str | None = "default",
+        settings: IdentifierSettings | None = None,
     ) -> None:
         if len(labels) != len(images) or not labels:
             raise ValueError("templates need one image per label, and at least one")
@@ -341,62 +296,58 @@ class Templates:
         self.images = [np.asarray(im) for im in images]
         self.card_ids = {lbl: tuple(card_ids.get(lbl, (lbl,))) if card_ids else (lbl,) for lbl in self.labels}
         self._label_of_id = {cid: lbl for lbl, ids in self.card_ids.items() for cid in ids}
-        self.temperature = temperature
-        self.tie_margin = tie_margin
-        self.refine_margin = refine_margin
-        self.blind_margin = blind_margin
-        self.refine_temperature = refine_temperature
+        self.settings = settings = settings or IdentifierSettings()
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
-        # Templates are also kept as a card seen small would look (shrunk to LEVELS pixels wide
+        # The faces are also kept as a card seen small would look (shrunk to LEVELS pixels wide
         # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
         self._levels = {None: _Level.of(feats)}
         for width in LEVELS:
             self._levels[width] = _Level.of([CropFeatures.of(_soften(im, width), shifts=((0, 0),),
                                                              corner_shifts=((0, 0),)) for im in self.images])
-        # The learnt description (vision.cards.embed), when its model is there: "default" is the
+        # The embedding (vision.cards.embed), when its model is there: "default" is the
         # shipped one, None the hand-made features alone.
-        if isinstance(embedder, str) and embedder == "default":
-            from vision.cards.embed import default_embedder
-
-            embedder = default_embedder()
+        if embedder == "default":
+            embedder = embed.default_embedder()
+        elif isinstance(embedder, str):
+            raise ValueError(f"embedder {embedder!r}: 'default', an embedder or None")
         self.embedder = embedder
         self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
-        # pairs of faces the learnt description cannot tell apart (their vectors this alike)
+        # pairs of faces the embedding cannot tell apart (their vectors this alike)
         self._blind = None
         if self._emb is not None:
             # ... or that the hand-made features find alike: enrolled from photos, two such faces'
-            # learnt vectors can stand apart by their photos' light alone
+            # embeddings can stand apart by their photos' light alone
             hand = np.stack([self._scores(f, None)[0].max(axis=0) for f in feats])  # (T, T)
             self._blind = (self._emb @ self._emb.T >= EMBED_BLIND) | (np.maximum(hand, hand.T) >= HAND_ALIKE)
             # ... or that the deck says differ by their suit symbol alone (a 7 of clubs and a 7 of
             # spades), printed in colours as near as the templates show: enrolled from photos,
-            # each photo's light can part or join their learnt vectors however their shapes go
+            # each photo's light can part or join their embeddings however their shapes go
             self._blind |= self._sibling_pairs(siblings)
             # faces that differ by their suit symbol alone whatever their colours: a light that
             # tints the print can leave the first look unsure which colour it is (`_second_look_candidates`)
             self._symbol = self._sibling_pairs(siblings, ink=np.inf)
         # the bars for a known read, as measured for each (docs/card-reading.md)
-        self.min_similarity = min_similarity if min_similarity is not None else \
+        self.min_similarity = settings.min_similarity if settings.min_similarity is not None else \
             (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
-        self.min_confidence = min_confidence if min_confidence is not None else \
+        self.min_confidence = settings.min_confidence if settings.min_confidence is not None else \
             (MIN_CONFIDENCE_HAND if embedder is None else MIN_CONFIDENCE_WITH_EMBED)
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
-        self_rot = np.array([float(f.gray[1, 0] @ f.gray[0, 0]) for f in feats])  # plain NCC
+        self_rot = np.array([float(f.face_grey[1, 0] @ f.face_grey[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
 
     def _second_look_candidates(self, s: np.ndarray, pool: np.ndarray, most: int = 6) -> list[int]:
         """The second look's candidates, from the similarities `s` of the faces in `pool`: the
-        best, then (best first) each face the learnt description cannot tell from a candidate
+        best, then (best first) each face the embedding cannot tell from a candidate
         already in (`_blind`) within `blind_margin` of the best, or that differs from one by its
         suit symbol alone, whatever its colour, within `refine_margin` (a near tie: a tinted light
-        can leave the first look unsure of the print's colour, and the learnt description
+        can leave the first look unsure of the print's colour, and the embedding
         favoured a 7 of diamonds over a 7 of spades whose print the hand-made features called
         black). With the 5 of diamonds on top under a red lamp: the 5 of clubs (alike to it),
         then the 5 of spades (the club's sibling, though not the diamond's). At most `most`."""
         ps = np.where(pool, s, -np.inf)
         order = [int(j) for j in np.argsort(-ps) if pool[j]]
         best = ps[order[0]]
-        near = [j for j in order[1:] if s[j] >= best - max(self.blind_margin, self.refine_margin)]
+        near = [j for j in order[1:] if s[j] >= best - max(self.settings.blind_margin, self.settings.refine_margin)]
         cands = [order[0]]
         grown = True
         while grown and len(cands) < most:
@@ -404,15 +355,15 @@ class Templates:
             for j in near:
                 if j in cands:
                     continue
-                if (s[j] >= best - self.blind_margin and self._blind[cands, j].any()) or \
-                        (s[j] >= best - self.refine_margin and self._symbol[cands, j].any()):
+                if (s[j] >= best - self.settings.blind_margin and self._blind[cands, j].any()) or \
+                        (s[j] >= best - self.settings.refine_margin and self._symbol[cands, j].any()):
                     cands.append(j)
                     grown = True
                     break
         return cands
 
     def alike(self, k: int) -> tuple[int, ...]:
-        """The faces the learnt description cannot tell from face `k` (`_blind`), `k` among them."""
+        """The faces the embedding cannot tell from face `k` (`_blind`), `k` among them."""
         if self._blind is None:
             return (k,)
         row = self._blind[k].copy()
@@ -460,11 +411,11 @@ class Templates:
         return _fused(*self._scores(feats or self.features(crop), width))
 
     def _scores(self, f: CropFeatures, width: float | None) -> tuple[np.ndarray, np.ndarray | None]:
-        """(2, T) each: the hand-made features' score, and the learnt description's cosine (None
+        """(2, T) each: the hand-made features' score, and the embeddings' cosine (None
         without an embedder)."""
         lv = self._level(width)
-        g = _unit(f.gray - lv.gray_mean)  # (2 rotations, shifts, D)
-        gray = (g.reshape(-1, g.shape[-1]) @ lv.gray.T).reshape(2, -1, len(self.labels)).max(axis=1)  # best shift
+        g = _unit(f.face_grey - lv.face_grey_mean)  # (2 rotations, shifts, D)
+        gray = (g.reshape(-1, g.shape[-1]) @ lv.face_grey.T).reshape(2, -1, len(self.labels)).max(axis=1)  # best shift
         k = _unit(f.corner - lv.corner_mean)
         corner = (k.reshape(-1, k.shape[-1]) @ lv.corner.T).reshape(2, -1, len(self.labels)).max(axis=1)
         dc = f.chroma[:, None, :] - lv.chroma[None, :, :]
@@ -477,7 +428,7 @@ class Templates:
         return hand, f.emb @ self._emb.T
 
     def features(self, crop: np.ndarray) -> CropFeatures:
-        """The crop's features, with its learnt description (both ways up) when the templates
+        """The crop's features, with its embedding (both ways up) when the templates
         have an embedder."""
         f = CropFeatures.of(crop)
         if self._emb is None:
@@ -504,7 +455,7 @@ class Templates:
         return np.stack([[_contrast(_grey(f, b))[_RE:-_RE, _RE:-_RE] for b in GREY_BLURS] for f in flat])
 
     def grey_similarity(self, candidates: Sequence[int], rotations: Sequence[int], feats: CropFeatures) -> np.ndarray:
-        """Second look at faces the learnt description cannot tell apart: the crop's grey
+        """Second look at faces the embedding cannot tell apart: the crop's grey
         (`CropFeatures.grey`, both ways up as `rotations` say) correlated with each candidate's
         template blurred as much as the crop is (the blur of GREY_BLURS at which the best
         candidate fits best: one blur for all, since it is the crop's), at shifts of up to `_RE`
@@ -519,8 +470,8 @@ class Templates:
         (a small card is compared with softened templates); `feats`: the crop's `features`, when
         already made (the crop itself is then not needed)."""
         feats = feats or self.features(crop)
-        hand, learnt = self._scores(feats, width)
-        sims = _fused(hand, learnt)
+        hand, embedded = self._scores(feats, width)
+        sims = _fused(hand, embedded)
         best_rot = np.argmax(sims, axis=0)  # per template
         s = sims.max(axis=0)
         order = [int(j) for j in np.argsort(-s)]
@@ -532,14 +483,14 @@ class Templates:
             in_allowed = np.array([lbl in allowed for lbl in self.labels])
             # The best possible face wins a near tie (within tie_margin); a clear best outside
             # `possible` is still reported.
-            if in_allowed[order[0]] or (in_allowed & (s >= s[order[0]] - self.tie_margin)).any():
+            if in_allowed[order[0]] or (in_allowed & (s >= s[order[0]] - self.settings.tie_margin)).any():
                 pool = in_allowed
         ps = np.where(pool, s, -np.inf)
         top = int(np.argmax(ps))
-        p1 = np.exp(np.clip((ps - ps[top]) / self.temperature, -60, 0))
+        p1 = np.exp(np.clip((ps - ps[top]) / self.settings.temperature, -60, 0))
         p1 = p1 / p1.sum()
         # A second look at near ties, by the hand-made features and gradient histograms. With the
-        # learnt description only among faces it cannot tell apart (`blind`: their templates'
+        # embedding only among faces it cannot tell apart (`blind`: their templates'
         # vectors alike, as outlined clubs and spades, or faces that differ by their suit symbol
         # alone; and those siblings in other colours in a near tie: `_second_look_candidates`),
         # where its cosine decides little, and by their grey blurred as the crop is
@@ -548,7 +499,7 @@ class Templates:
         if self._emb is not None:
             cands = self._second_look_candidates(s, pool)
         else:
-            cands = [j for j in order if pool[j] and s[j] >= s[top] - self.refine_margin][:6]
+            cands = [j for j in order if pool[j] and s[j] >= s[top] - self.settings.refine_margin][:6]
         fits = True  # the second look's grey fits one of its candidates (GREY_FIT)
         if len(cands) >= 2:
             h = hand.max(axis=0)[cands]
@@ -560,7 +511,7 @@ class Templates:
                 temperature = GREY_TEMPERATURE
             else:
                 r = h + REFINE_WEIGHT * self.refine(crop, cands, rots, feats, width)
-                temperature = self.refine_temperature
+                temperature = self.settings.refine_temperature
             k = int(np.argmax(r))
             top = cands[k]
             p2 = np.exp(np.clip((r - r[k]) / temperature, -60, 0))
@@ -572,8 +523,8 @@ class Templates:
             rest = [j for j in order if j != top]
             runner = rest[0] if rest else None
             margin = float(s[top] - s[runner]) if runner is not None else 1.0
-        # How like a face of the deck the crop is: after a second look between faces the learnt
-        # description cannot tell apart, like its likest candidate (a club the second look names
+        # How like a face of the deck the crop is: after a second look between faces the embedding
+        # cannot tell apart, like its likest candidate (a club the second look names
         # can be a little less like its template than the spade's, and no less a card of this deck).
         like = max(s[j] for j in cands) if len(cands) >= 2 and self._emb is not None else s[top]
         known = like >= self.min_similarity and confidence >= self.min_confidence and fits

@@ -15,10 +15,7 @@ among the straight edges near it). With a deck, a few guesses at the corners
 (`refine.candidate_quads`: that one, the quad snapped only, refined from the paper around its
 centre, as detected, refined from a card outline around it) are read in turn until one reads
 surely (confidence `sure`); the one whose crop matches a face best wins (a later guess by
-`guess_margin`); at most `max_guesses` (six: for the detector's box, which it gives for a card
-whose corner keypoints collapsed, the two cards inscribed in it come third and fourth, and the
-fifth, from the paper around the centre, read 2 more of the 51 clear Beccato! cards of the
-held-out scenes right; a seventh or eighth guess changed no read). With `align` (the default) a
+`guess_margin`); at most `max_guesses` (six). With `align` (the default) a
 card still not read surely but somewhat like a face of the deck (similarity `align_from` or
 more: a hand or another deck's card is not worth the time) is laid onto each of its
 `align_candidates` best templates (`refine.align_to_template`: ECC on the region around the
@@ -86,7 +83,7 @@ class CardReader:
 
         With `snap` (by default the reader's setting) each quad is first made precise: of the
         guesses `refine.candidate_quads` makes at its corners, the one whose crop matches a
-        face of the deck best. With `align`, an unsure reading gets a second look (`aligned`)."""
+        face of the deck best. With `align`, an unsure reading is aligned on the deck's faces and read again (`aligned`)."""
         out = cards.copy()
         if self.deck is None or len(out) == 0:
             return out
@@ -107,7 +104,7 @@ class CardReader:
                 if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
                     continue
                 width = float(np.linalg.norm(quad[1] - quad[0]))
-                feats = templates.features(rectify(image, quad))  # made once, for the read and the second look
+                feats = templates.features(rectify(image, quad))  # made once, for the read and the alignment
                 ident: Identification = templates.identify(None, pos, width=width, feats=feats)
                 tried.append((ident.similarity, quad, ident, feats, width))
                 # a later guess must match clearly better: among many crops one matches some face
@@ -121,7 +118,7 @@ class CardReader:
             quad, ident, feats, width = best
             if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
                 quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
-                # still unsure: the next best guesses get the same second look (a guess a few
+                # still unsure: the next best guesses are aligned the same way (a guess a few
                 # percent off, that read worse, may align where the best one did not)
                 for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1:self.align_guesses]:
                     if ident.known and ident.confidence >= self.sure or sim < self.align_from:
@@ -139,10 +136,10 @@ class CardReader:
 
     def aligned(self, image: np.ndarray, quad: np.ndarray, feats: CropFeatures, templates,
                 possible: list[str] | None, width: float, ident: Identification) -> tuple[np.ndarray, Identification]:
-        """A second look at an unsure card: its region laid onto each of its best few templates
-        (`align_to_template`), or, for a face the learnt description cannot tell from others
-        (`Templates.alike`: a 9 of clubs and a 9 of spades), onto what those faces share
-        (`Templates.shared_face`, once for them all): laid onto the spade's own template, a club
+        """An unsure card aligned and read again: its region laid onto each of its best few templates
+        (`align_to_template`), or, for a face the embedding cannot tell from others
+        (`CardIdentifier.alike`: a 9 of clubs and a 9 of spades), onto what those faces share
+        (`CardIdentifier.shared_face`, once for them all): laid onto the spade's own template, a club
         is warped to fit the spade, and the second look between the two then favours the spade
         (measured: docs/card-reading.md); of the alignments that fit (ECC correlation at least
         `align_min_cc`: on held-out scenes three in four alignments onto the right face reached

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
-from vision.cards.identify import Templates
+from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import CANONICAL_SIZE
 
 DECKS_ENV = "TABLE_REFEREE_DECKS"
@@ -52,8 +52,8 @@ class Deck:
     """A deck ready to identify: its faces and (when known) its backs."""
 
     name: str
-    faces: Templates
-    backs: Templates | None = None
+    faces: CardIdentifier
+    backs: CardIdentifier | None = None
     base: str | None = None  # the deck definition (vision.cards.decks) it follows, if any
     source: str = "built-in"  # "built-in" or the folder it was loaded from
 
@@ -96,11 +96,11 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     for card in deck_cards(base):
         ids.setdefault(card.face_key, []).append(card.id)
     back_cards = backs(base)
-    back_t = Templates(f"{base}:{design}:backs", [c.id for c in back_cards],
+    back_t = CardIdentifier(f"{base}:{design}:backs", [c.id for c in back_cards],
                        [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
                        symmetric=[c.symmetric for c in back_cards], embedder=None)
     return Deck(name=base if design == "classic" else f"{base}:{design}",
-                faces=Templates(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric,
+                faces=CardIdentifier(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric,
                                 siblings=symbol_siblings(base)),
                 backs=back_t, base=base, source="built-in")
 
@@ -171,7 +171,7 @@ def read_deck_folder(folder: Path) -> Deck:
 
     name, base = doc.get("name", folder.name), doc.get("base")
     # a deck enrolled as free-form faces has no base deck to say which faces are siblings
-    faces = Templates(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2],
+    faces = CardIdentifier(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2],
                       siblings=symbol_siblings(base) if base in DECKS else [])
-    backs = Templates(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
+    backs = CardIdentifier(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
     return Deck(name=name, faces=faces, backs=backs, base=base, source=str(folder))

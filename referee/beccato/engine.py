@@ -37,4 +37,5 @@ def _beccato(state: GameState) -> BeccatoState:
     return state
 
 
-ENGINE: TableEngine = BeccatoEngine()
+ENGINE = BeccatoEngine()
+_CONTRACT: TableEngine = ENGINE  # mypy checks here that the engine meets the table's contract

@@ -2,8 +2,8 @@
 
 import pytest
 
-from vision.audio.attribute import attribute, overlaps
 from referee.observations import SignalEvent
+from vision.audio.attribute import attribute, overlaps
 
 
 def mouth(player, start, end):

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -29,6 +29,7 @@ FPS = 15.0
 def real_landmarks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(face, pose, left hand) of the fixture photo, in its pixels (MediaPipe, static mode)."""
     import cv2
+
     from vision.landmarks.calibration import whole_frame
     from vision.landmarks.extract import LandmarkExtractor
 
@@ -51,7 +52,7 @@ class Body:
     table_y: float
 
     @classmethod
-    def make(cls, scale: float = 1.0, origin: tuple[float, float] = (960.0, 300.0)) -> "Body":
+    def make(cls, scale: float = 1.0, origin: tuple[float, float] = (960.0, 300.0)) -> Body:
         face, pose, hand = real_landmarks()
         anchor = face[1, :2].copy()  # the nose tip goes to `origin`
         def tf(a):
@@ -367,14 +368,16 @@ def builders() -> list:
             name=f"hand lifted, no tap ({kind})")
         add(f"miss-bounce-above-table-{kind}", _tap_case, kind, "right", taps=(1.2, 1.8), reach=0.6, expected=False,
             name=f"hand bouncing above the table ({kind})")
-        add(f"miss-blink-{kind}", _eye_case, kind, {"left": 1.0, "right": 1.0}, t1=1.2, name=f"both eyes blink ({kind})")
+        add(f"miss-blink-{kind}", _eye_case, kind, {"left": 1.0, "right": 1.0}, t1=1.2,
+            name=f"both eyes blink ({kind})")
         add(f"miss-mouth-held-open-{kind}", _mouth_case, kind, constant=0.2, expected=False,
             name=f"mouth held open ({kind})")
         add(f"miss-hand-kept-on-face-{kind}", _touch_case, kind, "left", "nose", t0=0.5, t1=6.0, duration=6.5,
             expected=[], name=f"hand kept on the face for 5 s ({kind})")
     add("cards-two", _cards_case, "base", (0, 0), expected=[("ana", "cards_only_two", 1.0, 3.0)])
     add("cards-one", _cards_case, "base", (0,), expected=[("ana", "cards_only_one", 1.0, 3.0)])
-    add("cards-middle-flipped", _cards_case, "base", (0, 180, 0), expected=[("ana", "cards_middle_upside_down", 1.0, 3.0)])
+    add("cards-middle-flipped", _cards_case, "base", (0, 180, 0),
+        expected=[("ana", "cards_middle_upside_down", 1.0, 3.0)])
     add("miss-cards-three-upright", _cards_case, "base", (0, 0, 0), name="three upright cards")
     add("miss-cards-far-from-hands", _cards_case, "base", (0, 0), far=True, name="two cards far from the hands")
     return out

@@ -7,11 +7,20 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from signal_streams import HEIGHT, WIDTH, Body
 
-from signal_streams import Body, WIDTH, HEIGHT
 from vision.landmarks.assign import RawHand, assign_hands, dedupe_hands, handedness_side
-from vision.landmarks.calibration import (CalibrationError, Seat, TableCalibration, propose_table_line,
-                                          quadrant_seats, seats_from_faces, whole_frame)
+from vision.landmarks.calibration import (
+    CalibrationError,
+    Seat,
+    TableCalibration,
+    propose_table_line,
+    quadrant_seats,
+    seats_from_faces,
+    whole_frame,
+)
 from vision.landmarks.types import FrameLandmarks, Hand, Person
 
 
@@ -149,10 +158,6 @@ def test_several_cameras_each_cover_some_seats():
     assert [s.name for s in calib.for_camera("1").seats] == ["carla"]
     with pytest.raises(CalibrationError, match="camera '2'"):
         calib.for_camera("2")
-
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(max_examples=40, deadline=None)

@@ -111,8 +111,8 @@ def test_four_seat_table_composed_from_real_pictures():
     cap = cv2.VideoCapture(str(GESTURE))
     ok, first = cap.read()
     cap.release()
-    for img in (first, cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")), cv2.imread(str(PEOPLE / "mptasks_face.jpg")),
-                cv2.imread(str(PEOPLE / "mp_sergey.png"))):
+    for img in (first, cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")),
+                cv2.imread(str(PEOPLE / "mptasks_face.jpg")), cv2.imread(str(PEOPLE / "mp_sergey.png"))):
         h, w = img.shape[:2]
         s = min(640 / w, 360 / h)
         small = cv2.resize(img, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)

@@ -7,10 +7,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from signal_streams import (
+    Body,
+    _tap_case,
+    builders,
+    card_quad,
+    free_demonstrations,
+    free_stream,
+    match_events,
+    score,
+    seat_calibration,
+    suite,
+)
 
 from referee.signal_cards import SIGNAL_CARDS
-from signal_streams import (Body, builders, card_quad, free_demonstrations, free_stream, match_events,
-                            score, seat_calibration, suite, _tap_case)
 from vision.signals.catalogue import MOUTH_MOVING, CatalogueError, default_catalogue, load_catalogue
 from vision.signals.detectors import runs
 from vision.signals.engine import detect_signals, seat_series
@@ -72,7 +82,7 @@ def test_no_table_line_means_no_elbow_or_tap_signal():
 
 def test_two_players_each_get_their_own_events():
     a, b = Body.make(scale=0.8, origin=(480.0, 300.0)), Body.make(scale=0.8, origin=(1440.0, 300.0))
-    from signal_streams import stream, ramp, lerp
+    from signal_streams import lerp, ramp, stream
 
     def make(t):
         k = ramp(t, 1.0, 2.4)

@@ -23,7 +23,7 @@ def _add_commands(group: click.Group) -> None:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         command = getattr(module, "command", None)
         if not isinstance(command, click.Command):
-            raise TypeError(f"tabletablereferee.commands.{info.name} must define `command`, a click.Command")
+            raise TypeError(f"tablereferee.commands.{info.name} must define `command`, a click.Command")
         group.add_command(command)
 
 

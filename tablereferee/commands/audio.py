@@ -4,16 +4,14 @@ WAV file, the audio track of a video, or a live microphone (`mic`)."""
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from referee.core import RefereeError
+from referee.observations import SignalEvent
+from tablereferee.commands._errors import exit_on_error
 
 
-def _load_mouth(path: str):
-    from referee.observations import SignalEvent
-
+def _load_mouth(path: str) -> list[SignalEvent]:
     with open(path) as f:
         data = json.load(f)
     if isinstance(data, dict):
@@ -26,30 +24,11 @@ def _load_mouth(path: str):
     return out
 
 
-def _mouth_from_video(path: str):
-    """mouth_moving intervals from the body-signal recogniser, when it offers a function for it."""
-    import importlib
+def _mouth_from_video(path: str) -> list[SignalEvent]:
+    """mouth_moving intervals of the video's seats, from the body-signal recogniser."""
+    from vision.signals.engine import mouth_moving_events  # deferred: vision.signals loads NumPy
 
-    from vision.audio.errors import AudioError
-
-    for module_name, func_name in (("vision.signals.engine", "mouth_moving_events"),
-                                   ("vision.signals", "mouth_intervals"),
-                                   ("vision.signals.mouth", "mouth_intervals"),
-                                   ("vision.signals.detect", "mouth_intervals")):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        func = getattr(module, func_name, None)
-        if callable(func):
-            return list(func(path))
-
-    class MouthCueUnavailable(AudioError):
-        """The body-signal recogniser offers no mouth_moving intervals for a video."""
-
-    raise MouthCueUnavailable(
-        "no mouth cue: vision.signals offers no mouth_moving_events(video); pass --mouth FILE.json "
-        "with mouth_moving events instead", path=path)
+    return list(mouth_moving_events(path))
 
 
 @click.command("audio")
@@ -74,15 +53,9 @@ def command(path, as_json, show_windows, lang, model_dir, no_recognition, start,
             mouth_file, attribute):
     """Report hum, mumble and table talk (TV shows, games, sport) in PATH: a WAV file, a
     video's audio track, or `mic` for the live microphone."""
-    try:
+    with exit_on_error(2, as_json):
         result = _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, device,
                       mouth_file, attribute)
-    except RefereeError as exc:
-        if as_json:
-            click.echo(json.dumps(exc.to_dict()), err=True)
-        else:
-            click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
@@ -103,10 +76,10 @@ def command(path, as_json, show_windows, lang, model_dir, no_recognition, start,
 
 def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file,
          attribute):
-    from vision.audio import sources
-    from vision.audio.attribute import attribute as attribute_events
-    from vision.audio.pipeline import AudioListener
-    from vision.audio.recognize import SphinxRecognizer
+    from vision.audio import sources  # deferred: vision.audio loads NumPy; --help starts without it
+    from vision.audio.attribute import attribute as attribute_events  # deferred: vision.audio loads NumPy
+    from vision.audio.pipeline import AudioListener  # deferred: vision.audio loads NumPy
+    from vision.audio.recognize import SphinxRecognizer  # deferred: vision.audio loads NumPy
 
     if attribute and path == "mic":
         raise click.UsageError("--attribute needs a video PATH (with `mic`, pass --mouth FILE.json)")

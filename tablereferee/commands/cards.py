@@ -11,17 +11,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from referee.core import RefereeError
 
+if TYPE_CHECKING:
+    import cv2
+    import numpy as np
+
 
 def draw_cards(image, cards):
     """The frame with each card's outline (green face up, grey face down), its top edge
     thicker, and its label, confidence and track id."""
-    import cv2
-    import numpy as np
+    import cv2  # deferred: OpenCV takes ~0.1 s to load; --help starts without it
+    import numpy as np  # deferred: NumPy takes ~0.1 s to load; --help starts without it
 
     out = image.copy()
     scale = max(0.4, min(out.shape[:2]) / 900)
@@ -31,7 +36,8 @@ def draw_cards(image, cards):
         if d["face_up"] and d["label"] == "unknown":
             colour = (0, 165, 255)
         cv2.polylines(out, [quad.astype(np.int32)], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
-        cv2.line(out, tuple(quad[0].astype(int)), tuple(quad[1].astype(int)), colour, max(2, int(5 * scale)), cv2.LINE_AA)
+        cv2.line(out, tuple(quad[0].astype(int)), tuple(quad[1].astype(int)), colour, max(2, int(5 * scale)),
+                 cv2.LINE_AA)
         text = d["label"] if d["face_up"] else "face down"
         if d["face_up"] and d["label"] != "unknown":
             text += f" {d['confidence']:.2f}"
@@ -52,17 +58,18 @@ class OverlayWriter:
 
     def __init__(self, path: str, kind: str, fps: float | None) -> None:
         self.path, self.kind, self.fps = Path(path), kind, fps or 25.0
-        self._writer = None
+        self._writer: cv2.VideoWriter | None = None
 
-    def write(self, image) -> None:
-        import cv2
+    def write(self, image: np.ndarray) -> None:
+        import cv2  # deferred: OpenCV takes ~0.1 s to load; --help starts without it
 
         if self.kind == "image":
             if not cv2.imwrite(str(self.path), image):
                 raise OverlayNotWritten(f"cannot write the picture {self.path}", path=str(self.path))
             return
         if self._writer is None:
-            fourcc = cv2.VideoWriter_fourcc(*("mp4v" if self.path.suffix.lower() in (".mp4", ".m4v", ".mov") else "MJPG"))
+            mp4 = self.path.suffix.lower() in (".mp4", ".m4v", ".mov")
+            fourcc = cv2.VideoWriter.fourcc(*("mp4v" if mp4 else "MJPG"))
             self._writer = cv2.VideoWriter(str(self.path), fourcc, self.fps, (image.shape[1], image.shape[0]))
             if not self._writer.isOpened():
                 raise OverlayNotWritten(f"cannot write the video {self.path}", path=str(self.path))
@@ -115,12 +122,12 @@ def _text_lines(rec: dict) -> list[str]:
 def command(path, deck_name, decks_dir, as_json, overlay, model, conf, zones_file, seats, possible,
             every, max_frames, threads):
     """Read the cards in PATH: an image, a video file or a camera index (0, 1...)."""
-    from vision.cards.detector import CardDetector
-    from vision.cards.reader import CardReader
-    from vision.cards.templates import load_deck
-    from vision.cards.track import CardTracker
-    from vision.cards.zones import TableLayout
-    from vision.video import open_frames
+    from vision.cards.detector import CardDetector  # deferred: loads OpenCV; --help starts without it
+    from vision.cards.reader import CardReader  # deferred: loads OpenCV
+    from vision.cards.templates import load_deck  # deferred: loads OpenCV
+    from vision.cards.track import CardTracker  # deferred: loads NumPy
+    from vision.cards.zones import TableLayout  # deferred: loads OpenCV
+    from vision.video import open_frames  # deferred: loads OpenCV
 
     writer = None
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -114,7 +114,7 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
     sys.exit(EXIT_OK if result.legal else EXIT_VIOLATION)
 
 
-def _fail(error: RefereeError, as_json: bool, code: int) -> None:
+def _fail(error: RefereeError, as_json: bool, code: int) -> NoReturn:
     if as_json:
         click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
     else:

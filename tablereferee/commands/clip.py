@@ -7,11 +7,9 @@ referee's reasoning, the confidences and the model versions (`tablereferee/recor
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from referee.core import RefereeError
+from tablereferee.commands._errors import exit_on_error
 
 
 @click.command("clip")
@@ -23,13 +21,10 @@ from referee.core import RefereeError
 @click.option("--no-landmarks", is_flag=True, help="do not re-run MediaPipe to draw the landmarks")
 def command(session, entry, before, after, out, no_landmarks):
     """Cut a dispute clip and package around one log entry."""
-    from tablereferee.recording.clip import make_dispute
+    from tablereferee.recording.clip import make_dispute  # deferred: loads OpenCV; --help starts without it
 
-    try:
+    with exit_on_error():
         result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks)
-    except RefereeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(3)
     click.echo(f"dispute package: {result['folder']}")
     click.echo(f"  clip.mp4 ({result['clip_frames']} frames, {result['window'][0]:.1f}-{result['window'][1]:.1f} s),"
                f" excerpt.jsonl, reasoning.md, package.json")

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from referee.core import RefereeError
+from tablereferee.commands._errors import exit_on_error
 from tablereferee.paths import default_session_path
 
 # datasets/demo/ in the repository, tablereferee/datasets/demo/ in an installed wheel (setup.py)
@@ -35,11 +36,11 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 @click.option("--quiet", is_flag=True, help="print only the result")
 def command(out, source, finder, model, threads, no_clip, quiet):
     """Run the live-table pipeline on the bundled demo session."""
-    from tablereferee.recording.clip import make_dispute
-    from tablereferee.recording.folder import SessionFolder
-    from tablereferee.run import TableConfig, run_recorded
+    from tablereferee.recording.clip import make_dispute  # deferred: loads OpenCV; --help starts without it
+    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
+    from tablereferee.run import TableConfig, run_recorded  # deferred: loads OpenCV; --help starts without it
 
-    try:
+    with exit_on_error():
         src = SessionFolder.open(source)
         config = TableConfig.from_manifest(src.manifest, finder=finder, model=model)
         out_dir = Path(out) if out else default_session_path("demo")
@@ -48,9 +49,6 @@ def command(out, source, finder, model, threads, no_clip, quiet):
                        f"cards found by the {config.finder} finder, read against the {config.deck} templates)")
         echo = None if quiet else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
         result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo)
-    except RefereeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(3)
     session = result.session
     click.echo("")
     click.echo(session.engine.render(session.state))

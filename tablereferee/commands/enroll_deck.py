@@ -13,6 +13,7 @@ import sys
 import click
 
 from referee.core import RefereeError
+from tablereferee.commands._errors import echo_error
 
 
 @click.command("enroll-deck")
@@ -35,8 +36,8 @@ from referee.core import RefereeError
 @click.option("--json", "as_json", is_flag=True, help="Print the result (or the error) as JSON.")
 def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, model, show_guide, as_json):
     """Enrol the deck NAME from PHOTO files, so `referee cards --deck NAME` can read it."""
-    from vision.cards.detector import CardDetector, ModelNotFound
-    from vision.cards.enroll import enroll_deck, guide
+    from vision.cards.detector import CardDetector, ModelNotFound  # deferred: loads OpenCV; --help starts without it
+    from vision.cards.enroll import enroll_deck, guide  # deferred: loads OpenCV; --help starts without it
 
     labels = [c.strip() for c in cards.split(",") if c.strip()] if cards else None
     try:
@@ -53,10 +54,8 @@ def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, mod
         result = enroll_deck(name, photos, base=base, labels=labels, per_photo=per_photo,
                              back_photos=backs, detector=detector, decks_dir=decks_dir, replace=replace)
     except RefereeError as exc:
-        if as_json:
-            click.echo(json.dumps(exc.to_dict()), err=True)
-        else:
-            click.echo(f"error: {exc}", err=True)
+        echo_error(exc, as_json)
+        if not as_json:
             for r in exc.details.get("rejected", []):
                 click.echo(f"  {r['photo']}: {r['reason']}: {r['message']}", err=True)
         sys.exit(2)

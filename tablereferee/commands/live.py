@@ -16,18 +16,23 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from referee.core import RefereeError
+from tablereferee.commands._errors import EXIT_UNREADABLE, exit_on_error
 from tablereferee.paths import default_session_path
 
-EXIT_OK, EXIT_USAGE, EXIT_UNREADABLE = 0, 2, 3
-
-
-def load_table(table: str | None, from_session: str | None, **overrides):
-    from tablereferee.recording.folder import SessionFolder
+if TYPE_CHECKING:
+    from referee.table.session import Decision
     from tablereferee.run import TableConfig
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def load_table(table: str | None, from_session: str | None, **overrides: Any) -> TableConfig:
+    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
+    from tablereferee.run import TableConfig  # deferred: loads OpenCV; --help starts without it
 
     if table:
         try:
@@ -41,7 +46,7 @@ def load_table(table: str | None, from_session: str | None, **overrides):
     return TableConfig.from_manifest(manifest, **overrides)
 
 
-def print_decision(d) -> None:
+def print_decision(d: Decision) -> None:
     if d.kind == "cards":
         return
     click.echo(f"{d.t:7.2f}  {d.message}")
@@ -65,20 +70,17 @@ def print_decision(d) -> None:
 @click.option("--mic", "mic", default=None, help="table microphone: device index or name (recorded and listened to)")
 @click.option("--segment-seconds", type=float, default=10.0, show_default=True,
               help="length of the recorded video segments (a crash loses at most one)")
-def command(table, from_session, cameras, out, finder, model, threshold, duration, threads, fast, no_record,
-            segment_seconds, mic):
+def command(table: str | None, from_session: str | None, cameras: tuple[str, ...], out: str | None,
+            finder: str | None, model: str | None, threshold: float | None, duration: float | None,
+            threads: int | None, fast: bool, no_record: bool, segment_seconds: float, mic: str | None) -> None:
     """Referee a live table from its cameras and the keyboard, and record the session."""
-    from tablereferee.run import run_live
+    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
+    from tablereferee.run import run_live  # deferred: loads OpenCV; --help starts without it
 
-    try:
+    with exit_on_error(EXIT_UNREADABLE):
         config = load_table(table, from_session, finder=finder, model=model, threshold=threshold)
-    except RefereeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_UNREADABLE)
-    specs: dict = {}
+    specs: dict[str, int | str] = {}
     if not cameras and from_session:
-        from tablereferee.recording.folder import SessionFolder
-
         folder = SessionFolder.open(from_session)
         specs = {c: str(folder.camera_dir(c)) for c in folder.camera_names() if folder.camera_dir(c).is_dir()}
     if not cameras and not specs:
@@ -89,13 +91,10 @@ def command(table, from_session, cameras, out, finder, model, threshold, duratio
             raise click.UsageError(f"{item!r}: write a camera as NAME=SOURCE (e.g. cards=0)")
         specs[name] = int(spec) if spec.isdigit() and not Path(spec).exists() else spec
     out_dir = Path(out) if out else default_session_path(config.game)
-    try:
+    with exit_on_error(EXIT_UNREADABLE):
         result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
                           threads=threads, record=not no_record, echo=print_decision,
                           segment_seconds=segment_seconds, microphone=mic)
-    except RefereeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_UNREADABLE)
     result.session.close()
     click.echo(result.session.engine.render(result.session.state))
     click.echo(f"session: {result.folder.path}  ({json.dumps(result.summary())})")

@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from referee.core import RefereeError
+from tablereferee.commands._errors import exit_on_error
 
 
 @click.command("replay")
@@ -34,10 +35,14 @@ from referee.core import RefereeError
 @click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
 def command(session, out, reuse, finder, model, threshold, threads, quiet, as_json):
     """Re-run the perception over a recorded session and reproduce the refereed game."""
-    from tablereferee.recording.folder import SessionFolder
-    from tablereferee.run import TableConfig, compare_logs, run_recorded
+    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
+    from tablereferee.run import (  # deferred: loads OpenCV; --help starts without it
+        TableConfig,
+        compare_logs,
+        run_recorded,
+    )
 
-    try:
+    with exit_on_error():
         src = SessionFolder.open(session)
         if reuse and not src.log_path.is_file():
             raise RefereeError(f"{session} has no log to reuse")
@@ -49,9 +54,6 @@ def command(session, out, reuse, finder, model, threshold, threads, quiet, as_js
             out = f"{src.path}-replay-{n}"
         echo = None if (quiet or as_json) else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
         result = run_recorded(src.path, out, config, reuse=reuse, threads=threads, echo=echo)
-    except RefereeError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(3)
     result.session.close()
     report = {"replay": str(result.folder.path), **result.summary()}
     code = 0

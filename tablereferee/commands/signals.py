@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+from pathlib import Path
 
 import click
+
+from referee.core import RefereeError
 
 
 @click.command("signals")
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (events, and landmarks with --landmarks).")
 @click.option("--landmarks", is_flag=True, help="Also print the per-frame landmarks.")
-@click.option("--overlay", type=click.Path(dir_okay=False), help="Write OUT.mp4 with landmarks, seats and events drawn.")
+@click.option("--overlay", type=click.Path(dir_okay=False),
+              help="Write OUT.mp4 with landmarks, seats and events drawn.")
 @click.option("--calibration", "calibration_path", type=click.Path(dir_okay=False),
               help="A table calibration JSON (seats, table lines); proposed from the first seconds when absent.")
 @click.option("--save-calibration", type=click.Path(dir_okay=False), help="Write the calibration used (to edit it).")
@@ -31,10 +36,9 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
     """Recognise the Beccato! body signals (touches, raised hands, elbows, taps, winks, moving
     mouths) in SOURCE: an image, a video file or a camera index. With --learn-free, the SOURCEs
     are 3-5 recordings of a team's own gesture."""
-    from referee.core import RefereeError
-    from vision.landmarks.calibration import TableCalibration
-    from vision.signals.engine import detect_signals, landmarks_from_media
-    from vision.signals.free import FreeSignal
+    from vision.landmarks.calibration import TableCalibration  # deferred: loads NumPy; --help starts without it
+    from vision.signals.engine import detect_signals, landmarks_from_media  # deferred: loads NumPy
+    from vision.signals.free import FreeSignal  # deferred: loads NumPy
 
     if learn_free:
         _learn(sources, learn_free, player, calibration_path, fps, mirrored)
@@ -45,7 +49,6 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
     try:
         calibration = TableCalibration.load(calibration_path) if calibration_path else None
         if calibration is not None and mirrored and not calibration.mirrored:
-            import dataclasses
             calibration = dataclasses.replace(calibration, mirrored=True)
         free = FreeSignal.load(free_path) if free_path else None
         if max_frames is None and source.isdigit():
@@ -86,10 +89,9 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
 
 
 def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
-    from referee.core import RefereeError
-    from vision.landmarks.calibration import TableCalibration
-    from vision.signals.engine import landmarks_from_media, seat_series
-    from vision.signals.free import FreeSignal
+    from vision.landmarks.calibration import TableCalibration  # deferred: loads NumPy; --help starts without it
+    from vision.signals.engine import landmarks_from_media, seat_series  # deferred: loads NumPy
+    from vision.signals.free import FreeSignal  # deferred: loads NumPy
 
     try:
         calibration = TableCalibration.load(calibration_path) if calibration_path else None
@@ -98,7 +100,6 @@ def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
             frames, calib = landmarks_from_media(src, calibration, fps=fps, mirrored=mirrored)
             seat = player or calib.seats[0].name
             demos.append(seat_series(frames, calib, seat))
-        from pathlib import Path
         learnt = FreeSignal.learn(demos, name=Path(out).stem)
         learnt.save(out)
     except RefereeError as exc:
@@ -108,11 +109,11 @@ def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
 
 
 def _write_overlay(source, frames, calibration, events, path, max_frames) -> None:
-    import cv2
-    import numpy as np
+    import cv2  # deferred: OpenCV takes ~0.1 s to load; --help starts without it
+    import numpy as np  # deferred: NumPy takes ~0.1 s to load; --help starts without it
 
-    from vision.landmarks.draw import draw_frame
-    from vision.video import open_frames
+    from vision.landmarks.draw import draw_frame  # deferred: loads OpenCV
+    from vision.video import open_frames  # deferred: loads OpenCV
 
     if not frames:
         return
@@ -125,7 +126,7 @@ def _write_overlay(source, frames, calibration, events, path, max_frames) -> Non
             img = draw_frame(fr.image, frames[i], calibration, events)
             if writer is None:
                 h, w = img.shape[:2]
-                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
             writer.write(img)
             if src.kind == "image":
                 for _ in range(int(fps) - 1):

@@ -18,15 +18,24 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from referee.core import RefereeError
-from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from referee.observations import SignalEvent
 from referee.sessionlog import Entry, read_log
+from referee.table.zones import TableZones
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from vision.capture.stages import CardStage
+from vision.landmarks.calibration import TableCalibration
+from vision.landmarks.draw import draw_frame
+
+if TYPE_CHECKING:
+    from vision.landmarks.extract import LandmarkExtractor
 
 
 class NoSuchEvent(RefereeError):
@@ -121,7 +130,8 @@ def make_dispute(session: str | Path, entry: int, before: float = 3.0, after: fl
     if reasons:
         lines += ["## Why", ""] + [f"- #{r.seq}: {_describe(r)}" for r in reasons] + [""]
     if evidence:
-        lines += ["## Evidence", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in evidence] + [""]
+        lines += ["## Evidence", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}"
+                                        for e in evidence] + [""]
     lines += ["## Around it", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in window] + [""]
     lines += ["## Models", "", "```json", json.dumps(models, indent=1), "```", "",
               f"Game engine: {contents.header.game} {contents.header.engine_version}.",
@@ -157,7 +167,7 @@ def _render_clip(folder: SessionFolder, entries: list[Entry], origin: float, t0:
             if reader is not None:
                 _draw_cards(canvas, reader.read(image))
             y = canvas.shape[0] - 74  # insets stacked up from the banner, at the right
-            for c, ins in inset.items():
+            for ins in inset.values():
                 small = ins.at(t, signals)
                 h, w = small.shape[:2]
                 if y - h >= 0 and w <= canvas.shape[1]:
@@ -182,10 +192,7 @@ def _render_clip(folder: SessionFolder, entries: list[Entry], origin: float, t0:
     return n
 
 
-def _card_reader(manifest: dict, camera: str):
-    from vision.capture.stages import CardStage
-    from referee.table.zones import TableZones
-
+def _card_reader(manifest: dict[str, Any], camera: str) -> CardStage | None:
     opts = manifest.get("options", {})
     try:
         zones = TableZones.from_list(manifest["zones"])
@@ -198,30 +205,26 @@ def _card_reader(manifest: dict, camera: str):
 class _Inset:
     """Another camera, scaled to a third of the width, with its landmarks drawn."""
 
-    def __init__(self, folder: SessionFolder, camera: str, manifest: dict, t0: float, t1: float, landmarks: bool):
+    def __init__(self, folder: SessionFolder, camera: str, manifest: dict[str, Any], t0: float, t1: float,
+                 landmarks: bool) -> None:
         self.frames = [(t, im) for t, im in read_segments(folder.camera_dir(camera)) if t0 - 1 <= t <= t1]
         self.camera = camera
-        self.extractor = None
-        self.calib = None
+        self.extractor: LandmarkExtractor | None = None
+        self.calib: TableCalibration | None = None
         calib = manifest.get("calibration")
         if landmarks and calib and any(s.get("camera") == camera for s in calib.get("seats", ())):
-            from vision.landmarks.calibration import TableCalibration
-            from vision.landmarks.extract import LandmarkExtractor
+            from vision.landmarks.extract import LandmarkExtractor  # deferred: loads SciPy; only landmarks need it
 
             self.calib = TableCalibration.from_dict(calib).for_camera(camera)
             self.extractor = LandmarkExtractor(self.calib)
         self.i = -1
-        self.last = None
+        self.last: tuple[float, np.ndarray] | None = None
 
-    def at(self, t: float, signals: list[dict]) -> np.ndarray:
-        from referee.observations import SignalEvent
-
+    def at(self, t: float, signals: Sequence[Mapping[str, Any]]) -> np.ndarray:
         while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
             self.i += 1
             ft, img = self.frames[self.i]
-            if self.extractor is not None:
-                from vision.landmarks.draw import draw_frame
-
+            if self.extractor is not None and self.calib is not None:
                 fl = self.extractor.process(img, ft, self.i)
                 evs = [SignalEvent(**{k: v for k, v in s.items() if k != "type"}) for s in signals]
                 img = draw_frame(img, fl, self.calib, evs)
@@ -262,7 +265,8 @@ def _draw_cards(canvas: np.ndarray, dets) -> None:
         cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
 
 
-def _banner(canvas: np.ndarray, t: float, so_far: list[Entry], entry: int, signals: list[dict]) -> None:
+def _banner(canvas: np.ndarray, t: float, so_far: list[Entry], entry: int,
+            signals: Sequence[Mapping[str, Any]]) -> None:
     h, w = canvas.shape[:2]
     cv2.rectangle(canvas, (0, h - 64), (w, h), (0, 0, 0), -1)
     last = [e for e in so_far if e.kind in ("action", "correction") or e.payload.get("type") in ("flag", "ask")][-2:]

@@ -27,13 +27,20 @@ import json
 import os
 import platform
 import threading
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from referee.core import RefereeError
+from vision.audio.sources import SAMPLE_RATE, AudioClip, load
+
+if TYPE_CHECKING:
+    from av.container import OutputContainer
+    from av.video.stream import VideoStream
 
 FORMAT = "table-referee-session/1"
 MANIFEST = "session.json"
@@ -64,8 +71,6 @@ def model_record(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    from importlib import metadata
-
     for pkg in ("table-referee", "numpy", "opencv-python-headless", "onnxruntime", "mediapipe", "av"):
         try:
             out[pkg] = metadata.version(pkg)
@@ -88,8 +93,8 @@ class SegmentWriter:
         self.segment_seconds = float(segment_seconds)
         self.crf, self.preset, self.max_fps = crf, preset, max_fps
         self._lock = threading.Lock()
-        self._container = None
-        self._stream = None
+        self._container: OutputContainer | None = None
+        self._stream: VideoStream | None = None
         self._t0 = 0.0
         self._last_pts = -1
         self._last_t: float | None = None
@@ -97,7 +102,7 @@ class SegmentWriter:
         self.frames = 0
 
     def _open(self, t: float, image: np.ndarray) -> None:
-        import av
+        import av  # deferred: PyAV loads FFmpeg (~0.1 s); only writing video needs it
 
         self._t0 = t
         path = self.folder / f"seg_{int(round(t * 1000)):09d}.mp4"
@@ -113,14 +118,14 @@ class SegmentWriter:
         self.segments.append(path)
 
     def _close_segment(self) -> None:
-        if self._container is not None:
+        if self._container is not None and self._stream is not None:
             for packet in self._stream.encode(None):
                 self._container.mux(packet)
             self._container.close()
             self._container = self._stream = None
 
     def write(self, t: float, image: np.ndarray) -> None:
-        import av
+        import av  # deferred: PyAV loads FFmpeg (~0.1 s); only writing video needs it
 
         with self._lock:
             if self.max_fps and self._last_t is not None and t - self._last_t < 1.0 / self.max_fps - 1e-6:
@@ -128,13 +133,15 @@ class SegmentWriter:
             if self._container is None or t - self._t0 >= self.segment_seconds:
                 self._close_segment()
                 self._open(t, image)
+            container, stream = self._container, self._stream
+            assert container is not None and stream is not None  # _open made them
             pts = max(int(round((t - self._t0) * 1000)), self._last_pts + 1)
-            h, w = self._stream.height, self._stream.width
+            h, w = stream.height, stream.width
             frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(image[:h, :w]), format="bgr24")
             frame.pts = pts
             frame.time_base = Fraction(1, 1000)
-            for packet in self._stream.encode(frame):
-                self._container.mux(packet)
+            for packet in stream.encode(frame):
+                container.mux(packet)
             self._last_pts, self._last_t = pts, t
             self.frames += 1
 
@@ -146,7 +153,7 @@ class SegmentWriter:
 def read_segments(folder: str | os.PathLike[str]) -> Iterator[tuple[float, np.ndarray]]:
     """(session time, BGR image) of every frame of a camera folder, in time order. A segment
     that cannot be read (the one being written when the process was killed) is skipped."""
-    import av
+    import av  # deferred: PyAV loads FFmpeg (~0.1 s); only reading video needs it
 
     for path in sorted(Path(folder).glob("seg_*.mp4")):
         t0 = int(path.stem.split("_", 1)[1]) / 1000.0
@@ -157,7 +164,7 @@ def read_segments(folder: str | os.PathLike[str]) -> Iterator[tuple[float, np.nd
         try:
             stream = container.streams.video[0]
             for frame in container.decode(stream):
-                t = float(frame.pts * frame.time_base) if frame.pts is not None else 0.0
+                t = float(frame.pts * frame.time_base) if frame.pts is not None and frame.time_base else 0.0
                 yield round(t0 + t, 4), frame.to_ndarray(format="bgr24")
         except (av.error.FFmpegError, IndexError):
             pass
@@ -173,7 +180,7 @@ class SessionFolder:
     # -- making and opening ------------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> "SessionFolder":
+    def create(cls, path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> SessionFolder:
         path = Path(path)
         if (path / MANIFEST).exists():
             raise SessionFolderError(f"{path} already holds a session", path=str(path))
@@ -184,7 +191,7 @@ class SessionFolder:
         return folder
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> "SessionFolder":
+    def open(cls, path: str | os.PathLike[str]) -> SessionFolder:
         path = Path(path)
         file = path / MANIFEST
         if not file.is_file():
@@ -223,11 +230,9 @@ class SessionFolder:
     def has_audio(self) -> bool:
         return self.audio_path.is_file() or any(self.audio_dir.glob("seg_*.wav"))
 
-    def audio_clip(self):
+    def audio_clip(self) -> AudioClip | None:
         """The table microphone as one `AudioClip` on the session clock: `audio.wav`, or the
         live recording's segments laid at their start times (silence in the gaps)."""
-        from vision.audio.sources import SAMPLE_RATE, AudioClip, load
-
         if self.audio_path.is_file():
             return load(self.audio_path, start=0.0)
         parts = []

@@ -12,11 +12,11 @@ is lost for the rest of it.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
-from tablereferee.recording.folder import read_segments
 from referee.observations import CameraStatus
+from tablereferee.recording.folder import read_segments
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock
 
 

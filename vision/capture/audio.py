@@ -12,18 +12,21 @@ two chunks is reported in two parts.
 from __future__ import annotations
 
 import threading
+import time
 import wave
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
 from referee.observations import SignalEvent
+from vision.audio.pipeline import AudioListener
+from vision.audio.sources import SAMPLE_RATE, AudioClip
 
 
 class LiveAudio:
-    def __init__(self, blocks: Iterable, folder: str | Path, chunk: float = 8.0, segment_seconds: float = 10.0,
-                 listener=None) -> None:
+    def __init__(self, blocks: Iterable[AudioClip], folder: str | Path, chunk: float = 8.0,
+                 segment_seconds: float = 10.0, listener: AudioListener | None = None) -> None:
         self.blocks = blocks
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -33,26 +36,25 @@ class LiveAudio:
         self._lock = threading.Lock()
         self.error: Exception | None = None
         self.seconds = 0.0
-        self._wav = None
+        self._wav: wave.Wave_write | None = None
         self._seg_start = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="microphone", daemon=True)
 
-    def start(self) -> "LiveAudio":
+    def start(self) -> LiveAudio:
         self._thread.start()
         return self
 
-    def _write(self, clip) -> None:
-        from vision.audio.sources import SAMPLE_RATE
-
-        if self._wav is None or clip.start - self._seg_start >= self.segment_seconds:
+    def _write(self, clip: AudioClip) -> None:
+        wav = self._wav
+        if wav is None or clip.start - self._seg_start >= self.segment_seconds:
             self._close_segment()
             self._seg_start = clip.start
-            self._wav = wave.open(str(self.folder / f"seg_{int(round(clip.start * 1000)):09d}.wav"), "wb")
-            self._wav.setnchannels(1)
-            self._wav.setsampwidth(2)
-            self._wav.setframerate(SAMPLE_RATE)
-        self._wav.writeframes((np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes())
+            wav = self._wav = wave.open(str(self.folder / f"seg_{int(round(clip.start * 1000)):09d}.wav"), "wb")
+            wav.setnchannels(1)
+            wav.setsampwidth(2)
+            wav.setframerate(SAMPLE_RATE)
+        wav.writeframes((np.clip(clip.samples, -1, 1) * 32767).astype("<i2").tobytes())
 
     def _close_segment(self) -> None:
         if self._wav is not None:
@@ -60,11 +62,8 @@ class LiveAudio:
             self._wav = None
 
     def _run(self) -> None:
-        from vision.audio.pipeline import AudioListener
-        from vision.audio.sources import AudioClip
-
         listener = self.listener or AudioListener()
-        pending: list = []
+        pending: list[AudioClip] = []
         try:
             for clip in self.blocks:
                 if self._stop.is_set():
@@ -81,9 +80,7 @@ class LiveAudio:
         finally:
             self._close_segment()
 
-    def _analyse(self, listener, clip) -> None:
-        import time
-
+    def _analyse(self, listener: AudioListener, clip: AudioClip) -> None:
         t0 = time.perf_counter()
         events = listener.analyse(clip).events
         self.seconds += time.perf_counter() - t0

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
+import cv2
 import numpy as np
 
 from vision.video import CameraNotFound, MediaError, MediaNotFound, UnreadableVideo
@@ -78,14 +79,12 @@ class OpenCVSource(CaptureSource):
         super().__init__(name, clock)
         self.spec = spec
         self.kind = "webcam" if isinstance(spec, int) else "stream"
-        self._cap = None
+        self._cap: cv2.VideoCapture | None = None
         if not self._connect():
             err = CameraNotFound if self.kind == "webcam" else StreamUnavailable
             raise err(f"{self.kind} {spec!r} does not answer", camera=name, source=str(spec))
 
     def _connect(self) -> bool:
-        import cv2
-
         cap = cv2.VideoCapture(self.spec)
         if not cap.isOpened():
             cap.release()
@@ -163,7 +162,7 @@ class FileSource(CaptureSource):
 
 def _decode(path: Path):
     """(time, BGR image) of every video frame of a file, with PyAV; named errors."""
-    import av
+    import av  # deferred: PyAV loads FFmpeg (~0.1 s); only a video file needs it
 
     try:
         container = av.open(str(path))

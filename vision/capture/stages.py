@@ -16,15 +16,24 @@ latest-frame grabbers, a slow stage simply sees fewer frames.
 from __future__ import annotations
 
 import collections
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from referee.observations import CardsSeen, SignalEvent
 from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
+from vision.cards.detector import CardDetector
 from vision.cards.outlines import contour_cards, snap_to_cloth_outlines
+from vision.cards.reader import CardReader
+from vision.cards.templates import load_deck
+from vision.landmarks.calibration import TableCalibration
 from vision.observe import cards_seen
+from vision.signals.engine import detect_signals
+
+if TYPE_CHECKING:
+    from vision.landmarks.extract import Rates
 
 
 class RateGate:
@@ -48,17 +57,14 @@ class CardStage:
     def __init__(self, camera: str, deck: str = "beccato", finder: str = "detector",
                  locate: Callable[[str, np.ndarray], list] | None = None, fps: float | None = 5.0,
                  model: str | None = None, threads: int | None = None, detector_conf: float = 0.25) -> None:
-        from vision.cards.templates import load_deck
-
         self.camera = camera
         self.deck = load_deck(deck)
         self.finder = finder
         self.locate = locate
         self.gate = RateGate(fps)
         self.model_path: str | None = None
+        self.detector: Callable[[np.ndarray], CardDetections]
         if finder in ("detector", "detector+outline"):
-            from vision.cards.detector import CardDetector
-
             model_ = CardDetector(model, conf=detector_conf, threads=threads)
             self.model_path = str(model_.path)
             if finder == "detector":
@@ -69,8 +75,6 @@ class CardStage:
             self.detector = contour_cards
         else:
             raise ValueError(f"card finder {finder!r}: 'detector', 'detector+outline' or 'contour'")
-        from vision.cards.reader import CardReader
-
         # The reader's own corner snapping serves the bare detector; the outline and contour
         # finders give exact corners already.
         self.reader = CardReader(self.detector, self.deck, snap=(finder == "detector"))
@@ -92,9 +96,13 @@ class CardStage:
 
 
 class SignalStage:
-    def __init__(self, camera: str, calibration, fps: float | None = 10.0, window: float = 6.0,
-                 step: float = 1.0, settle: float = 0.6, rates=None, max_crop_side: int | None = 640) -> None:
-        from vision.landmarks.extract import LandmarkExtractor, Rates
+    def __init__(self, camera: str, calibration: TableCalibration, fps: float | None = 10.0, window: float = 6.0,
+                 step: float = 1.0, settle: float = 0.6, rates: Rates | None = None,
+                 max_crop_side: int | None = 640) -> None:
+        from vision.landmarks.extract import (  # deferred: loads SciPy (~1 s); only a camera on seats needs it
+            LandmarkExtractor,
+            Rates,
+        )
 
         self.camera = camera
         self.calibration = calibration
@@ -129,8 +137,6 @@ class SignalStage:
         return self._detect(self.frames[-1].t, final=True)
 
     def _detect(self, now: float, final: bool) -> list[SignalEvent]:
-        from vision.signals.engine import detect_signals
-
         frames = list(self.frames)
         if len(frames) < 2:
             return []

@@ -3,7 +3,8 @@
 Frames: held-out synthetic table scenes (the dataset generator's test split, 1280x720, a fixed
 seed), written to a temporary folder so both sides read the very same pictures. Both sides run
 on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime gets `--threads`
-(2), Ultralytics keeps its own choice of torch threads (it takes one on a 2-core machine). Reported: the median milliseconds per frame of
+(2), Ultralytics keeps its own choice of torch threads (it takes one on a 2-core machine).
+Reported: the median milliseconds per frame of
 
 * `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS), run alone
   frame after frame as the baseline is (inside the reader's loop it takes longer, 34 ms against
@@ -45,9 +46,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.cards import scenes
+from vision.cards.detector import CardDetector
+from vision.cards.reader import CardReader
+from vision.cards.refine import snap_and_refine
+from vision.cards.render import HELD_OUT_DESIGN
+from vision.cards.templates import load_deck
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
 BASELINE = r"""
 import json, os, statistics, sys, time
@@ -81,13 +87,11 @@ def pin_two_cores() -> list[int]:
 
 
 def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
-    import make_card_dataset as G
-
     rng = np.random.default_rng(seed)
     out = []
     for i in range(n):
         deck = ("beccato", "italian", "french52")[i % 3]
-        img, _, _ = G.render_scene(rng, "test", w=1280, h=720, deck_name=deck)
+        img, _, _ = scenes.render_scene(rng, "test", w=1280, h=720, deck_name=deck)
         p = folder / f"frame_{i:03d}.png"
         cv2.imwrite(str(p), img)
         out.append((p, deck))
@@ -96,8 +100,6 @@ def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
 
 def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
     """One pass over the frames: the median milliseconds of each step, and what was read."""
-    from vision.cards.refine import snap_and_refine
-
     det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
     for i, (img, _) in enumerate(images):  # the detector alone, frame after frame, as Ultralytics runs
         t0 = time.perf_counter()
@@ -158,12 +160,6 @@ def main(argv=None) -> int:
     if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
         ap.error("--rounds and --frames take 1 or more, --warmup 0 or more")
     cpus = pin_two_cores()
-
-    from vision.cards.detector import CardDetector
-    from vision.cards.reader import CardReader
-    from vision.cards.render import HELD_OUT_DESIGN
-    from vision.cards.templates import load_deck
-
     detector = CardDetector(args.model, threads=args.threads)
     readers = {d: CardReader(detector, load_deck(f"{d}:{HELD_OUT_DESIGN}")) for d in ("beccato", "italian", "french52")}
     result: dict = {"cpus": cpus, "model": str(detector.path), "imgsz": detector.imgsz}

@@ -38,7 +38,7 @@ DEMO = ROOT / "datasets" / "demo"
 def appear_time(action: dict) -> float | None:
     """When the card(s) behind a camera action first lie in the video (ground truth)."""
     import make_demo_session as demo
-    from vision.cards.decks import card
+
 
     if action["kind"] == "draw_egg":
         ids = [f"egg:{action['egg']}"]
@@ -87,7 +87,8 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
-            r = run_recorded(DEMO, Path(tmp) / f"replay-{k}", TableConfig.from_manifest(src.manifest, finder=args.finder),
+            r = run_recorded(DEMO, Path(tmp) / f"replay-{k}", TableConfig.from_manifest(src.manifest,
+                                                                                        finder=args.finder),
                              threads=args.threads)
             actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
             runs.append((r.seconds, r.stage_seconds, r.stage_frames, actions == expected))
@@ -115,7 +116,8 @@ def main() -> None:
                     delays.append({"action": action, "appeared_t": appeared, "frame_t": d["frame_t"],
                                    "logged_t": d["logged_t"], "delay_s": round(d["logged_t"] - appeared, 3)})
             actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
-            lives.append({"as_expected": actions == expected, "delays": delays, "dropped": r.dropped, "captured": r.captured,
+            lives.append({"as_expected": actions == expected, "delays": delays, "dropped": r.dropped,
+                          "captured": r.captured,
                           "processing_s": round(r.seconds, 3)})
             r.session.close()
         all_delays = [x["delay_s"] for run in lives for x in run["delays"]]
@@ -123,10 +125,12 @@ def main() -> None:
             "runs": lives,
             "delay_s": {"median": round(statistics.median(all_delays), 3) if all_delays else None,
                         "max": max(all_delays) if all_delays else None, "n": len(all_delays)},
-            "dropped_fraction": {c: round(sum(r["dropped"][c] for r in lives) / max(1, sum(r["captured"][c] for r in lives)), 3)
+            "dropped_fraction": {c: round(sum(r["dropped"][c] for r in lives)
+                                          / max(1, sum(r["captured"][c] for r in lives)), 3)
                                  for c in lives[0]["dropped"]},
         }
-    print(f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, best of {args.repeat}")
+    print(f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, "
+          f"best of {args.repeat}")
     rp = report["replay"]
     print(f"decode only (baseline):     {base:6.2f} s")
     print(f"replay (all stages):        {rp['processing_s']:6.2f} s = {rp['realtime_factor']:.2f} x real time "

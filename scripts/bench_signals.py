@@ -104,6 +104,7 @@ def speed(n: int) -> dict:
 def accuracy() -> dict:
     sys.path.insert(0, str(ROOT / "tests" / "signals"))
     from signal_streams import score, suite
+
     from vision.signals.engine import detect_signals, landmarks_from_media
 
     stats = score(suite())
@@ -113,6 +114,7 @@ def accuracy() -> dict:
                   for k, v in sorted(stats.items())}
     # Free Signal: learnt from 3 demonstrations, looked for in a stream with it and one without
     from signal_streams import Body, free_demonstrations, free_stream, seat_calibration
+
     from vision.signals.engine import seat_series
     from vision.signals.free import FreeSignal
     calib = seat_calibration({"ana": Body.make()})

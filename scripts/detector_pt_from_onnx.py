@@ -20,8 +20,10 @@ import argparse
 import ast
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DETECTOR = ROOT / "models" / "card_detector"
@@ -30,7 +32,7 @@ TOLERANCE = 1e-5  # of the output's largest value: float rounding, not another m
 
 def rebuild(onnx_path: Path, yaml_path: Path):
     """(Ultralytics PoseModel with the ONNX file's weights, fused; the ONNX metadata)."""
-    import onnx
+    import onnx  # deferred: onnx, torch and Ultralytics, the training venv only
     import torch
     from onnx import numpy_helper
     from ultralytics.nn.tasks import PoseModel
@@ -55,8 +57,7 @@ def rebuild(onnx_path: Path, yaml_path: Path):
 def largest_difference(model, onnx_path: Path, imgsz: int) -> float:
     """Largest difference between the rebuilt model's raw output and onnxruntime's, over the
     output's largest value, on one random input."""
-    import numpy as np
-    import onnxruntime as ort
+    import onnxruntime as ort  # deferred: onnxruntime and torch load their runtimes; the training venv only
     import torch
 
     x = np.random.default_rng(0).random((1, 3, imgsz, imgsz), dtype=np.float32)
@@ -82,7 +83,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "0")
     try:
-        import torch
+        import torch  # deferred: the training venv only; its absence is reported by name
         import ultralytics
     except ImportError as exc:
         ap.error(f"{exc.name} is not installed: run this with the training environment's Python "
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"the rebuilt model differs from {args.onnx} by {diff:.2e} of its output")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": model, "train_args": {"task": "pose", "imgsz": imgsz, "model": str(args.yaml)},
-                "date": datetime.now(timezone.utc).isoformat(), "version": ultralytics.__version__,
+                "date": datetime.now(UTC).isoformat(), "version": ultralytics.__version__,
                 "license": "AGPL-3.0 (Ultralytics)", "docs": f"rebuilt from {args.onnx.name}"}, args.out)
     print(f"wrote {args.out}: {len(model.state_dict())} tensors from {args.onnx.name}, "
           f"largest difference from onnxruntime {diff:.1e} of the output")

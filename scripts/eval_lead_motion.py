@@ -39,11 +39,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.observations import HandsSeen, HandTips  # noqa: E402
 from referee.table import CardReading, CardsSeen  # noqa: E402
 from referee.table.lead_motion import lead_motion  # noqa: E402
-from referee.observations import HandsSeen, HandTips  # noqa: E402
-from tests.live.motion_streams import (PICTURE, RENDER_TABLE, Table, appears, placed, rendered_frames,  # noqa: E402
-                                       slide, stream, toss)
+from tests.live.motion_streams import (  # noqa: E402
+    PICTURE,
+    RENDER_TABLE,
+    Table,
+    appears,
+    placed,
+    rendered_frames,
+    slide,
+    stream,
+    toss,
+)
 
 THRESHOLD = 0.8
 CALL = {"slide": "striscio", "toss": "volo", "placed": None}
@@ -210,13 +219,14 @@ def _table(report) -> None:
           f"{'asked':>6s} {'asked WRONG':>11s} {'plain (right)':>14s} {'plain (missed)':>15s} {'not read':>9s}")
     for truth, row in report["per_class"].items():
         n = row["n"]
-        pct = lambda k: f"{100 * row.get(k, 0) / n:5.1f}%"  # noqa: E731
+        pct = lambda k, row=row, n=n: f"{100 * row.get(k, 0) / n:5.1f}%"  # noqa: E731
         print(f"{truth:28s} {n:4d} {pct('class right'):>12s} {pct('applied right'):>14s} {pct('applied WRONG'):>14s} "
               f"{pct('asked'):>6s} {pct('asked WRONG'):>11s} {pct('plain lead (right)'):>14s} "
               f"{pct('plain lead (missed call)'):>15s} "
               f"{pct('not read'):>9s}")
     if any("card read right" in r for r in report["per_class"].values()):
-        print("card read right:", {k: f"{r.get('card read right', 0)}/{r['n']}" for k, r in report["per_class"].items()})
+        print("card read right:", {k: f"{r.get('card read right', 0)}/{r['n']}" for k,
+                                   r in report["per_class"].items()})
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablereferee.recording.folder import AUDIO, INPUTS, SessionFolder  # noqa: E402
 from referee.table import CardReading, CardsSeen, KeyboardLine, TableSession, TableZones, rect_zone  # noqa: E402
+from tablereferee.recording.folder import AUDIO, INPUTS, SessionFolder  # noqa: E402
 
 W, H = 1280, 720
 FPS = 10.0

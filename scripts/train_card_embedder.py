@@ -6,7 +6,7 @@ or the training designs `classic` and `bold`; never the held-out `outline`), ren
 faces, and photographs a batch of them into small synthetic scenes: a training background, the
 card turned any way with a little perspective, at 28 to 130 pixels wide (the
 network's input is 64 x 96), the scene generator's
-lighting, blur and noise (`make_card_dataset._photometric`) and, half the time, coloured light in
+lighting, blur and noise (`scenes.photometric`) and, half the time, coloured light in
 patches the size of a part of the card, sometimes JPEG; the crop is then
 cut from corners a few percent off, as the detector and its refinement leave them. The faces of
 the deck are the references: half clean renders (the rendered-deck case), half photographed
@@ -25,22 +25,20 @@ import json
 import math
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+from vision.cards import render as R
+from vision.cards import scenes
+from vision.cards.decks import faces
+from vision.cards.embed import INPUT_SIZE, prepare
+from vision.cards.rectify import rectify
+from vision.cards.templates import to_canonical
 
-import make_card_dataset as G  # noqa: E402
-from vision.cards import render as R  # noqa: E402
-from vision.cards.decks import faces  # noqa: E402
-from vision.cards.embed import INPUT_SIZE, prepare  # noqa: E402
-from vision.cards.rectify import rectify  # noqa: E402
-from vision.cards.templates import to_canonical  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DECKS = (("beccato", 0.45), ("italian", 0.25), ("french52", 0.30))
 PPM = 4.0
@@ -55,7 +53,7 @@ def photograph(face: np.ndarray, rng: np.random.Generator, width: float, jitter:
     fh, fw = face.shape[:2]
     cw, ch = width, width * fh / fw
     size = int(max(cw, ch) * 1.6) + 8
-    bg = G.background(backgrounds[int(rng.integers(len(backgrounds)))], rng, size, size).astype(np.float32)
+    bg = scenes.background(backgrounds[int(rng.integers(len(backgrounds)))], rng, size, size).astype(np.float32)
     half = np.array([[-cw, -ch], [cw, -ch], [cw, ch], [-cw, ch]], np.float32) / 2
     half[:2, 0] *= 1 - rng.uniform(0, 0.12)  # the far edge a little shorter
     half[:, 1] *= rng.uniform(0.8, 1.0)  # seen from an angle
@@ -72,9 +70,9 @@ def photograph(face: np.ndarray, rng: np.random.Generator, width: float, jitter:
         # coloured light in patches the size of a part of the card (a lamp and a window, a
         # reflection): the scene generator's light field is smooth over a whole frame
         cell = max(2, int(cw * rng.uniform(0.25, 1.0)))
-        field = np.stack([G._fractal(rng, size, size, 2, cell) for _ in range(3)], axis=2)
+        field = np.stack([scenes.fractal(rng, size, size, 2, cell) for _ in range(3)], axis=2)
         img = img * (1.0 + (field - 0.5) * rng.uniform(0.2, 0.7))
-    img = G._photometric(rng, img) if photometric else np.clip(img, 0, 255).astype(np.uint8)
+    img = scenes.photometric(rng, img) if photometric else np.clip(img, 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 90))])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -110,7 +108,7 @@ def batch(rng: np.random.Generator, n: int, backgrounds, varied_pips: bool = Fal
 
 
 def build_net(dim: int = 128):
-    import torch.nn as nn
+    import torch.nn as nn  # deferred: torch, the training venv only
     import torch.nn.functional as F
 
     def block(i, o, s):
@@ -147,13 +145,13 @@ def main(argv=None) -> int:
         ap.error("--minutes, --batch and --threads must be positive")
     if args.init and not args.init.is_file():
         ap.error(f"--init: no such checkpoint: {args.init}")
-    import torch
+    import torch  # deferred: torch, the training venv only (after the arguments are checked)
     import torch.nn.functional as F
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    backgrounds = G.available_backgrounds("train")
+    backgrounds = scenes.available_backgrounds("train")
     net = build_net()
     if args.init:
         net.load_state_dict(torch.load(args.init))
@@ -191,7 +189,7 @@ def main(argv=None) -> int:
     export(net, args.out / "card_embedder.onnx")
     meta = {"steps": step, "seconds": round(time.time() - t0), "batch": args.batch, "seed": args.seed,
             "lr": args.lr, "scale": args.scale, "final_loss": round(ema[0], 4), "final_batch_acc": round(ema[1], 4),
-            "trained": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "trained": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "torch": torch.__version__, "init": str(args.init) if args.init else None,
             "varied_pips": args.varied_pips}
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
@@ -200,7 +198,7 @@ def main(argv=None) -> int:
 
 
 def export(net, path: Path) -> None:
-    import torch
+    import torch  # deferred: torch, the training venv only
 
     net.eval()
     w, h = INPUT_SIZE

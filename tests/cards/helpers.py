@@ -3,6 +3,10 @@ known perspective, so the truth (corners, card id) is known exactly."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import cv2
 import numpy as np
 
@@ -47,11 +51,6 @@ def degrade(image: np.ndarray, seed: int = 0, blur: float = 0.8, noise: float = 
     out = np.clip(out.astype(np.float32) * rng.uniform(0.85, 1.1, 3) + rng.normal(0, noise, out.shape), 0, 255)
     ok, enc = cv2.imencode(".jpg", out.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, jpeg])
     return cv2.imdecode(enc, cv2.IMREAD_COLOR)
-
-
-from pathlib import Path  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 
 
 def assert_runs_without_torch(code: str) -> None:

@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench_cards  # noqa: E402
+from scripts import bench_cards
 
 
 @pytest.fixture(autouse=True)

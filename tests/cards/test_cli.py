@@ -8,8 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from tablereferee.cli import cli
-from vision.cards.decks import faces
 from tests.cards.helpers import cloth, degrade, place, quad
+from vision.cards.decks import faces
+
 
 def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
+from tests.cards.helpers import quad
 from vision.cards.detections import UNKNOWN, CardDetections
 from vision.cards.geometry import fold_orientation, orientation_of
-from tests.cards.helpers import quad
 
 
 def three():

@@ -5,10 +5,11 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.cards.helpers import cloth, degrade, place, quad
 from vision.cards import enroll as E
 from vision.cards.decks import faces
+from vision.cards.rectify import rectify
 from vision.cards.templates import load_deck
-from tests.cards.helpers import cloth, degrade, place, quad
 
 CARDS = [c for c in faces("italian") if c.rank in ("A", "1", "7", "R")]
 assert len(CARDS) == 12
@@ -39,7 +40,6 @@ def test_enroll_one_photo_per_card_then_identify(tmp_path):
         img = degrade(place(cloth(seed=50 + k), card, quad(400, 330, 380, 12, aspect=58 / 98), "outline"), seed=50 + k)
         q = E.find_quads_by_contour(img)
         assert len(q) == 1
-        from vision.cards.rectify import rectify
 
         r = deck.faces.identify(rectify(img, q[0]))
         assert r.label == card.face_key, (card.face_key, r)
@@ -49,7 +49,8 @@ def test_enroll_a_sheet_in_reading_order(tmp_path):
     cards = CARDS[:6]
     sheet = cloth(h=900, w=1200, seed=9)
     for k, card in enumerate(cards):  # two rows of three
-        sheet = place(sheet, card, quad(220 + 380 * (k % 3), 230 + 440 * (k // 3), 360, 3 * (k - 2), aspect=58 / 98), "outline")
+        sheet = place(sheet, card, quad(220 + 380 * (k % 3), 230 + 440 * (k // 3), 360, 3 * (k - 2), aspect=58 / 98),
+                      "outline")
     p = tmp_path / "sheet.png"
     cv2.imwrite(str(p), degrade(sheet))
     res = E.enroll_deck("sheet-deck", [p], labels=[c.face_key for c in cards], per_photo=6, decks_dir=tmp_path)

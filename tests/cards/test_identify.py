@@ -4,12 +4,21 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards.decks import card, faces
+from tests.cards.helpers import cloth, degrade, place, quad
+from vision.cards import identify as I
+from vision.cards.decks import card, faces, symbol_siblings
 from vision.cards.geometry import order_corners
 from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import rectify
-from vision.cards.templates import UnknownDeck, builtin_names, load_deck
-from tests.cards.helpers import cloth, degrade, place, quad
+from vision.cards.render import HELD_OUT_DESIGN, render_card
+from vision.cards.templates import (
+    UnknownDeck,
+    builtin_names,
+    load_deck,
+    read_deck_folder,
+    to_canonical,
+    write_deck_folder,
+)
 
 
 def read_back(deck_name, design, cards, angle=0.0, seed=0, jitter=1.5):
@@ -33,7 +42,8 @@ def test_rendered_decks_identify_in_photos(deck_name):
     crops = read_back(deck_name, "classic", cards, seed=len(deck_name))
     results = [deck.faces.identify(c) for c in crops]
     right = [r.label == c.face_key for r, c in zip(results, cards)]
-    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results, cards) if r.label != c.face_key]
+    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results,
+                                                                                cards) if r.label != c.face_key]
     assert np.median([r.confidence for r in results]) > 0.7
 
 
@@ -91,8 +101,6 @@ def test_unknown_deck_is_a_named_error_listing_the_known(tmp_path):
 
 
 def test_symbol_siblings_are_the_faces_that_differ_by_their_suit_symbol_alone():
-    from vision.cards.decks import symbol_siblings
-
     french = symbol_siblings("french52")
     assert len(french) == 10 and all(len(g) == 4 and len({k[:-1] for k in g}) == 1 for g in french)
     assert ("7S", "7H", "7D", "7C") in french and ("AS", "AH", "AD", "AC") in french
@@ -111,10 +119,6 @@ def test_the_grey_compared_between_siblings_parts_a_club_from_a_spade_more_than_
     `flat_field` leaves) stays nearer its drawn self than the spade is. The grey levels with only
     the smooth light divided out would put the shadowed club further from its template than
     from the spade's."""
-    from vision.cards import identify as I
-    from vision.cards.render import HELD_OUT_DESIGN, render_card
-    from vision.cards.templates import to_canonical
-
     club, spade = (to_canonical(render_card(next(c for c in faces("french52") if c.id == k), HELD_OUT_DESIGN, 4.0))
                    for k in ("9C", "9S"))
     h, w = club.shape[:2]
@@ -126,7 +130,8 @@ def test_the_grey_compared_between_siblings_parts_a_club_from_a_spade_more_than_
         a, b = (np.clip(im, 0, 255).astype(np.uint8) for im in (a, b))
         if local:
             return float(np.corrcoef(I.CropFeatures.of(a).grey[0].ravel(), I.CropFeatures.of(b).grey[0].ravel())[0, 1])
-        return float(np.corrcoef(I._grey(I._inner(I.flat_field(a))).ravel(), I._grey(I._inner(I.flat_field(b))).ravel())[0, 1])
+        return float(np.corrcoef(I._grey(I._inner(I.flat_field(a))).ravel(),
+                                 I._grey(I._inner(I.flat_field(b))).ravel())[0, 1])
 
     lit = [corr(club, im) for im in photographed]
     assert min(lit) > 0.85 and corr(club, spade) < min(lit) - 0.05, (corr(club, spade), lit)
@@ -138,9 +143,6 @@ def test_a_drawn_deck_tells_blurred_outlined_clubs_from_spades_by_their_grey(ran
     """Drawn templates' grey levels are the print's own: between a club and a spade the
     embedding cannot part, the grey of the crop is compared with each template blurred as much
     as the crop is (one blur for both). Small cards seen soft are read right both ways."""
-    from vision.cards.render import HELD_OUT_DESIGN, render_card
-    from vision.cards.templates import to_canonical
-
     deck = load_deck(f"french52:{HELD_OUT_DESIGN}").faces
     lbl = deck.labels.index
     for suit, other in (("C", "S"), ("S", "C")):
@@ -159,9 +161,6 @@ def test_a_second_look_s_read_is_as_like_the_deck_as_its_likest_candidate(monkey
     clubs' template by it, and the second look names it the 2 of spades. Whether the crop is a card
     of this deck at all (`min_similarity`) is asked of the likest of the two, so a bar between
     their similarities leaves the read known."""
-    from vision.cards.render import HELD_OUT_DESIGN, render_card
-    from vision.cards.templates import to_canonical
-
     deck = load_deck(f"french52:{HELD_OUT_DESIGN}").faces
     face = render_card(next(c for c in faces("french52") if c.id == "2S"), HELD_OUT_DESIGN, 4.0)
     small = cv2.resize(face, (50, 75), interpolation=cv2.INTER_AREA)
@@ -179,9 +178,6 @@ def test_a_crop_cut_from_corners_that_missed_the_card_is_never_sure(monkeypatch)
     face far better than the others without looking much like it: the 9 of diamonds so cut reads
     as the 7 of diamonds at a confidence of 0.99 from the softmax alone. Under FIT_FOR_SURE its
     confidence stays under SURE, whatever the label; a well-cut crop is still sure."""
-    from vision.cards import identify as I
-    from vision.cards.render import HELD_OUT_DESIGN
-
     deck = load_deck(f"french52:{HELD_OUT_DESIGN}").faces
     card = next(c for c in faces("french52") if c.id == "9D")
     image = place(cloth(), card, quad(480, 360, 300), HELD_OUT_DESIGN)
@@ -201,9 +197,6 @@ def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_c
     """A deck with a base (built in, or enrolled with one) pairs its faces that differ by their
     suit symbol alone and are printed in one colour: the 7 of clubs with the 7 of spades, not
     with the 7 of hearts; a deck enrolled without a base pairs none of them by the deck."""
-    from vision.cards import identify as I
-    from vision.cards.templates import read_deck_folder, write_deck_folder
-
     deck = load_deck("french52").faces
     lbl = deck.labels.index
     assert deck._blind[lbl("7C"), lbl("7S")]

@@ -4,6 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.cards.helpers import cloth, degrade, place, quad
 from vision.cards.decks import card
 from vision.cards.detector import CardDetector
 from vision.cards.enroll import enroll_images, find_cards
@@ -11,8 +12,6 @@ from vision.cards.reader import CardReader
 from vision.cards.templates import load_deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
-from tests.cards.helpers import cloth, degrade, place, quad
-
 
 TABLE = [("chicken:orloff:1", 300, 330, 0), ("egg:moon-3", 640, 360, 180), ("henhouse:sussex", 980, 380, -20)]
 

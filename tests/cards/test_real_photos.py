@@ -12,8 +12,12 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards.detector import CardDetector
 from tests.cards.helpers import FIXTURES
+from vision.cards.detector import CardDetector
+from vision.cards.reader import CardReader
+from vision.cards.rectify import rectify
+from vision.cards.refine import snap_and_refine
+from vision.cards.templates import load_deck, write_deck_folder
 
 CARDS = {  # file: [(name, centre x, centre y)], from fixtures/cards/cards.json
     name: [(c["card"], c["x"], c["y"]) for c in cards]
@@ -30,7 +34,8 @@ def detector():
 def covering(quads, x, y):
     """Index of the first quad that holds the point (x, y), or None."""
     return next((i for i, q in enumerate(quads)
-                 if cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)), False) >= 0), None)
+                 if cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)),
+                                         False) >= 0), None)
 
 
 def misses(detector, name):
@@ -71,10 +76,6 @@ def test_a_real_deck_taught_from_one_frame_names_its_card_in_another(detector, t
     # enrolled from photos is); screenshot 4 shows its king of clubs again, elsewhere on the
     # felt, and an ace of spades that was never taught: the king is named, surely, and the ace
     # is `unknown`, not the nearest face taught
-    from vision.cards.reader import CardReader
-    from vision.cards.rectify import rectify
-    from vision.cards.refine import snap_and_refine
-    from vision.cards.templates import load_deck, write_deck_folder
 
     crops = {}
     for name in ("feliksh_screenshot1.png", "feliksh_screenshot2.png", "feliksh_screenshot3.png"):
@@ -98,8 +99,6 @@ def test_a_real_deck_taught_from_one_frame_names_its_card_in_another(detector, t
 def test_our_rendered_french_deck_never_names_a_real_card_wrong(detector):
     # the built-in deck is our own printing, not theirs: a real card reads as itself or as
     # `unknown` (a real deck is enrolled from photos), never as another card
-    from vision.cards.reader import CardReader
-    from vision.cards.templates import load_deck
 
     reader = CardReader(detector, load_deck("french52"))
     right = 0

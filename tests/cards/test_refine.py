@@ -11,15 +11,17 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.cards.reader as R
+from tests.cards.helpers import FIXTURES, cloth, degrade, place, quad
+from tests.cards.test_real_photos import CARDS
 from vision.cards.decks import card
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector
 from vision.cards.geometry import axis_aligned, card_shaped, inscribed_cards, order_corners
 from vision.cards.reader import CardReader
+from vision.cards.rectify import rectify
 from vision.cards.refine import align_to_template, candidate_quads, refine_quad, snap_and_refine, unlike_table
 from vision.cards.templates import load_deck
-from tests.cards.helpers import FIXTURES, cloth, degrade, place, quad
-from tests.cards.test_real_photos import CARDS
 
 
 def corner_error(q, truth) -> float:
@@ -249,9 +251,6 @@ def test_an_unsure_card_is_aligned_onto_what_its_siblings_share(monkeypatch):
     the second look between the two then favours the spade. The reader aligns an unsure card
     onto the mean of the faces the embedding cannot tell from its candidate: their
     common layout, neither sibling's pips favoured."""
-    import vision.cards.reader as R
-    from vision.cards.rectify import rectify
-
     deck = load_deck("french52:outline")
     faces = deck.faces
     club, spade = faces.labels.index("9C"), faces.labels.index("9S")

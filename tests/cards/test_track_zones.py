@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
+from tests.cards.helpers import quad
 from vision.cards.detections import CardDetections
 from vision.cards.track import CardTracker
 from vision.cards.zones import CENTRE, HENHOUSES, BadLayout, TableLayout
-from tests.cards.helpers import quad
 
 
 def frame(cards):

@@ -4,8 +4,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.video import (CameraNotFound, EmptyVideo, MediaNotFound, UnreadableImage, UnreadableVideo,
-                          open_frames, read_image)
+from vision.video import (
+    CameraNotFound,
+    EmptyVideo,
+    MediaNotFound,
+    UnreadableImage,
+    UnreadableVideo,
+    open_frames,
+    read_image,
+)
 
 
 def test_an_image_is_one_frame_at_time_zero(tmp_path):

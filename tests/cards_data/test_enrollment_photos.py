@@ -6,8 +6,12 @@ import numpy as np
 
 from vision.cards import enroll as E
 from vision.cards import geometry as G
+from vision.cards import identify as I
+from vision.cards import reading_eval as EV
 from vision.cards import refine as R
-from vision.cards.decks import faces
+from vision.cards.decks import faces, symbol_siblings
+from vision.cards.detector import CardDetector
+from vision.cards.rectify import CANONICAL_SIZE, rectify
 
 
 def test_an_outline_run_into_a_glare_gives_way_to_the_detected_card():
@@ -15,9 +19,6 @@ def test_an_outline_run_into_a_glare_gives_way_to_the_detected_card():
     is then no card (its sides fit no card's edges); the detected card, refined, is kept. The
     photo is the held-out French 10 of diamonds of `scripts/eval_card_reading.py`'s enrollment
     (seed 2024), where a template was cut a fifth of the card wide of it."""
-    import eval_card_reading as EV
-    from vision.cards.detector import CardDetector
-
     rng = np.random.default_rng([2024, 7, sum(map(ord, "french52"))])
     for card in faces("french52"):  # the enrollment's photos in its order, up to the 10 of diamonds
         img = EV.enrolment_photo(card, rng)
@@ -41,11 +42,6 @@ def test_faces_alike_to_the_hand_made_features_get_the_second_look_when_enrolled
     embedding by their photos' light alone, and the light then decides the read. Faces whose
     templates the hand-made features find alike get the second look all the same: on the held-out
     scenes' clear clubs and spades (true corners) it reads more of them right."""
-    import eval_card_reading as EV
-    from vision.cards import identify as I
-    from vision.cards.detector import CardDetector
-    from vision.cards.rectify import CANONICAL_SIZE, rectify
-
     detector = CardDetector()
     enrolled, info = EV.enrol_by_photos(detector, "french52", 2024)
     assert info["enrolled"] == 52
@@ -76,12 +72,6 @@ def test_faces_that_differ_by_their_suit_symbol_alone_get_the_second_look_when_e
     neither found the two templates alike. The deck says they differ by their suit symbol alone;
     their grey with its local brightness and contrast out, which such tones change little, then
     decides between them."""
-    import eval_card_reading as EV
-    from vision.cards import identify as I
-    from vision.cards.decks import symbol_siblings
-    from vision.cards.detector import CardDetector
-    from vision.cards.rectify import CANONICAL_SIZE, rectify
-
     enrolled, info = EV.enrol_by_photos(CardDetector(), "french52", 99)
     assert info["enrolled"] == 52
     crops, widths, truth = [], [], []

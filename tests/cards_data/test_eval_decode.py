@@ -2,7 +2,9 @@
 
 import numpy as np
 
-import eval_card_detector as E
+from vision.cards import detector_eval as E
+from vision.cards import scenes as G
+from vision.cards.detector import DEFAULT_MODEL
 
 
 def test_letterbox_matches_the_documented_layout():
@@ -50,10 +52,8 @@ def test_matching_gives_each_detection_to_the_card_it_overlaps_most():
 def test_breakdown_and_thresholds_account_for_every_face_up_card(tmp_path):
     # the shipped model on a few held-out scenes: every face-up card lands in one group of each
     # kind, and the sweep at the evaluation's own threshold repeats its headline numbers
-    import make_card_dataset as G
-
     G.write_dataset(tmp_path / "d", {"test": 4}, seed=3, width=640, progress=False)
-    res = E.evaluate(E.DEFAULT_MODEL, tmp_path / "d" / "data.yaml", imgsz=E.model_input_size(E.DEFAULT_MODEL),
+    res = E.evaluate(DEFAULT_MODEL, tmp_path / "d" / "data.yaml", imgsz=E.model_input_size(DEFAULT_MODEL),
                      with_ultralytics=False, sweep=(0.25, 0.5, 0.9))
     assert res["face_up_cards"] > 0
     for kind in ("background", "deck", "short_side", "visible"):

@@ -1,9 +1,14 @@
 """The reading evaluation's stand-in for a perfect detector."""
 
+import cv2
 import numpy as np
+import pytest
 
-import eval_card_reading as EV
+from scripts import eval_card_reading
+from vision.cards import reading_eval as EV
+from vision.cards.detector import CardDetector
 from vision.cards.geometry import orientation_of
+from vision.cards.refine import unlike_table
 
 
 def test_true_corners_keep_the_card_turned_at_most_a_half():
@@ -20,7 +25,6 @@ def test_true_corners_keep_the_card_turned_at_most_a_half():
 def test_sure_reads_account_for_every_named_clear_card(tmp_path):
     # how far a read's confidence can be trusted: every named clear card is sure or unsure, and
     # the wrong ones among them are the evaluation's wrong reads
-    from vision.cards.detector import CardDetector
 
     out = EV.evaluate(CardDetector(), "french52", 3, 2024, tmp_path, enrol=False)
     ident, sure = out["id_rendered_clear"], out["sure_rendered_clear"]
@@ -46,11 +50,9 @@ def test_totals_sum_the_counts_of_every_seed_and_deck():
 
 
 def test_seeds_that_are_not_numbers_are_refused_before_anything_runs(capsys):
-    import pytest
-
     for bad in ("2024,x", "", "5,-1"):
         with pytest.raises(SystemExit):
-            EV.main(["--seed", bad])
+            eval_card_reading.main(["--seed", bad])
         assert "--seed takes whole numbers" in capsys.readouterr().err
 
 
@@ -59,10 +61,6 @@ def test_a_card_is_found_against_the_table_alike_whatever_was_read_before():
     from OpenCV's random generator: unseeded, the same card on the same frame came out otherwise
     after other draws (4 of the 8 cards of these held-out Beccato! scenes), and a session replayed
     or evaluated after another read differently."""
-    import cv2
-
-    from vision.cards.refine import unlike_table
-
     cards = [(img, corners.astype(np.float32)) for img, labels, _ in EV.scenes("beccato", 6, 11)
              for _cls, corners, _ in labels]
     assert len(cards) >= 8

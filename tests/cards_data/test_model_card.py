@@ -1,11 +1,15 @@
 """The detector's model card is written from the training record (scripts/train_card_detector.py)."""
 
+import argparse
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-import train_card_detector as T
+from scripts import detector_pt_from_onnx as P
+from scripts import train_card_detector
+from vision.cards import detector_training as T
 
 METRICS = Path(__file__).resolve().parents[2] / "models" / "card_detector" / "metrics.json"
 
@@ -35,7 +39,7 @@ def test_a_dataset_without_its_held_out_split_is_refused_before_training(tmp_pat
     assert T.test_split_problem(data) is None
     assert T.test_split_problem(tmp_path / "missing.yaml") == "no such file"
     with pytest.raises(SystemExit) as exc:
-        T.main(["--data", str(tmp_path / "missing.yaml")])
+        train_card_detector.main(["--data", str(tmp_path / "missing.yaml")])
     assert exc.value.code == 2
     assert "--data" in capsys.readouterr().err
 
@@ -62,7 +66,8 @@ def test_initial_weights_are_described_from_the_run_they_were_saved_in(tmp_path)
     assert init["dataset_splits"]["train"]["images"] == 6000
     row = T._init_row({"init": init})
     assert "epoch 6 of 8 and 5981 s on 6000 training scenes (classic, bold)" in row and "?" not in row
-    assert T._init_row({"init": {"weights": "w.pt"}}) == "| initial weights | `w.pt`: an earlier run of the same YAML here |\n"
+    assert T._init_row({"init": {"weights": "w.pt"}}) == \
+        "| initial weights | `w.pt`: an earlier run of the same YAML here |\n"
 
 
 def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_path):
@@ -82,8 +87,6 @@ def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_p
 
 
 def _run_args(**over):
-    import argparse
-
     base = dict(data="d.yaml", epochs=60, imgsz=480, batch=16, workers=2, name="v", init=None, seed=0,
                 cache="ram", mosaic=0.0, close_mosaic=0, warmup_epochs=0.3, hours=0.0, lr0=None)
     return argparse.Namespace(**{**base, **over})
@@ -105,7 +108,8 @@ def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
 def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):
     record = json.loads(METRICS.read_text())
     m = record["held_out_test"]
-    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8}, "0.5": {"recall_face_up": 0.9, "precision": 0.95}}
+    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8}, "0.5": {"recall_face_up": 0.9,
+                                                                               "precision": 0.95}}
     m["recall_face_up_by"] = {"background": {"marble": {"cards": 200, "recall": 0.975}},
                               "visible": {"under half": {"cards": 100, "recall": 0.93}}}
     before = json.loads(json.dumps(record))
@@ -128,16 +132,13 @@ def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_pat
 @pytest.mark.parametrize("lr0", ["0", "-0.001"])
 def test_a_learning_rate_that_is_not_positive_is_refused(lr0, capsys):
     with pytest.raises(SystemExit) as err:
-        T.main(["--lr0", lr0])
+        train_card_detector.main(["--lr0", lr0])
     assert err.value.code == 2 and "--lr0 must be a positive learning rate" in capsys.readouterr().err
 
 
 def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
     # scripts/detector_pt_from_onnx.py needs the training environment; in the runtime one it
     # says so by name instead of failing on an import, and writes nothing
-    import importlib.util
-
-    import detector_pt_from_onnx as P
 
     out = tmp_path / "card_detector.pt"
     if importlib.util.find_spec("torch") is not None and importlib.util.find_spec("ultralytics") is not None:
@@ -152,8 +153,6 @@ def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
 
 
 def test_the_pytorch_baseline_names_a_missing_model_file(tmp_path, capsys):
-    import detector_pt_from_onnx as P
-
     with pytest.raises(SystemExit) as info:
         P.main(["--onnx", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "x.pt")])
     assert info.value.code == 2 and "none.onnx" in capsys.readouterr().err

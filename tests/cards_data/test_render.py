@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from vision.cards import decks as D
+from vision.cards import printing
 from vision.cards import render as R
 
 PPM = 1.0  # small renders keep the test fast
@@ -64,11 +65,9 @@ def test_size_and_mask():
 
 
 def test_print_pdf_has_real_card_size(tmp_path):
-    import print_deck
-
     dpi = 50.0
-    pages = print_deck.layout_pages("beccato", "classic", "a4", dpi, backs=True)
-    cols, rows = print_deck.grid("beccato", "a4")
+    pages = printing.layout_pages("beccato", "classic", "a4", dpi, backs=True)
+    cols, rows = printing.grid("beccato", "a4")
     assert (cols, rows) == (3, 3)
     assert len(pages) == 2 * -(-110 // 9)
     ppm = dpi / 25.4
@@ -82,7 +81,7 @@ def test_print_pdf_has_real_card_size(tmp_path):
     assert backs[0][0] == "back:beccato:chicken"
     assert backs[0][1] == faces[cols - 1][1]
     out = tmp_path / "deck.pdf"
-    print_deck.write_pdf(pages[:2], out, dpi)
+    printing.write_pdf(pages[:2], out, dpi)
     data = out.read_bytes()
     assert data.startswith(b"%PDF")
     boxes = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
@@ -92,9 +91,7 @@ def test_print_pdf_has_real_card_size(tmp_path):
 
 
 def test_italian_cards_fit_a_page():
-    import print_deck
-
-    cols, rows = print_deck.grid("italian", "letter")
+    cols, rows = printing.grid("italian", "letter")
     assert cols * 58 <= 215.9 and rows * 98 <= 279.4 and cols * rows >= 4
 
 

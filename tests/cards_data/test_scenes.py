@@ -3,11 +3,13 @@
 import json
 import math
 
+import cv2
 import numpy as np
 import pytest
 
-import make_card_dataset as G
+from scripts import make_card_dataset
 from vision.cards import render as R
+from vision.cards import scenes as G
 
 
 def _scenes(split, n, seed=7):
@@ -36,7 +38,8 @@ def test_labels_agree_with_geometry(train_scenes):
             assert set(vis) <= {1, 2}
             assert meta["visible"] >= G.MIN_VISIBLE
             # a card is a convex quadrilateral, corners in order (no self-crossing)
-            cross = [np.cross(corners[(k + 1) % 4] - corners[k], corners[(k + 2) % 4] - corners[(k + 1) % 4]) for k in range(4)]
+            cross = [np.cross(corners[(k + 1) % 4] - corners[k],
+                              corners[(k + 2) % 4] - corners[(k + 1) % 4]) for k in range(4)]
             assert all(c > 0 for c in cross) or all(c < 0 for c in cross)
             # the YOLO line round-trips, and the box is the corners' bounding box
             c2, box, kp, vis2 = G.parse_label_line(G.yolo_line(cls, corners, vis, w, h))
@@ -64,7 +67,6 @@ def test_a_label_lies_on_its_card():
     else:
         pytest.fail("no single visible card in 30 scenes")
     _, corners, vis = labels[0]
-    import cv2
 
     inside = np.zeros(img.shape[:2], np.uint8)
     cv2.fillPoly(inside, [np.round(corners).astype(np.int32)], 1)
@@ -77,11 +79,11 @@ def test_a_label_lies_on_its_card():
 
 
 def test_test_split_holds_out_design_and_backgrounds():
-    for img, labels, info in _scenes("test", 6, seed=1):
+    for _img, _labels, info in _scenes("test", 6, seed=1):
         assert info["background"] in G.TEST_BACKGROUNDS
         assert all(c["design"] == R.HELD_OUT_DESIGN for c in info["cards"])
     seen = set()
-    for img, labels, info in _scenes("val", 12, seed=2):
+    for _img, _labels, info in _scenes("val", 12, seed=2):
         assert info["background"] in G.TRAIN_BACKGROUNDS
         for c in info["cards"]:
             assert c["design"] in R.TRAIN_DESIGNS or c["design"].startswith("random-")
@@ -152,10 +154,12 @@ def test_without_scikit_image_the_generator_refuses_unless_told_procedural_only(
     monkeypatch.setattr(G, "_SKIMAGE", {})
     monkeypatch.setattr(G, "_PHOTOS", [])
     with pytest.raises(SystemExit) as err:
-        G.main(["--out", str(tmp_path / "d"), "--train", "1", "--val", "0", "--test", "0", "--width", "160"])
+        make_card_dataset.main(["--out", str(tmp_path / "d"), "--train", "1", "--val", "0", "--test", "0", "--width",
+                                "160"])
     assert err.value.code == 2 and "scikit-image is not installed" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
-    assert G.main(["--out", str(tmp_path / "d"), "--train", "2", "--val", "0", "--test", "0", "--width", "160",
+    assert make_card_dataset.main(["--out", str(tmp_path / "d"), "--train", "2", "--val", "0", "--test", "0", "--width",
+                                   "160",
                    "--procedural-only"]) == 0
     meta = json.loads((tmp_path / "d" / "meta.json").read_text())
     assert meta["skimage"] is False
@@ -166,7 +170,8 @@ def test_test_split_linked_from_another_dataset(tmp_path, capsys):
     # every model is measured on the same held-out scenes: a training set links them, with the
     # card index that the up/down of Beccato! faces is measured from
     G.write_dataset(tmp_path / "held", {"test": 2}, seed=0, width=160, progress=False)
-    assert G.main(["--out", str(tmp_path / "new"), "--train", "1", "--val", "1", "--test", "0", "--width", "160",
+    assert make_card_dataset.main(["--out", str(tmp_path / "new"), "--train", "1", "--val", "1", "--test", "0",
+                                   "--width", "160",
                    "--procedural-only", "--test-from", str(tmp_path / "held")]) == 0
     new, held = tmp_path / "new", tmp_path / "held"
     for part in ("images/test", "labels/test", "cards/test.jsonl"):
@@ -175,10 +180,10 @@ def test_test_split_linked_from_another_dataset(tmp_path, capsys):
         sorted(p.name for p in (held / "images" / "test").iterdir())
     assert "test: images/test" in (new / "data.yaml").read_text()
     with pytest.raises(SystemExit):  # generated or linked, not both
-        G.main(["--out", str(tmp_path / "x"), "--train", "1", "--test", "1", "--procedural-only",
+        make_card_dataset.main(["--out", str(tmp_path / "x"), "--train", "1", "--test", "1", "--procedural-only",
                 "--test-from", str(held)])
     with pytest.raises(SystemExit):  # a dataset with no held-out split
-        G.main(["--out", str(tmp_path / "y"), "--train", "1", "--test", "0", "--procedural-only",
+        make_card_dataset.main(["--out", str(tmp_path / "y"), "--train", "1", "--test", "0", "--procedural-only",
                 "--test-from", str(tmp_path / "new" / "images")])
     assert "no held-out split there" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()

@@ -31,6 +31,7 @@ import dataclasses
 from typing import Literal
 
 from referee.beccato.cards import BREEDS, EGGS_PER_GUILD, GUILDS, SERAMA
+from referee.signal_cards import SIGNAL_CARDS
 
 DeckName = Literal["beccato", "italian", "french52", "french40"]
 Kind = Literal["chicken", "henhouse", "egg", "guild", "chick", "signal", "pip", "back"]
@@ -121,8 +122,6 @@ class Card:
 
 
 def _beccato_cards() -> list[Card]:
-    from referee.signal_cards import SIGNAL_CARDS
-
     cards: list[Card] = []
     for breed in BREEDS:
         for copy in (1, 2, 3):

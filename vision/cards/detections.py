@@ -22,7 +22,8 @@ track_id: -1 while not tracked. zone: None while unknown.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,8 @@ class CardDetections:
         self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(n)
         self.face_up = np.asarray(self.face_up, dtype=bool).reshape(n)
         self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(n)
-        self.label = _obj(self.label, n) if not isinstance(self.label, np.ndarray) else self.label.astype(object).reshape(n)
+        self.label = _obj(self.label, n) if not isinstance(self.label,
+                                                           np.ndarray) else self.label.astype(object).reshape(n)
         self.label_confidence = np.asarray(self.label_confidence, dtype=np.float32).reshape(n)
         self.orientation = np.asarray(self.orientation, dtype=np.float32).reshape(n)
         self.track_id = np.asarray(self.track_id, dtype=np.int64).reshape(n)
@@ -64,7 +66,7 @@ class CardDetections:
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
-    def empty(cls) -> "CardDetections":
+    def empty(cls) -> CardDetections:
         return cls.from_corners(np.zeros((0, 4, 2), np.float32))
 
     @classmethod
@@ -74,7 +76,7 @@ class CardDetections:
         confidence: Any = None,
         face_up: Any = None,
         class_id: Any = None,
-    ) -> "CardDetections":
+    ) -> CardDetections:
         corners = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2)
         n = len(corners)
         face = np.ones(n, bool) if face_up is None else np.asarray(face_up, bool)
@@ -91,7 +93,7 @@ class CardDetections:
         )
 
     @classmethod
-    def merge(cls, parts: list["CardDetections"]) -> "CardDetections":
+    def merge(cls, parts: list[CardDetections]) -> CardDetections:
         if not parts:
             return cls.empty()
         return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
@@ -101,16 +103,16 @@ class CardDetections:
     def __len__(self) -> int:
         return len(self.corners)
 
-    def __getitem__(self, index: Any) -> "CardDetections":
+    def __getitem__(self, index: Any) -> CardDetections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return CardDetections(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
 
-    def __iter__(self) -> Iterator["CardDetections"]:
+    def __iter__(self) -> Iterator[CardDetections]:
         for i in range(len(self)):
             yield self[i]
 
-    def copy(self) -> "CardDetections":
+    def copy(self) -> CardDetections:
         return CardDetections(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
     # -- derived geometry ------------------------------------------------------------------
@@ -132,14 +134,14 @@ class CardDetections:
         return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - y * np.roll(x, -1, axis=1), axis=1))
 
     # -- filters -----------------------------------------------------------------------------
-    def with_confidence(self, minimum: float) -> "CardDetections":
+    def with_confidence(self, minimum: float) -> CardDetections:
         return self[self.confidence >= minimum]
 
-    def known(self) -> "CardDetections":
+    def known(self) -> CardDetections:
         """Only the cards whose label is known."""
         return self[np.array([lbl is not None for lbl in self.label], dtype=bool)]
 
-    def labelled(self, label: str) -> "CardDetections":
+    def labelled(self, label: str) -> CardDetections:
         return self[np.array([lbl == label for lbl in self.label], dtype=bool)]
 
     # -- output ------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import cv2
 import numpy as np
@@ -188,7 +189,7 @@ class CardDetector:
         path = Path(model) if model is not None else default_model_path()
         if not path.is_file():
             raise ModelNotFound(f"no card detector model at {path}", path=str(path))
-        import onnxruntime as ort  # heavy: loaded only when a detector is made
+        import onnxruntime as ort  # deferred: heavy, loaded only when a detector is made
 
         options = ort.SessionOptions()
         if threads:

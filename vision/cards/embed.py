@@ -16,9 +16,9 @@ recipe and the measured numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -44,7 +44,7 @@ class CardEmbedder:
     def __init__(self, path: Path | str = MODEL_PATH, threads: int = 1) -> None:
         if not Path(path).is_file():
             raise ModelNotFound(f"no card embedder model at {path}", path=str(path))
-        import onnxruntime as ort
+        import onnxruntime as ort  # deferred: heavy, loaded only when an embedder is made
 
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads

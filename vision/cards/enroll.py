@@ -26,13 +26,15 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
 
 from referee.core import RefereeError
+from vision.cards.decks import CARD_SIZE_MM, deck, faces
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import aspect_range, order_corners, quad_overlap, skew_deg
 from vision.cards.outlines import find_quads_by_contour
@@ -101,7 +103,6 @@ def deck_aspect(base: str | None) -> float | None:
     """Width over height of the deck's cards, when the deck it follows is known."""
     if not base:
         return None
-    from vision.cards.decks import CARD_SIZE_MM
 
     w, h = CARD_SIZE_MM.get(base, (0.0, 0.0))
     return w / h if h else None
@@ -228,8 +229,6 @@ def card_labels(base: str | None = None, labels: Sequence[str] | None = None,
     if labels:
         return list(labels), {lbl: [lbl] for lbl in labels}
     if base:
-        from vision.cards.decks import deck, faces
-
         ids: dict[str, list[str]] = {}
         for card in deck(base):
             ids.setdefault(card.face_key, []).append(card.id)
@@ -242,8 +241,6 @@ def guide(base: str | None = None, labels: Sequence[str] | None = None, per_phot
     """The guided order, one line per photo."""
     names = list(labels or card_labels(base=base)[0])
     if base and not labels:
-        from vision.cards.decks import faces
-
         names = [f"{c.face_key} ({c.name})" for c in faces(base)]
     lines = []
     for k in range(0, len(names), per_photo):
@@ -303,18 +300,19 @@ def enroll_images(
     back_found: dict[str, np.ndarray] = {}
     for photo, image in backs:
         try:
-            back_found[f"back:{name}:{len(back_found) + 1}"] = find_cards(image, detector, 1, min_sharpness, face_up=False)[0].crop
+            back_found[f"back:{name}:{len(back_found) + 1}"] = find_cards(image, detector, 1, min_sharpness,
+                                                                          face_up=False)[0].crop
         except PhotoProblem as exc:
             rejected.append({"photo": photo, "reason": exc.name, "message": exc.message, "cards": ["back"]})
     if rejected:
         raise EnrollmentRejected(
             f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
             rejected=rejected)
-    faces = {lbl: f.crop for lbl, f in zip(labels, found)}
+    face_crops = {lbl: f.crop for lbl, f in zip(labels, found)}
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{safe_file_name(name)[:-4]}-", dir=root))
     try:
-        write_deck_folder(tmp, name, faces, back_found, card_ids=card_ids, base=base,
+        write_deck_folder(tmp, name, face_crops, back_found, card_ids=card_ids, base=base,
                           extra={"photos": [p for p, _ in images]})
         if folder.exists():
             shutil.rmtree(folder)

@@ -37,15 +37,21 @@ MIN_SIMILARITY_WITH_EMBED, MIN_CONFIDENCE_WITH_EMBED = 0.65, 0.55  # ... with th
 EMBED_WEIGHT = 0.7  # of the embeddings' cosine similarity, against the hand-made features'
 SURE = 0.9  # a read at this confidence or more is sure (how often such reads are wrong: docs/card-reading.md)
 FIT_FOR_SURE = 0.8  # ... and only when its crop is this like its face (with the embedding; measured there)
-EMBED_BLIND = 0.95  # templates whose embeddings are this alike: the second look (`grey_similarity`) decides between them
+# templates whose embeddings are this alike: the second look (`grey_similarity`) decides between them
+EMBED_BLIND = 0.95
 HAND_ALIKE = 0.85  # ... or whose hand-made scores against each other are this high (measured: docs/card-reading.md)
 GREY_SIZE = (60, 90)  # (w, h) of the second look's grey, between faces the embedding cannot tell apart
-GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)  # templates' grey at GREY_SIZE, blurred this much (pixels): as sharp as the crop
+# templates' grey at GREY_SIZE, blurred this much (pixels): as sharp as the crop
+GREY_BLURS = (0.0, 0.7, 1.2, 1.8, 2.5, 3.5)
 GREY_NORM = 1.0  # the local brightness and contrast taken out over this blur (pixels at GREY_SIZE) ...
 GREY_FLOOR = 10.0  # ... the contrast no less than this (grey levels): flat paper's noise is not made an edge
-GREY_FIT = 0.15  # a second look whose best grey correlation is under this names no face: the crop fits none (a real 2 of clubs against our own printing's: 0.13)
+# a second look whose best grey correlation is under this names no face: the crop fits none (a real 2 of clubs
+# against our own printing's: 0.13)
+GREY_FIT = 0.15
 GREY_HAND = 1 / 30  # the hand-made score's weight against the grey's there: it parts only equal shapes
-GREY_TEMPERATURE = 0.03  # of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader found: seeds 7, 11, 31, drawn and enrolled templates)
+# of the softmax over the grey correlations (fitted to how often a margin was right, from the corners the reader
+# found: seeds 7, 11, 31, drawn and enrolled templates)
+GREY_TEMPERATURE = 0.03
 SIBLING_INK = 20.0  # faces that differ by their suit symbol alone, printed in colours this near (Lab a, b), are alike
 # (one photo per card: a club's and a spade's measured up to 25.6 apart, 95% within 17 and 99% within 21:
 # docs/card-reading.md)
@@ -176,7 +182,7 @@ class CropFeatures:
 
     @classmethod
     def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
-           corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> "CropFeatures":
+           corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> CropFeatures:
         crop = flat_field(crop)
         grays, corners, chromas = [], [], []
         w, h = FACE_GREY_SIZE
@@ -211,7 +217,7 @@ class _Level:
     ink: np.ndarray  # (T, 2)
 
     @classmethod
-    def of(cls, feats: Sequence[CropFeatures]) -> "_Level":
+    def of(cls, feats: Sequence[CropFeatures]) -> _Level:
         gray = np.stack([f.face_grey[0, 0] for f in feats])
         corner = np.stack([f.corner[0, 0] for f in feats])
         # What every face shares (paper, border, layout) says nothing about which face it is:
@@ -398,7 +404,7 @@ class CardIdentifier:
     def label_of(self, card_id: str) -> str | None:
         return self._label_of_id.get(card_id, card_id if card_id in self.card_ids else None)
 
-    def _level(self, width: float | None) -> "_Level":
+    def _level(self, width: float | None) -> _Level:
         """The template level for a card `width` pixels wide in the frame (None: full detail)."""
         for w in sorted(LEVELS):
             if width is not None and width < w * LEVEL_MARGIN:

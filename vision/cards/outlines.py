@@ -13,8 +13,15 @@ import cv2
 import numpy as np
 
 from vision.cards.detections import CardDetections
-from vision.cards.geometry import (hull_iou, order_corners, orientation_of, portrait_order, quad_iou, quad_overlap,
-                                   region_around)
+from vision.cards.geometry import (
+    hull_iou,
+    order_corners,
+    orientation_of,
+    portrait_order,
+    quad_iou,
+    quad_overlap,
+    region_around,
+)
 
 
 # --- bright paper on a darker surface ------------------------------------------------------------
@@ -150,7 +157,8 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     out = []
     for f in found:
         a = cv2.contourArea(f)
-        if 0.5 * area <= a <= 2.5 * area and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0:
+        if 0.5 * area <= a <= 2.5 * area and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])),
+                                                                  False) >= 0:
             out.append((a, f + np.array([x0, y0], np.float32)))
     out.sort(key=lambda x: -x[0])
     return [f for _, f in out[:max_count]]

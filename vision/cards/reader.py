@@ -26,11 +26,12 @@ guesses, up to `align_guesses` in all. Measured numbers and costs: docs/card-rea
 from __future__ import annotations
 
 import itertools
-from typing import Iterable
+from collections.abc import Iterable
 
 import cv2
 import numpy as np
 
+from vision.cards.decks import CARD_SIZE_MM
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import fold_orientation, order_corners, orientation_of
 from vision.cards.identify import SURE, CropFeatures, Identification
@@ -83,7 +84,8 @@ class CardReader:
 
         With `snap` (by default the reader's setting) each quad is first made precise: of the
         guesses `refine.candidate_quads` makes at its corners, the one whose crop matches a
-        face of the deck best. With `align`, an unsure reading is aligned on the deck's faces and read again (`aligned`)."""
+        face of the deck best. With `align`, an unsure reading is aligned on the deck's faces and
+        read again (`aligned`)."""
         out = cards.copy()
         if self.deck is None or len(out) == 0:
             return out
@@ -157,7 +159,8 @@ class CardReader:
                 continue
             seen.add(group)
             new, cc = align_to_template(image, quad, templates.shared_face(group), bool(sims[1, k] > sims[0, k]))
-            if new is None or cc < self.align_min_cc or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
+            if new is None or cc < self.align_min_cc or min(np.linalg.norm(new - np.roll(new, -1, axis=0),
+                                                                           axis=1)) < MIN_CARD_SIDE:
                 continue
             f2 = templates.features(rectify(image, new))
             tried.append((float(templates.similarities(None, f2, width)[:, list(group)].max()), new, f2))
@@ -192,7 +195,6 @@ def deck_aspect(deck: Deck | None) -> float | None:
     """Width over height of the deck's cards, when the deck it follows is known."""
     if deck is None or not deck.base:
         return None
-    from vision.cards.decks import CARD_SIZE_MM
 
     w, h = CARD_SIZE_MM.get(deck.base, (0.0, 0.0))
     return w / h if h else None

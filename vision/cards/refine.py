@@ -33,13 +33,21 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
 
-from vision.cards.geometry import (ASPECT_RANGE, aspect_range, axis_aligned, card_shaped, inscribed_cards, long_axis,
-                                   order_corners, region_around)
+from vision.cards.geometry import (
+    ASPECT_RANGE,
+    aspect_range,
+    axis_aligned,
+    card_shaped,
+    inscribed_cards,
+    long_axis,
+    order_corners,
+    region_around,
+)
 from vision.cards.outlines import edge_contrast, outlines_around, snap_to_outline
 
 MAX_TURN_DEG = 15.0  # how far a side may turn from the detector's
@@ -371,7 +379,8 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     seed = (int(xs[k]), int(ys[k]))
     mask = np.zeros((roi.shape[0] + 2, roi.shape[1] + 2), np.uint8)
     t = (tolerance,) * 3
-    cv2.floodFill(roi.copy(), mask, seed, (0, 0, 0), t, t, 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    cv2.floodFill(roi.copy(), mask, seed, (0, 0, 0), t, t,
+                  4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
     region = mask[1:-1, 1:-1]
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -506,7 +515,8 @@ def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray,
     inner = np.float32([[px, py], [px + w - 1, py], [px + w - 1, py + h - 1], [px, py + h - 1]])
     hq = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), inner)
     canvas = cv2.warpPerspective(image, hq, (cw, ch), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32) if canvas.ndim == 3 else canvas.astype(np.float32)
+    gray = cv2.cvtColor(canvas,
+                        cv2.COLOR_BGR2GRAY).astype(np.float32) if canvas.ndim == 3 else canvas.astype(np.float32)
     t = cv2.resize(template, ALIGN_SIZE, interpolation=cv2.INTER_AREA)
     if upside_down:
         t = cv2.rotate(t, cv2.ROTATE_180)

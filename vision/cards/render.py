@@ -27,6 +27,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from referee.signal_cards import BY_ID, SIGNAL_CARDS
 from vision.cards.decks import (
     BREEDS,
     CARD_SIZE_MM,
@@ -222,7 +223,8 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         r = s * 0.25
         cv2.circle(layer, _pt(cx - r * 0.95, cy + s * 0.08), int(r), 255, -1, AA)
         cv2.circle(layer, _pt(cx + r * 0.95, cy + s * 0.08), int(r), 255, -1, AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], 255, AA)
+        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], 255,
+                     AA)
         cv2.fillPoly(layer, [np.array([_pt(cx, cy + s * 0.05), _pt(cx + s * 0.16, cy + s * 0.5),
                                         _pt(cx - s * 0.16, cy + s * 0.5)])], 255, AA)
     elif suit == "fC":
@@ -250,10 +252,12 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         cv2.circle(layer, _pt(cx, cy + s * 0.46), max(1, int(s * 0.06)), 255, -1, AA)
     elif suit == "iB":  # bastoni: a knotted club
         cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.07, cy + s * 0.5), _pt(cx + s * 0.07, cy + s * 0.5),
-                                        _pt(cx + s * 0.16, cy - s * 0.45), _pt(cx - s * 0.16, cy - s * 0.45)])], 255, AA)
+                                        _pt(cx + s * 0.16, cy - s * 0.45), _pt(cx - s * 0.16,
+                                                                               cy - s * 0.45)])], 255, AA)
         cv2.circle(layer, _pt(cx, cy - s * 0.42), int(s * 0.17), 255, -1, AA)
         for k in (-0.2, 0.05, 0.28):
-            cv2.circle(layer, _pt(cx + (s * 0.12 if k > 0 else -s * 0.12), cy + s * k), max(1, int(s * 0.06)), 255, -1, AA)
+            cv2.circle(layer, _pt(cx + (s * 0.12 if k > 0 else -s * 0.12), cy + s * k), max(1, int(s * 0.06)), 255, -1,
+                       AA)
     else:
         raise ValueError(f"unknown suit shape {suit!r}")
     if flip:
@@ -355,16 +359,20 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     cv2.circle(half, _pt(cx, head_y), int(r), BLACK, max(1, int(0.3 * ppm)), cv2.LINE_AA)
     if c.rank in ("K", "R"):  # crown
         pts = [(-1, 0), (-1, -1.2), (-0.5, -0.5), (0, -1.4), (0.5, -0.5), (1, -1.2), (1, 0)]
-        cv2.fillPoly(half, [np.array([_pt(cx + a * r, head_y - r * 0.8 + b * r) for a, b in pts])], (20, 180, 230), cv2.LINE_AA)
+        cv2.fillPoly(half, [np.array([_pt(cx + a * r, head_y - r * 0.8 + b * r) for a, b in pts])], (20, 180, 230),
+                     cv2.LINE_AA)
     elif c.rank in ("Q",):  # veil
-        cv2.ellipse(half, _pt(cx, head_y - r * 0.3), _pt(r * 1.3, r * 1.1), 0, 180, 360, _lighter(colour, 0.6), -1, cv2.LINE_AA)
+        cv2.ellipse(half, _pt(cx, head_y - r * 0.3), _pt(r * 1.3, r * 1.1), 0, 180, 360, _lighter(colour, 0.6), -1,
+                    cv2.LINE_AA)
         cv2.circle(half, _pt(cx, head_y), int(r * 0.9), skin, -1, cv2.LINE_AA)
     elif c.rank in ("C",):  # horse head beside the rider
-        cv2.ellipse(half, _pt(cx + 9 * ppm, head_y + 3 * ppm), _pt(3.2 * ppm, 6 * ppm), 25, 0, 360, (60, 90, 140), -1, cv2.LINE_AA)
+        cv2.ellipse(half, _pt(cx + 9 * ppm, head_y + 3 * ppm), _pt(3.2 * ppm, 6 * ppm), 25, 0, 360, (60, 90, 140), -1,
+                    cv2.LINE_AA)
         cv2.circle(half, _pt(cx + 10 * ppm, head_y + 0 * ppm), max(1, int(0.7 * ppm)), BLACK, -1)
     else:  # J / F: a cap with a feather
         cv2.ellipse(half, _pt(cx, head_y - r * 0.6), _pt(r * 1.2, r * 0.6), 0, 180, 360, colour, -1, cv2.LINE_AA)
-        cv2.line(half, _pt(cx + r, head_y - r), _pt(cx + r * 2, head_y - r * 2.2), colour, max(1, int(0.6 * ppm)), cv2.LINE_AA)
+        cv2.line(half, _pt(cx + r, head_y - r), _pt(cx + r * 2, head_y - r * 2.2), colour, max(1, int(0.6 * ppm)),
+                 cv2.LINE_AA)
     # eyes
     for ex in (-0.35, 0.35):
         cv2.circle(half, _pt(cx + ex * r, head_y - 0.1 * r), max(1, int(0.5 * ppm)), BLACK, -1)
@@ -403,8 +411,10 @@ def _chicken(img, centre, size, breed: str, ppm: float):
     AA = cv2.LINE_AA
     # legs and feet (bottom)
     for dx in (-0.12, 0.1):
-        cv2.line(img, _pt(cx + dx * s, cy + 0.25 * s), _pt(cx + dx * s, cy + 0.5 * s), (30, 140, 220), max(1, int(s * 0.035)), AA)
-        cv2.line(img, _pt(cx + dx * s, cy + 0.5 * s), _pt(cx + (dx + 0.08) * s, cy + 0.52 * s), (30, 140, 220), max(1, int(s * 0.03)), AA)
+        cv2.line(img, _pt(cx + dx * s, cy + 0.25 * s), _pt(cx + dx * s, cy + 0.5 * s), (30, 140, 220),
+                 max(1, int(s * 0.035)), AA)
+        cv2.line(img, _pt(cx + dx * s, cy + 0.5 * s), _pt(cx + (dx + 0.08) * s, cy + 0.52 * s), (30, 140, 220),
+                 max(1, int(s * 0.03)), AA)
     # tail (left), bigger for a rooster
     tail = 0.45 if kind == "rooster" else 0.28
     tail_c = pat if kind != "plain" else _lighter(body, -0.0)
@@ -429,18 +439,22 @@ def _chicken(img, centre, size, breed: str, ppm: float):
     elif kind == "stripes":
         for k in range(-3, 4):
             x = cx + k * 0.07 * s
-            cv2.line(img, _pt(x - 0.05 * s, cy - 0.12 * s), _pt(x + 0.05 * s, cy + 0.24 * s), pat, max(1, int(s * 0.025)), AA)
+            cv2.line(img, _pt(x - 0.05 * s, cy - 0.12 * s), _pt(x + 0.05 * s, cy + 0.24 * s), pat,
+                     max(1, int(s * 0.025)), AA)
     elif kind == "collar":
-        cv2.ellipse(img, _pt(cx + 0.18 * s, cy - 0.1 * s), _pt(0.1 * s, 0.16 * s), 20, 0, 360, pat, max(1, int(s * 0.04)), AA)
+        cv2.ellipse(img, _pt(cx + 0.18 * s, cy - 0.1 * s), _pt(0.1 * s, 0.16 * s), 20, 0, 360, pat,
+                    max(1, int(s * 0.04)), AA)
     elif kind == "fluffy":
         for k in range(10):
             a = k * 2 * math.pi / 10
-            cv2.circle(img, _pt(cx + math.cos(a) * 0.3 * s, cy + 0.05 * s + math.sin(a) * 0.22 * s), max(1, int(0.06 * s)), body, -1, AA)
+            cv2.circle(img, _pt(cx + math.cos(a) * 0.3 * s, cy + 0.05 * s + math.sin(a) * 0.22 * s),
+                       max(1, int(0.06 * s)), body, -1, AA)
         cv2.ellipse(img, _pt(cx, cy + 0.05 * s), _pt(0.22 * s, 0.15 * s), 0, 0, 360, pat, max(1, int(s * 0.02)), AA)
     elif kind == "crest":
         for k in range(7):
             a = -math.pi / 2 + (k - 3) * 0.35
-            cv2.circle(img, _pt(hx + math.cos(a) * hr * 1.1, hy + math.sin(a) * hr * 1.1), max(1, int(hr * 0.55)), pat, -1, AA)
+            cv2.circle(img, _pt(hx + math.cos(a) * hr * 1.1, hy + math.sin(a) * hr * 1.1), max(1, int(hr * 0.55)), pat,
+                       -1, AA)
     elif kind == "tufts":
         for dx in (-1.0, 0.6):
             cv2.circle(img, _pt(hx + dx * hr, hy + hr * 0.5), max(1, int(hr * 0.45)), pat, -1, AA)
@@ -449,9 +463,11 @@ def _chicken(img, centre, size, breed: str, ppm: float):
     # comb (top of head), wattle, beak, eye
     if kind != "crest":
         for k in range(3):
-            cv2.circle(img, _pt(hx - hr * 0.5 + k * hr * 0.5, hy - hr * 1.05), max(1, int(hr * (0.45 if kind == "rooster" else 0.32))), (30, 30, 210), -1, AA)
+            cv2.circle(img, _pt(hx - hr * 0.5 + k * hr * 0.5, hy - hr * 1.05),
+                       max(1, int(hr * (0.45 if kind == "rooster" else 0.32))), (30, 30, 210), -1, AA)
     cv2.ellipse(img, _pt(hx + hr * 0.4, hy + hr * 1.1), _pt(hr * 0.22, hr * 0.4), 0, 0, 360, (30, 30, 210), -1, AA)
-    cv2.fillPoly(img, [np.array([_pt(hx + hr * 0.85, hy - hr * 0.25), _pt(hx + hr * 1.65, hy + hr * 0.05), _pt(hx + hr * 0.85, hy + hr * 0.35)])], (30, 170, 240), AA)
+    cv2.fillPoly(img, [np.array([_pt(hx + hr * 0.85, hy - hr * 0.25), _pt(hx + hr * 1.65, hy + hr * 0.05),
+                                 _pt(hx + hr * 0.85, hy + hr * 0.35)])], (30, 170, 240), AA)
     cv2.circle(img, _pt(hx + hr * 0.3, hy - hr * 0.15), max(1, int(hr * 0.16)), BLACK, -1, AA)
 
 
@@ -501,7 +517,8 @@ def _egg(img, centre, size, guild: str, n: int, ppm: float, d: Design):
             cv2.line(pat, _pt(cx - s, cy + k * 0.1 * s), _pt(cx + s, cy + k * 0.1 * s), pc, max(1, int(0.025 * s)))
     elif kind == 1:
         for _ in range(25):
-            cv2.circle(pat, _pt(cx + rng.uniform(-0.3, 0.3) * s, cy + rng.uniform(-0.4, 0.4) * s), max(1, int(0.03 * s)), pc, -1)
+            cv2.circle(pat, _pt(cx + rng.uniform(-0.3, 0.3) * s, cy + rng.uniform(-0.4, 0.4) * s),
+                       max(1, int(0.03 * s)), pc, -1)
     elif kind == 2:
         pts = [_pt(cx - 0.4 * s + k * 0.1 * s, cy + (0.06 if k % 2 else -0.06) * s) for k in range(9)]
         cv2.polylines(pat, [np.array(pts)], False, pc, max(1, int(0.04 * s)))
@@ -517,8 +534,10 @@ def _egg(img, centre, size, guild: str, n: int, ppm: float, d: Design):
         for k in range(-5, 6):
             cv2.line(pat, _pt(cx + k * 0.1 * s, cy - s), _pt(cx + k * 0.1 * s + s, cy + s), pc, max(1, int(0.02 * s)))
     img[inside] = pat[inside]
-    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, BLACK, max(1, int(0.01 * s)), cv2.LINE_AA)
-    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, BLACK, max(1, int(0.01 * s)), cv2.LINE_AA)
+    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, BLACK, max(1, int(0.01 * s)),
+                cv2.LINE_AA)
+    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, BLACK, max(1, int(0.01 * s)),
+                cv2.LINE_AA)
     # the Guild symbol on a white medallion in the egg
     cv2.circle(img, _pt(cx, cy + 0.12 * s), int(0.13 * s), (255, 255, 255), -1, cv2.LINE_AA)
     _guild_symbol(img, guild, (cx, cy + 0.12 * s), 0.2 * s, colour, d)
@@ -529,7 +548,8 @@ def _house(img, centre, size, breed: str, ppm: float):
     cx, cy, s = centre[0], centre[1], size
     wall = _lighter(pat, 0.3)
     cv2.rectangle(img, _pt(cx - 0.35 * s, cy - 0.1 * s), _pt(cx + 0.35 * s, cy + 0.4 * s), wall, -1)
-    cv2.fillPoly(img, [np.array([_pt(cx - 0.45 * s, cy - 0.08 * s), _pt(cx, cy - 0.45 * s), _pt(cx + 0.45 * s, cy - 0.08 * s)])], (40, 40, 150), cv2.LINE_AA)
+    cv2.fillPoly(img, [np.array([_pt(cx - 0.45 * s, cy - 0.08 * s), _pt(cx, cy - 0.45 * s),
+                                 _pt(cx + 0.45 * s, cy - 0.08 * s)])], (40, 40, 150), cv2.LINE_AA)
     cv2.ellipse(img, _pt(cx, cy + 0.4 * s), _pt(0.12 * s, 0.2 * s), 0, 180, 360, (20, 20, 20), -1, cv2.LINE_AA)
     cv2.rectangle(img, _pt(cx + 0.15 * s, cy), _pt(cx + 0.28 * s, cy + 0.12 * s), (200, 240, 250), -1)
 
@@ -541,9 +561,11 @@ def _chick(img, centre, size):
     cv2.ellipse(img, _pt(cx, cy + 0.12 * s), _pt(0.3 * s, 0.25 * s), 0, 0, 360, y, -1, AA)
     cv2.circle(img, _pt(cx + 0.1 * s, cy - 0.22 * s), int(0.18 * s), y, -1, AA)
     cv2.circle(img, _pt(cx + 0.15 * s, cy - 0.26 * s), max(1, int(0.03 * s)), BLACK, -1, AA)
-    cv2.fillPoly(img, [np.array([_pt(cx + 0.26 * s, cy - 0.24 * s), _pt(cx + 0.38 * s, cy - 0.2 * s), _pt(cx + 0.26 * s, cy - 0.16 * s)])], (20, 120, 240), AA)
+    cv2.fillPoly(img, [np.array([_pt(cx + 0.26 * s, cy - 0.24 * s), _pt(cx + 0.38 * s, cy - 0.2 * s),
+                                 _pt(cx + 0.26 * s, cy - 0.16 * s)])], (20, 120, 240), AA)
     for dx in (-0.08, 0.08):
-        cv2.line(img, _pt(cx + dx * s, cy + 0.36 * s), _pt(cx + dx * s, cy + 0.48 * s), (20, 120, 240), max(1, int(0.03 * s)), AA)
+        cv2.line(img, _pt(cx + dx * s, cy + 0.36 * s), _pt(cx + dx * s, cy + 0.48 * s), (20, 120, 240),
+                 max(1, int(0.03 * s)), AA)
     # egg shell below
     cv2.ellipse(img, _pt(cx, cy + 0.3 * s), _pt(0.34 * s, 0.16 * s), 0, 0, 180, (235, 245, 250), -1, AA)
 
@@ -552,8 +574,6 @@ _CUE_COLOURS = {"body": (60, 120, 200), "face": (160, 80, 160), "cards": (60, 15
 
 
 def _signal(img, c: Card, d: Design, ppm: float):
-    from referee.signal_cards import BY_ID, SIGNAL_CARDS
-
     h, w = img.shape[:2]
     sig = BY_ID[c.signal]
     idx = [s.id for s in SIGNAL_CARDS].index(sig.id)
@@ -581,7 +601,8 @@ def _signal(img, c: Card, d: Design, ppm: float):
     icx, icy = w / 2, h - 14 * ppm
     if sig.cue == "audio":
         for r in (3, 6, 9):
-            cv2.ellipse(img, _pt(icx - 4 * ppm, icy), _pt(r * ppm, r * ppm), 0, -45, 45, colour, max(1, int(0.8 * ppm)), cv2.LINE_AA)
+            cv2.ellipse(img, _pt(icx - 4 * ppm, icy), _pt(r * ppm, r * ppm), 0, -45, 45, colour, max(1, int(0.8 * ppm)),
+                        cv2.LINE_AA)
         cv2.circle(img, _pt(icx - 6 * ppm, icy), int(2 * ppm), colour, -1)
     elif sig.cue == "cards":
         for k, ang in enumerate((-20, 0, 20)):
@@ -591,7 +612,8 @@ def _signal(img, c: Card, d: Design, ppm: float):
             cv2.polylines(img, [box], True, colour, max(1, int(0.5 * ppm)), cv2.LINE_AA)
     else:
         cv2.circle(img, _pt(icx, icy - 2 * ppm), int(4 * ppm), colour, max(1, int(0.8 * ppm)), cv2.LINE_AA)
-        cv2.ellipse(img, _pt(icx, icy + 7 * ppm), _pt(7 * ppm, 5 * ppm), 0, 180, 360, colour, max(1, int(0.8 * ppm)), cv2.LINE_AA)
+        cv2.ellipse(img, _pt(icx, icy + 7 * ppm), _pt(7 * ppm, 5 * ppm), 0, 180, 360, colour, max(1, int(0.8 * ppm)),
+                    cv2.LINE_AA)
 
 
 def _draw_beccato(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
@@ -635,7 +657,8 @@ def _draw_beccato_face(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         _house(img, (w / 2, h * 0.5), w * 0.8, c.breed, ppm)
         # a small chicken of the breed beside the door, and an empty egg place at the bottom
         _chicken(img, (w * 0.25, h * 0.62), w * 0.3, c.breed, ppm)
-        cv2.ellipse(img, _pt(w / 2, h - 20 * ppm), _pt(6 * ppm, 8 * ppm), 0, 0, 360, (90, 90, 90), max(1, int(0.5 * ppm)), cv2.LINE_AA)
+        cv2.ellipse(img, _pt(w / 2, h - 20 * ppm), _pt(6 * ppm, 8 * ppm), 0, 0, 360, (90, 90, 90),
+                    max(1, int(0.5 * ppm)), cv2.LINE_AA)
     elif c.kind == "egg":
         colour = GUILD_COLOURS[c.guild]
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(colour, 0.85)
@@ -683,7 +706,8 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
             cv2.line(img, _pt(x, m), _pt(x - h, m + h), light, max(1, int(0.4 * ppm)), cv2.LINE_AA)
     elif d.back_pattern == "rings":
         for r in np.arange(step, max(w, h), step):
-            cv2.ellipse(img, _pt(w / 2, h / 2), _pt(r * w / h, r), 0, 0, 360, light, max(1, int(0.6 * ppm)), cv2.LINE_AA)
+            cv2.ellipse(img, _pt(w / 2, h / 2), _pt(r * w / h, r), 0, 0, 360, light, max(1, int(0.6 * ppm)),
+                        cv2.LINE_AA)
     elif d.back_pattern == "dots":
         for yy in np.arange(m + step / 2, h - m, step):
             for xx in np.arange(m + step / 2, w - m, step):
@@ -711,7 +735,8 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     elif d.back_pattern != "plain":
         raise ValueError(f"unknown back pattern {d.back_pattern!r}")
     inner = 6 * ppm
-    cv2.rectangle(img, _pt(inner, inner), _pt(w - inner, h - inner), (245, 245, 245), max(1, int(0.8 * ppm)), cv2.LINE_AA)
+    cv2.rectangle(img, _pt(inner, inner), _pt(w - inner, h - inner), (245, 245, 245), max(1, int(0.8 * ppm)),
+                  cv2.LINE_AA)
     if c.deck == "beccato":
         cv2.ellipse(img, _pt(w / 2, h * 0.3), _pt(w * 0.36, h * 0.09), 0, 0, 360, (245, 245, 245), -1, cv2.LINE_AA)
         _text_fit(img, "BECCATO!", (w / 2, h * 0.3), w * 0.6, 6 * ppm, colour, d.font, d.thick)
@@ -761,6 +786,7 @@ def render_deck(deck_name: str, design: str = "classic", px_per_mm: float = 8.0,
 
 
 __all__ = [
-    "DESIGNS", "TRAIN_DESIGNS", "HELD_OUT_DESIGN", "BACK_PATTERNS", "Design", "random_design", "BREEDS", "GUILDS", "GUILD_SYMBOLS",
+    "DESIGNS", "TRAIN_DESIGNS", "HELD_OUT_DESIGN", "BACK_PATTERNS", "Design", "random_design", "BREEDS", "GUILDS",
+    "GUILD_SYMBOLS",
     "card_size_px", "card_mask", "render_card", "render_deck",
 ]

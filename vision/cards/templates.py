@@ -24,8 +24,11 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
+from vision.cards.decks import DECKS, backs, faces, symbol_siblings
+from vision.cards.decks import deck as deck_cards
 from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import CANONICAL_SIZE
+from vision.cards.render import DESIGNS, render_card
 
 DECKS_ENV = "TABLE_REFEREE_DECKS"
 DECK_FILE = "deck.json"
@@ -59,9 +62,6 @@ class Deck:
 
 
 def builtin_names() -> list[str]:
-    from vision.cards.decks import DECKS
-    from vision.cards.render import DESIGNS
-
     return list(DECKS) + [f"{d}:{design}" for d in DECKS for design in DESIGNS]
 
 
@@ -83,15 +83,11 @@ def to_canonical(image: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE) -> n
 
 def render_deck_templates(base: str, design: str = "classic") -> Deck:
     """The built-in deck `base` in `design`, its templates made by rendering."""
-    from vision.cards.decks import backs, faces, symbol_siblings
-    from vision.cards.render import render_card
-
     labels, images, ids, symmetric = [], [], {}, []
     for card in faces(base):
         labels.append(card.face_key)
         symmetric.append(card.symmetric)
         images.append(to_canonical(render_card(card, design, px_per_mm=4.0)))
-    from vision.cards.decks import deck as deck_cards
 
     for card in deck_cards(base):
         ids.setdefault(card.face_key, []).append(card.id)
@@ -167,7 +163,6 @@ def read_deck_folder(folder: Path) -> Deck:
         ids[e["label"]] = e.get("card_ids") or [e["label"]]
     if not groups["face"][0]:
         raise BrokenDeck(f"deck {doc.get('name')!r} has no face templates", folder=str(folder))
-    from vision.cards.decks import DECKS, symbol_siblings
 
     name, base = doc.get("name", folder.name), doc.get("base")
     # a deck enrolled as free-form faces has no base deck to say which faces are siblings

@@ -12,6 +12,7 @@ label instead, with the vote's share as confidence.
 from __future__ import annotations
 
 import collections
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,7 @@ from vision.cards.detections import CardDetections
 class CardTracker:
     def __init__(self, frame_rate: float = 30.0, lost_frames: int | None = None,
                  activation: float = 0.25, matching: float = 0.8, min_vote: float = 0.5) -> None:
-        import warnings
-
-        import supervision as sv
+        import supervision as sv  # deferred: supervision loads its own stack; only tracking needs it
 
         self._sv = sv
         self.frame_rate = frame_rate

@@ -1,9 +1,10 @@
 """Where on the table a card lies: a seat, the henhouse row or the centre.
 
 Zones are polygons in *table coordinates*: the table seen from above as the unit square, where
-(0, 0) is the table corner that appears top-left in the picture and (1, 1) the bottom-right one. `table_corners` (four image
-points, in that order: top-left, top-right, bottom-right, bottom-left) map the picture onto the
-table with a homography; without them the whole frame is the table.
+(0, 0) is the table corner that appears top-left in the picture and (1, 1) the bottom-right one.
+`table_corners` (four image points, in that order: top-left, top-right, bottom-right,
+bottom-left) map the picture onto the table with a homography; without them the whole frame is
+the table.
 
     layout = TableLayout.default(["Anna", "Bruno", "Carla", "Dario"])   # seats clockwise from the camera side
     layout = TableLayout.load("table.json")
@@ -18,8 +19,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -60,7 +62,7 @@ class TableLayout:
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def default(cls, seats: Sequence[str], henhouses: bool = True) -> "TableLayout":
+    def default(cls, seats: Sequence[str], henhouses: bool = True) -> TableLayout:
         """Seats around the table, clockwise starting from the camera side (the bottom of the
         picture); the henhouse row across the middle; the centre (decks, the Chick) below it."""
         zones = []
@@ -78,7 +80,7 @@ class TableLayout:
         return cls(zones)
 
     @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> "TableLayout":
+    def from_dict(cls, doc: dict[str, Any]) -> TableLayout:
         try:
             zones = []
             for z in doc["zones"]:
@@ -91,7 +93,7 @@ class TableLayout:
             raise BadLayout(f"not a zone layout: {exc}") from None
 
     @classmethod
-    def load(cls, path: str | Path) -> "TableLayout":
+    def load(cls, path: str | Path) -> TableLayout:
         try:
             doc = json.loads(Path(path).read_text())
         except (OSError, ValueError) as exc:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from referee.table import CardReading, CardsSeen, TableZones, Zone
 from referee.observations import HandsSeen, HandTips
+from referee.table import CardReading, CardsSeen, TableZones, Zone
 
 CAMERA_HEIGHT = 10.0  # card-lengths (about 90 cm for a 9 cm card)
 CARD_W = 0.62  # short edge, card-lengths

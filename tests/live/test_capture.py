@@ -8,11 +8,11 @@ import threading
 import numpy as np
 import pytest
 
-from tablereferee.recording.folder import SegmentWriter, SessionFolder, SessionFolderError, read_segments
 from referee.observations import CameraStatus
 from referee.table.zones import BadZones, TableZones, rect_zone
-from vision.capture.grabber import Grabber
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, SessionFolderError, read_segments
 from tablereferee.recording.playback import camera_stream
+from vision.capture.grabber import Grabber
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, StreamUnavailable, open_capture
 from vision.capture.stages import RateGate, contour_cards
 from vision.video import CameraNotFound, MediaNotFound, UnreadableVideo

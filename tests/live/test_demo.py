@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.sessionlog import read_log, replay
 from tablereferee.cli import cli
 from tablereferee.recording.folder import SessionFolder, read_segments
-from referee.sessionlog import read_log, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "datasets" / "demo"
@@ -94,8 +94,7 @@ def read_segments_of(path: Path):
     import av
 
     with av.open(str(path)) as c:
-        for f in c.decode(video=0):
-            yield f
+        yield from c.decode(video=0)
 
 
 def test_clip_of_a_missing_entry_is_a_named_error(demo_session):

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tablereferee.recording.folder import SessionFolder, read_segments
 from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import read_log
+from tablereferee.recording.folder import SessionFolder, read_segments
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "datasets" / "demo"

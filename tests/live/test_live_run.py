@@ -3,16 +3,16 @@ into actions, every captured frame recorded, the microphone recorded in segments
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from referee.table.zones import TableZones, rect_zone
 from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
 from tablereferee.run import TableConfig, run_live
-from referee.table.zones import TableZones, rect_zone
 from vision.audio.sources import SAMPLE_RATE, AudioClip, load
 from vision.cards.decks import card
 from vision.cards.render import render_card
-
-from pathlib import Path
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 

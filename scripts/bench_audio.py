@@ -47,9 +47,9 @@ def main(argv=None) -> None:
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))[:2]
         os.sched_setaffinity(0, cpus)
-    from vision.audio import sources
-    from vision.audio.pipeline import AudioListener
-    from vision.audio.recognize import english
+    from vision.audio import sources  # deferred: the audio stack loads once the process is pinned to two cores
+    from vision.audio.pipeline import AudioListener  # deferred: as above
+    from vision.audio.recognize import english  # deferred: as above
 
     fixture = os.path.join(FIXTURES, args.audio)
     base = sources.load(fixture)

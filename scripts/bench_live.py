@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import make_demo_session as demo  # noqa: E402
+
 from tablereferee.recording.folder import SessionFolder, read_segments  # noqa: E402
 from tablereferee.run import TableConfig, run_live, run_recorded  # noqa: E402
 
@@ -37,8 +39,6 @@ DEMO = ROOT / "datasets" / "demo"
 
 def appear_time(action: dict) -> float | None:
     """When the card(s) behind a camera action first lie in the video (ground truth)."""
-    import make_demo_session as demo
-
 
     if action["kind"] == "draw_egg":
         ids = [f"egg:{action['egg']}"]

@@ -26,6 +26,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.landmarks.calibration import TableCalibration, quadrant_seats
+from vision.landmarks.extract import HolisticPerSeat, LandmarkExtractor, Rates
+from vision.signals.engine import detect_signals, landmarks_from_media, seat_series
+from vision.signals.free import FreeSignal
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PEOPLE = ROOT / "tests" / "fixtures" / "people"
@@ -61,9 +66,6 @@ def table_frames(n: int) -> list[np.ndarray]:
 
 
 def speed(n: int) -> dict:
-    from vision.landmarks.calibration import TableCalibration, quadrant_seats
-    from vision.landmarks.extract import HolisticPerSeat, LandmarkExtractor, Rates
-
     frames = table_frames(n)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
     fps_src = 25.0
@@ -103,9 +105,7 @@ def speed(n: int) -> dict:
 
 def accuracy() -> dict:
     sys.path.insert(0, str(ROOT / "tests" / "signals"))
-    from signal_streams import score, suite
-
-    from vision.signals.engine import detect_signals, landmarks_from_media
+    from signal_streams import score, suite  # deferred: a test helper, on the path only for this run
 
     stats = score(suite())
     per_signal = {k: {"precision": round(v["precision"], 3), "recall": round(v["recall"], 3),
@@ -113,10 +113,8 @@ def accuracy() -> dict:
                       "median_delay_s": None if v["median_delay_s"] is None else round(v["median_delay_s"], 3)}
                   for k, v in sorted(stats.items())}
     # Free Signal: learnt from 3 demonstrations, looked for in a stream with it and one without
-    from signal_streams import Body, free_demonstrations, free_stream, seat_calibration
+    from signal_streams import Body, free_demonstrations, free_stream, seat_calibration  # deferred: as above
 
-    from vision.signals.engine import seat_series
-    from vision.signals.free import FreeSignal
     calib = seat_calibration({"ana": Body.make()})
     fs = FreeSignal.learn([seat_series(d, calib, "ana") for d in free_demonstrations(3)])
     tp = fp = fn = 0

@@ -33,9 +33,9 @@ TOLERANCE = 1e-5  # of the output's largest value: float rounding, not another m
 def rebuild(onnx_path: Path, yaml_path: Path):
     """(Ultralytics PoseModel with the ONNX file's weights, fused; the ONNX metadata)."""
     import onnx  # deferred: onnx, torch and Ultralytics, the training venv only
-    import torch
-    from onnx import numpy_helper
-    from ultralytics.nn.tasks import PoseModel
+    import torch  # deferred: the training venv only
+    from onnx import numpy_helper  # deferred: the training venv only
+    from ultralytics.nn.tasks import PoseModel  # deferred: the training venv only
 
     proto = onnx.load(str(onnx_path))
     meta = {p.key: p.value for p in proto.metadata_props}
@@ -57,8 +57,8 @@ def rebuild(onnx_path: Path, yaml_path: Path):
 def largest_difference(model, onnx_path: Path, imgsz: int) -> float:
     """Largest difference between the rebuilt model's raw output and onnxruntime's, over the
     output's largest value, on one random input."""
-    import onnxruntime as ort  # deferred: onnxruntime and torch load their runtimes; the training venv only
-    import torch
+    import onnxruntime as ort  # deferred: loads the ONNX runtime; only this check needs it
+    import torch  # deferred: the training venv only
 
     x = np.random.default_rng(0).random((1, 3, imgsz, imgsz), dtype=np.float32)
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("YOLO_AUTOINSTALL", "0")
     try:
         import torch  # deferred: the training venv only; its absence is reported by name
-        import ultralytics
+        import ultralytics  # deferred: the training venv only
     except ImportError as exc:
         ap.error(f"{exc.name} is not installed: run this with the training environment's Python "
                  "(.venv-train/bin/python, requirements-train.txt)")

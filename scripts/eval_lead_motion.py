@@ -53,6 +53,8 @@ from tests.live.motion_streams import (  # noqa: E402
     stream,
     toss,
 )
+from vision.capture.stages import CardStage  # noqa: E402
+from vision.cards.decks import deck  # noqa: E402
 
 THRESHOLD = 0.8
 CALL = {"slide": "striscio", "toss": "volo", "placed": None}
@@ -116,9 +118,6 @@ def rendered_trial(rng: random.Random, stage, motion, face: str, fps: float):
 
 
 def run_rendered(args) -> dict:
-    from vision.capture.stages import CardStage
-    from vision.cards.decks import deck
-
     rng = random.Random(args.seed)
     zones = RENDER_TABLE.zones()
     stage = CardStage("cards", deck="italian", finder=args.finder, locate=zones.locate, fps=None, threads=args.threads)

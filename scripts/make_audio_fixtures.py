@@ -26,7 +26,7 @@ EN, IT = synth.HELDOUT_VOICES_EN, synth.HELDOUT_VOICES_IT
 
 def write_video(path: str, clip: AudioClip | None, seconds: float, fps: int = 10) -> None:
     """A tiny MPEG-4 video (grey frames with a moving bar), with the clip as its AAC track."""
-    import av
+    import av  # deferred: PyAV loads FFmpeg; only the video fixture needs it
 
     with av.open(path, "w") as out:
         v = out.add_stream("mpeg4", rate=fps)

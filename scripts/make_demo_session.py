@@ -37,6 +37,11 @@ sys.path.insert(0, str(ROOT))
 
 from referee.table import CardReading, CardsSeen, KeyboardLine, TableSession, TableZones, rect_zone  # noqa: E402
 from tablereferee.recording.folder import AUDIO, INPUTS, SessionFolder  # noqa: E402
+from vision.audio.sources import SAMPLE_RATE, AudioClip, save_wav  # noqa: E402
+from vision.audio.synth import hum, room_noise  # noqa: E402
+from vision.cards.decks import card  # noqa: E402
+from vision.cards.render import card_mask, render_card  # noqa: E402
+from vision.landmarks.extract import propose_calibration  # noqa: E402
 
 W, H = 1280, 720
 FPS = 10.0
@@ -109,9 +114,6 @@ def felt(rng: np.random.Generator) -> np.ndarray:
 
 
 def card_image(card_id: str) -> tuple[np.ndarray, np.ndarray]:
-    from vision.cards.decks import card
-    from vision.cards.render import card_mask, render_card
-
     ppm = 4.0
     img = render_card(card("beccato", card_id), "classic", px_per_mm=ppm)
     mask = card_mask(img.shape[:2], ppm)
@@ -154,8 +156,6 @@ def zone_of_slot(slot: str) -> str:
 
 
 def face_key(card_id: str) -> str:
-    from vision.cards.decks import card
-
     return card("beccato", card_id).face_key
 
 
@@ -184,7 +184,7 @@ def expected_of(session) -> dict:
 
 
 def people_frames(path: Path) -> list[tuple[float, np.ndarray]]:
-    import av
+    import av  # deferred: PyAV loads FFmpeg; only the video needs it
 
     out = []
     with av.open(str(path)) as container:
@@ -199,9 +199,6 @@ def people_frames(path: Path) -> list[tuple[float, np.ndarray]]:
 
 
 def audio(rng: np.random.Generator) -> np.ndarray:
-    from vision.audio.sources import SAMPLE_RATE
-    from vision.audio.synth import hum, room_noise
-
     n = int(DURATION * SAMPLE_RATE)
     x = room_noise(n, rng) * 0.01
     a, b = (int(v * SAMPLE_RATE) for v in HUM)
@@ -226,7 +223,6 @@ def main() -> None:
     origin = 1_796_025_600.0  # 2026-12-01 08:00 UTC: the demo's session clock origin
     setup = {"players": PLAYERS}
     people = people_frames(Path(args.people))
-    from vision.landmarks.extract import propose_calibration
 
     calib = propose_calibration([img for t, img in people if t <= 2.0 and int(t * 10) % 5 == 0], names=["Bruno"])
     calib_dict = calib.to_dict()
@@ -264,7 +260,6 @@ def main() -> None:
     for t, img in people:
         pw.write(t, img)
     pw.close()
-    from vision.audio.sources import AudioClip, save_wav
 
     save_wav(AudioClip(audio(rng)), out / AUDIO)
     with open(out / INPUTS, "w", encoding="utf-8") as f:

@@ -109,7 +109,7 @@ def batch(rng: np.random.Generator, n: int, backgrounds, varied_pips: bool = Fal
 
 def build_net(dim: int = 128):
     import torch.nn as nn  # deferred: torch, the training venv only
-    import torch.nn.functional as F
+    import torch.nn.functional as F  # deferred: torch, the training venv only
 
     def block(i, o, s):
         return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     if args.init and not args.init.is_file():
         ap.error(f"--init: no such checkpoint: {args.init}")
     import torch  # deferred: torch, the training venv only (after the arguments are checked)
-    import torch.nn.functional as F
+    import torch.nn.functional as F  # deferred: torch, the training venv only
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from referee.core import RefereeError
+from tablereferee.commands._errors import echo_error
 
 if TYPE_CHECKING:
     import cv2
@@ -158,10 +159,7 @@ def command(path, deck_name, decks_dir, as_json, overlay, model, conf, zones_fil
                 if max_frames and n >= max_frames:
                     break
     except RefereeError as exc:
-        if as_json:
-            click.echo(json.dumps(exc.to_dict()), err=True)
-        else:
-            click.echo(f"error: {exc}", err=True)
+        echo_error(exc, as_json)
         sys.exit(2)
     finally:
         if writer is not None:

@@ -87,8 +87,8 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
-            r = run_recorded(DEMO, Path(tmp) / f"replay-{k}", TableConfig.from_manifest(src.manifest,
-                                                                                        finder=args.finder),
+            r = run_recorded(DEMO, Path(tmp) / f"replay-{k}",
+                             TableConfig.from_manifest(src.manifest, finder=args.finder),
                              threads=args.threads)
             actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
             runs.append((r.seconds, r.stage_seconds, r.stage_frames, actions == expected))

@@ -130,8 +130,8 @@ def test_between_such_faces_their_grey_decides_whatever_light_the_templates_were
     lamp = lamp * np.where(np.arange(h) < h // 3, 0.7, 1.0)[:, None, None]  # and a shadow's edge
     lit = [np.clip(im * lamp * [1.0, 0.9, 1.15], 0, 255).astype(np.uint8) for im in clean]  # and a colour cast
     deck = I.CardIdentifier("enrolled", [c.face_key for c in cards], lit)
-    assert np.corrcoef(I.CropFeatures.of(clean[0]).grey[0].ravel(), I.CropFeatures.of(lit[0]).grey[0].ravel())[0,
-                                                                                                               1] > 0.85
+    assert np.corrcoef(I.CropFeatures.of(clean[0]).grey[0].ravel(),
+                       I.CropFeatures.of(lit[0]).grey[0].ravel())[0, 1] > 0.85
     crops = photos("french52", cards, HELD_OUT_DESIGN, seed=9, height=110)
     right = []
     for card, crop in zip(cards, crops):

@@ -42,8 +42,8 @@ def test_rendered_decks_identify_in_photos(deck_name):
     crops = read_back(deck_name, "classic", cards, seed=len(deck_name))
     results = [deck.faces.identify(c) for c in crops]
     right = [r.label == c.face_key for r, c in zip(results, cards)]
-    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results,
-                                                                                cards) if r.label != c.face_key]
+    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results, cards)
+                                          if r.label != c.face_key]
     assert np.median([r.confidence for r in results]) > 0.7
 
 

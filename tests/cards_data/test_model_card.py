@@ -108,8 +108,8 @@ def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
 def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):
     record = json.loads(METRICS.read_text())
     m = record["held_out_test"]
-    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8}, "0.5": {"recall_face_up": 0.9,
-                                                                               "precision": 0.95}}
+    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8},
+                    "0.5": {"recall_face_up": 0.9, "precision": 0.95}}
     m["recall_face_up_by"] = {"background": {"marble": {"cards": 200, "recall": 0.975}},
                               "visible": {"under half": {"cards": 100, "recall": 0.93}}}
     before = json.loads(json.dumps(record))

@@ -57,8 +57,8 @@ class CardDetections:
         self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(n)
         self.face_up = np.asarray(self.face_up, dtype=bool).reshape(n)
         self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(n)
-        self.label = _obj(self.label, n) if not isinstance(self.label,
-                                                           np.ndarray) else self.label.astype(object).reshape(n)
+        self.label = (_obj(self.label, n) if not isinstance(self.label, np.ndarray)
+                      else self.label.astype(object).reshape(n))
         self.label_confidence = np.asarray(self.label_confidence, dtype=np.float32).reshape(n)
         self.orientation = np.asarray(self.orientation, dtype=np.float32).reshape(n)
         self.track_id = np.asarray(self.track_id, dtype=np.int64).reshape(n)

@@ -206,7 +206,7 @@ class CardDetector:
         self.metadata = dict(meta)
         names = _meta(meta.get("names"), {0: "card_face_up", 1: "card_face_down"})
         self.names: dict[int, str] = {int(k): str(v) for k, v in names.items()}
-        self.kpt_shape: tuple[int, int] = tuple(_meta(meta.get("kpt_shape"), [4, 3]))  # type: ignore[assignment]
+        self.kpt_shape: tuple[int, int] = tuple(_meta(meta.get("kpt_shape"), [4, 3]))
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         imgsz = _meta(meta.get("imgsz"), None)

@@ -85,10 +85,9 @@ def decode(out: np.ndarray, r: float, pad, conf: float = 0.25, iou: float = 0.65
         return []
     xywh = a[:, :4]
     boxes = np.stack([xywh[:, 0] - xywh[:, 2] / 2, xywh[:, 1] - xywh[:, 3] / 2, xywh[:, 2], xywh[:, 3]], 1)
-    idx = cv2.dnn.NMSBoxes(boxes.tolist(), best.tolist(), conf, iou)
-    idx = np.array(idx).reshape(-1)
+    kept = np.array(cv2.dnn.NMSBoxes(boxes.tolist(), best.tolist(), conf, iou)).reshape(-1)
     dets = []
-    for i in idx:
+    for i in kept:
         x, y, w, h = boxes[i]
         box = (np.array([x, y, x + w, y + h]) - np.array([pad[0], pad[1], pad[0], pad[1]])) / r
         kp = a[i, 6:18].reshape(4, 3)
@@ -241,8 +240,8 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         "orientation_accuracy_beccato": round(orient_ok / orient_n, 4) if orient_n else None,
         "orientation_cards": orient_n,
         "recall_face_up_by": {kind: {k: {"cards": n, "recall": round(f / n, 4)}
-                                     for k, (n, f) in sorted(g.items(), key=lambda kv: (_BIN_ORDER.get(kv[0], 9),
-                                                                                        kv[0]))}
+                                     for k, (n, f) in sorted(g.items(),
+                                                             key=lambda kv: (_BIN_ORDER.get(kv[0], 9), kv[0]))}
                               for kind, g in groups.items()},
         "at_conf": {str(t): {"recall_face_up": round(f / max(n_up, 1), 4), "precision": round(tp / max(nd, 1), 4)}
                     for t, (f, nd, tp) in at_conf.items()},
@@ -265,8 +264,8 @@ def _ultralytics_map(model: Path, data: Path, split: str, imgsz: int) -> dict:
     return {
         "map50_box": round(float(v.box.map50), 4), "map50_95_box": round(float(v.box.map), 4),
         "map50_pose": round(float(v.pose.map50), 4), "map50_95_pose": round(float(v.pose.map), 4),
-        "map50_box_per_class": {n: round(float(x), 4) for n, x in zip(("card_face_up", "card_face_down"),
-                                                                      v.box.all_ap[:, 0])},
+        "map50_box_per_class": {n: round(float(x), 4)
+                                for n, x in zip(("card_face_up", "card_face_down"), v.box.all_ap[:, 0])},
     }
 
 

@@ -310,7 +310,7 @@ def comparable(m: dict, before: dict | None) -> bool:
 
 
 def _metrics_table(m: dict, before: dict | None) -> str:
-    b = before["held_out_test"] if comparable(m, before) else None
+    b = before["held_out_test"] if before is not None and comparable(m, before) else None
 
     def cell(x: dict, key) -> str:
         return " / ".join(_fmt(x.get(k)) for k in key) if isinstance(key, tuple) else _fmt(x.get(key))
@@ -324,7 +324,7 @@ def _metrics_table(m: dict, before: dict | None) -> str:
 
 def _breakdown(m: dict, before: dict | None) -> str:
     """Recall of face-up cards by group, and at other thresholds (with the model before's)."""
-    b = before["held_out_test"] if comparable(m, before) else {}
+    b = before["held_out_test"] if before is not None and comparable(m, before) else {}
     lines = []
     at, at_b = m.get("at_conf") or {}, b.get("at_conf") or {}
 

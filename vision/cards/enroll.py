@@ -300,8 +300,8 @@ def enroll_images(
     back_found: dict[str, np.ndarray] = {}
     for photo, image in backs:
         try:
-            back_found[f"back:{name}:{len(back_found) + 1}"] = find_cards(image, detector, 1, min_sharpness,
-                                                                          face_up=False)[0].crop
+            found_back = find_cards(image, detector, 1, min_sharpness, face_up=False)[0]
+            back_found[f"back:{name}:{len(back_found) + 1}"] = found_back.crop
         except PhotoProblem as exc:
             rejected.append({"photo": photo, "reason": exc.name, "message": exc.message, "cards": ["back"]})
     if rejected:
@@ -340,14 +340,16 @@ def enroll_deck(
     min_sharpness: float = MIN_SHARPNESS,
 ) -> EnrollmentResult:
     """Enrol from photo files (an unreadable file is rejected by name like any bad photo)."""
-    photos = [Path(p) for p in photos]
-    if not photos:
+    fronts = [Path(p) for p in photos]
+    backs = [Path(p) for p in back_photos]
+    if not fronts:
         raise EmptyEnrollment("nothing to enrol: give one photo per card (or sheets of cards)")
     if base is None and not labels and per_photo != 1:
         raise EnrollmentError("sheets of several cards need the deck they follow (base) or the card ids")
-    lbls, ids = card_labels(base, labels, photos)
-    images, rejected = [], []
-    for p in list(photos) + list(back_photos):
+    lbls, ids = card_labels(base, labels, fronts)
+    images: list[tuple[str, np.ndarray]] = []
+    rejected: list[dict[str, Any]] = []
+    for p in fronts + backs:
         try:
             images.append((p.name, read_image(p)))
         except MediaError as exc:
@@ -356,6 +358,6 @@ def enroll_deck(
         raise EnrollmentRejected(
             f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
             rejected=rejected)
-    n = len(photos)
+    n = len(fronts)
     return enroll_images(name, images[:n], lbls, ids, detector, per_photo, images[n:], base, decks_dir,
                          replace, min_sharpness)

@@ -134,7 +134,7 @@ def _hog(crop: np.ndarray) -> np.ndarray:
     """Histograms of gradient directions (shape: a club's lobes against a spade's point),
     tolerant of the few pixels a corner may be off."""
     g = cv2.cvtColor(cv2.resize(crop, HOG_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-    return _HOG.compute(g).ravel()
+    return np.asarray(_HOG.compute(g)).ravel()
 
 
 def _grey(crop: np.ndarray, blur: float = 0.0) -> np.ndarray:
@@ -306,10 +306,10 @@ class CardIdentifier:
         feats = [CropFeatures.of(im, shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
         # The faces are also kept as a card seen small would look (shrunk to LEVELS pixels wide
         # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
-        self._levels = {None: _Level.of(feats)}
+        self._levels: dict[int | None, _Level] = {None: _Level.of(feats)}
         for width in LEVELS:
-            self._levels[width] = _Level.of([CropFeatures.of(_soften(im, width), shifts=((0, 0),),
-                                                             corner_shifts=((0, 0),)) for im in self.images])
+            self._levels[width] = _Level.of([
+                CropFeatures.of(_soften(im, width), shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images])
         # The embedding (vision.cards.embed), when its model is there: "default" is the
         # shipped one, None the hand-made features alone.
         if embedder == "default":
@@ -319,7 +319,8 @@ class CardIdentifier:
         self.embedder = embedder
         self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
         # pairs of faces the embedding cannot tell apart (their vectors this alike)
-        self._blind = None
+        self._blind: np.ndarray | None = None
+        self._symbol: np.ndarray | None = None
         if self._emb is not None:
             # ... or that the hand-made features find alike: enrolled from photos, two such faces'
             # embeddings can stand apart by their photos' light alone
@@ -350,6 +351,9 @@ class CardIdentifier:
         favoured a 7 of diamonds over a 7 of spades whose print the hand-made features called
         black). With the 5 of diamonds on top under a red lamp: the 5 of clubs (alike to it),
         then the 5 of spades (the club's sibling, though not the diamond's). At most `most`."""
+        blind, symbol = self._blind, self._symbol
+        if blind is None or symbol is None:
+            raise ValueError("the second look's candidates are sought with an embedding only")
         ps = np.where(pool, s, -np.inf)
         order = [int(j) for j in np.argsort(-ps) if pool[j]]
         best = ps[order[0]]
@@ -361,8 +365,8 @@ class CardIdentifier:
             for j in near:
                 if j in cands:
                     continue
-                if (s[j] >= best - self.settings.blind_margin and self._blind[cands, j].any()) or \
-                        (s[j] >= best - self.settings.refine_margin and self._symbol[cands, j].any()):
+                if (s[j] >= best - self.settings.blind_margin and blind[cands, j].any()) or \
+                        (s[j] >= best - self.settings.refine_margin and symbol[cands, j].any()):
                     cands.append(j)
                     grown = True
                     break
@@ -414,7 +418,7 @@ class CardIdentifier:
     def similarities(self, crop: np.ndarray | None, feats: CropFeatures | None = None,
                      width: float | None = None) -> np.ndarray:
         """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
-        return _fused(*self._scores(feats or self.features(crop), width))
+        return _fused(*self._scores(self._features_of(crop, feats), width))
 
     def _scores(self, f: CropFeatures, width: float | None) -> tuple[np.ndarray, np.ndarray | None]:
         """(2, T) each: the hand-made features' score, and the embeddings' cosine (None
@@ -433,11 +437,19 @@ class CardIdentifier:
             return hand, None
         return hand, f.emb @ self._emb.T
 
+    def _features_of(self, crop: np.ndarray | None, feats: CropFeatures | None) -> CropFeatures:
+        """`feats` when given, else the crop's `features`."""
+        if feats is not None:
+            return feats
+        if crop is None:
+            raise ValueError("identification needs the crop or its features")
+        return self.features(crop)
+
     def features(self, crop: np.ndarray) -> CropFeatures:
         """The crop's features, with its embedding (both ways up) when the templates
         have an embedder."""
         f = CropFeatures.of(crop)
-        if self._emb is None:
+        if self._emb is None or self.embedder is None:
             return f
         return dataclasses.replace(f, emb=self.embedder.embed([crop, cv2.rotate(crop, cv2.ROTATE_180)]))
 
@@ -445,7 +457,12 @@ class CardIdentifier:
                feats: CropFeatures | None = None, width: float | None = None) -> np.ndarray:
         """Second look at near-tied faces: gradient-direction histograms with what the
         candidates share taken out (a club's lobes against a spade's point)."""
-        f = feats or CropFeatures.of(crop)
+        if feats is not None:
+            f = feats
+        elif crop is not None:
+            f = CropFeatures.of(crop)
+        else:
+            raise ValueError("a second look needs the crop or its features")
         t = self._level(width).hog[list(candidates)]
         m = t.mean(axis=0)
         t = _unit(t - m)
@@ -475,7 +492,7 @@ class CardIdentifier:
         """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
         (a small card is compared with softened templates); `feats`: the crop's `features`, when
         already made (the crop itself is then not needed)."""
-        feats = feats or self.features(crop)
+        feats = self._features_of(crop, feats)
         hand, embedded = self._scores(feats, width)
         sims = _fused(hand, embedded)
         best_rot = np.argmax(sims, axis=0)  # per template
@@ -507,6 +524,7 @@ class CardIdentifier:
         else:
             cands = [j for j in order if pool[j] and s[j] >= s[top] - self.settings.refine_margin][:6]
         fits = True  # the second look's grey fits one of its candidates (GREY_FIT)
+        runner: int | None
         if len(cands) >= 2:
             h = hand.max(axis=0)[cands]
             rots = [int(best_rot[j]) for j in cands]

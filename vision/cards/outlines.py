@@ -83,8 +83,8 @@ def edge_contrast(gray: np.ndarray, quad: np.ndarray) -> float:
     band = max(2, int(0.02 * np.linalg.norm(quad[0] - quad[2])))
     m_in = np.zeros(gray.shape, np.uint8)
     m_out = np.zeros(gray.shape, np.uint8)
-    cv2.polylines(m_in, [inner], True, 255, band)
-    cv2.polylines(m_out, [outer], True, 255, band)
+    cv2.polylines(m_in, [inner], True, (255,), band)
+    cv2.polylines(m_out, [outer], True, (255,), band)
     if not m_in.any() or not m_out.any():
         return 0.0
     return float(cv2.mean(gray, m_in)[0] - cv2.mean(gray, m_out)[0])
@@ -157,8 +157,8 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     out = []
     for f in found:
         a = cv2.contourArea(f)
-        if 0.5 * area <= a <= 2.5 * area and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])),
-                                                                  False) >= 0:
+        if (0.5 * area <= a <= 2.5 * area
+                and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0):
             out.append((a, f + np.array([x0, y0], np.float32)))
     out.sort(key=lambda x: -x[0])
     return [f for _, f in out[:max_count]]

@@ -159,8 +159,8 @@ class CardReader:
                 continue
             seen.add(group)
             new, cc = align_to_template(image, quad, templates.shared_face(group), bool(sims[1, k] > sims[0, k]))
-            if new is None or cc < self.align_min_cc or min(np.linalg.norm(new - np.roll(new, -1, axis=0),
-                                                                           axis=1)) < MIN_CARD_SIDE:
+            if (new is None or cc < self.align_min_cc
+                    or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE):
                 continue
             f2 = templates.features(rectify(image, new))
             tried.append((float(templates.similarities(None, f2, width)[:, list(group)].max()), new, f2))

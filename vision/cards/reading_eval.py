@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -58,7 +59,7 @@ def enrolment_photo(card, rng, design: str = HELD_OUT_DESIGN) -> np.ndarray:
     h, w = 720, 960
     bg = synthetic.background("felt", rng, h, w).astype(np.uint8)
     face = render_card(card, design, 5.0)
-    mask = card_mask(face.shape[:2], 5.0)
+    mask = card_mask((face.shape[0], face.shape[1]), 5.0)
     fh, fw = face.shape[:2]
     height = rng.uniform(380, 520)
     cx, cy = w / 2 + rng.uniform(-80, 80), h / 2 + rng.uniform(-40, 40)
@@ -67,7 +68,7 @@ def enrolment_photo(card, rng, design: str = HELD_OUT_DESIGN) -> np.ndarray:
     half[:2, 0] *= 1 - rng.uniform(0, 0.08)  # the far edge a little shorter
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
     dst = (half @ rot.T + [cx, cy]).astype(np.float32)
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]), dst)
+    m = cv2.getPerspectiveTransform(np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32), dst)
     img = np.where(cv2.warpPerspective(mask, m, (w, h))[..., None] > 127,
                    cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA), bg)
     return synthetic.photometric(np.random.default_rng(int(rng.integers(1 << 30))), img.astype(np.float32))
@@ -77,7 +78,10 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
     """Enrol each face from photos as a user would: a photo the enrollment rejects (no card
     found, blur...) is taken again, up to `tries` photos per card."""
     rng = np.random.default_rng([seed, 7, sum(map(ord, deck_name))])
-    crops, rejected, methods, retakes = {}, {}, {}, 0
+    crops: dict[str, np.ndarray] = {}
+    rejected: dict[str, list[str]] = {}
+    methods: dict[str, int] = {}
+    retakes = 0
     for card in faces(deck_name):
         for attempt in range(tries):
             try:
@@ -146,8 +150,8 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
             gt_up += 1
             clear = meta["visible"] >= 0.9
             clear_up += clear
-            truth = meta["id"].rsplit(":", 1)[0] if meta["id"].split(":")[0] in ("chicken", "guild",
-                                                                                 "signal") else meta["id"]
+            truth = (meta["id"].rsplit(":", 1)[0] if meta["id"].split(":")[0] in ("chicken", "guild", "signal")
+                     else meta["id"])
             # identification alone, from the true corners (a perfect detector that cannot tell
             # up from down: top edge towards the image top)
             gt = CardDetections.from_corners(up_or_down(corners))
@@ -219,7 +223,7 @@ def rates(n: int, right: int, unknown: int, wrong: int) -> dict:
 def totals(results: list[dict]) -> dict:
     """The identification cells and sure-read counts of several runs (seeds, decks) summed:
     {deck: {key: cell}} with an "all" deck over every deck."""
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for r in results:
         for deck in (r["deck"], "all"):
             acc = out.setdefault(deck, {})

@@ -75,7 +75,7 @@ def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples:
     width = float(np.linalg.norm(quad[1] - quad[0]))
     r = max(3.0, reach * width)
     steps = np.linspace(-r, r, int(2 * r) + 1, dtype=np.float32)
-    lines = []
+    lines: list[tuple[np.ndarray, np.ndarray] | None] = []
     for s in range(4):
         a, b = quad[s], quad[(s + 1) % 4]
         d = b - a
@@ -163,7 +163,7 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
     valid = (o2 >= 0) & (o2 < p)
     idx = np.clip(np.rint(o1[:, :, None] + delta[:, :, None] * t[None, None, :]), 0, p - 1).astype(np.int32)
     flat = idx + (np.arange(samples, dtype=np.int32) * p)[None, None, :]  # into the (samples, p) strip
-    out = []
+    out: list[list[tuple[float, np.ndarray, np.ndarray, float]]] = []
     for s in range(4):
         a, b = quad[s], quad[(s + 1) % 4]
         d = b - a
@@ -176,8 +176,8 @@ def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: fl
             n = -n  # outwards
         xy = a[None, None, :] + d[None, None, :] * t[:, None, None] + offsets[None, :, None] * n[None, None, :]
         mx, my = np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
-        sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0,))
+        sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0,))
         strip = -(sx * n[0] + sy * n[1])  # > 0: brighter inside than outside
         score = strip.ravel()[flat].sum(axis=2) * (1.0 / samples)
         score[~valid] = 0.0
@@ -243,8 +243,8 @@ def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,
     t = np.linspace(0.1, 0.9, samples, dtype=np.float32)
     xy = a[None, None, :] + d[None, None, :] * t[:, None, None] + offs[None, :, None] * n[None, None, :]
     mx, my = np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
-    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0,))
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0,))
     strip = np.abs(sx * n[0] + sy * n[1])
     # the outermost clear step: the paper's edge, not the inner edge of a border printed on it
     m = strip.max(axis=1, keepdims=True)
@@ -288,7 +288,9 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     if any(len(c) == 0 for c in cands):
         return unchanged
     ref_area = max(cv2.contourArea(q), 1.0)
-    best, best_score = None, -np.inf
+    best: list[tuple[np.ndarray, np.ndarray]] | None = None
+    best_quad: np.ndarray | None = None
+    best_score = -np.inf
     for sign in (1.0, -1.0):  # paper brighter than the surface around it, or darker, on all four sides
         per = []
         for c in cands:
@@ -307,11 +309,11 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
                 continue
             total = float(np.mean([abs(c[0]) for c in combo]))
             if total > best_score:
-                best, best_score = lines, total
+                best, best_quad, best_score = lines, quad_l, total
             break
-    if best is None:
+    if best is None or best_quad is None:
         return unchanged
-    centre = _quad_from_lines(best).mean(axis=0)
+    centre = best_quad.mean(axis=0)
     fine = []
     for line in best:
         # outwards a little further: the coarse step is paper to darker, which on a card with a
@@ -320,7 +322,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
         fine.append(f if f is not None else line)
     out = _quad_from_lines(fine)
     if out is None or not card_shaped(out, ref_area, aspect):
-        out = _quad_from_lines(best)
+        out = best_quad
     return Refined(out + off, best_score, True)
 
 
@@ -369,7 +371,7 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     q = quad - [x0, y0]
     c = q.mean(axis=0)
     inner = np.zeros(roi.shape[:2], np.uint8)
-    cv2.fillConvexPoly(inner, np.round(c + (q - c) * 0.5).astype(np.int32), 255)
+    cv2.fillConvexPoly(inner, np.round(c + (q - c) * 0.5).astype(np.int32), (255,))
     lum = roi.astype(np.float32).sum(axis=2)
     vals = lum[inner > 0]
     if vals.size < 4:
@@ -410,7 +412,7 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     q = ((quad - [x0, y0]) * scale).astype(np.float32)
     c = q.mean(axis=0)
     near = np.zeros(roi.shape[:2], np.uint8)
-    cv2.fillConvexPoly(near, np.round(c + (q - c) * 1.35).astype(np.int32), 255)
+    cv2.fillConvexPoly(near, np.round(c + (q - c) * 1.35).astype(np.int32), (255,))
     ring = lab[near == 0]
     if len(ring) < 4 * colours:
         return None
@@ -419,7 +421,8 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
     # every earlier draw moves on: seeded here, a frame reads the same whatever was read before it
     # (a replayed session, the same scenes evaluated alone or after others)
     cv2.setRNGSeed(KMEANS_SEED)
-    _, _, centres = cv2.kmeans(ring, colours, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    labels = np.zeros((len(ring), 1), np.int32)  # an output only: the centres start by k-means++
+    _, _, centres = cv2.kmeans(ring, colours, labels, crit, 1, cv2.KMEANS_PP_CENTERS)
     dist = np.min(np.linalg.norm(lab.reshape(-1, 1, 3) - centres[None], axis=2), axis=1).reshape(roi.shape[:2])
     d8 = np.clip(dist * (255.0 / max(float(dist.max()), 1e-6)), 0, 255).astype(np.uint8)
     _, fg = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -512,7 +515,7 @@ def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray,
     w, h = ALIGN_SIZE
     px, py = int(round(w * ALIGN_PAD)), int(round(h * ALIGN_PAD))
     cw, ch = w + 2 * px, h + 2 * py
-    inner = np.float32([[px, py], [px + w - 1, py], [px + w - 1, py + h - 1], [px, py + h - 1]])
+    inner = np.array([[px, py], [px + w - 1, py], [px + w - 1, py + h - 1], [px, py + h - 1]], np.float32)
     hq = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), inner)
     canvas = cv2.warpPerspective(image, hq, (cw, ch), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     gray = cv2.cvtColor(canvas,
@@ -524,7 +527,7 @@ def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray,
     tc[py:py + h, px:px + w] = cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) if t.ndim == 3 else t
     mask = np.zeros((ch, cw), np.uint8)
     mask[py:py + h, px:px + w] = 255
-    warp = np.eye(2, 3, dtype=np.float32)
+    warp: np.ndarray = np.eye(2, 3, dtype=np.float32)
     try:
         cc, warp = cv2.findTransformECC(tc, gray, warp, cv2.MOTION_AFFINE,
                                         (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-3), mask, 5)

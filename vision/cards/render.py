@@ -74,9 +74,16 @@ _RANDOM_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HER
 _RANDOM_BACKS = tuple(p for p in BACK_PATTERNS if p != DESIGNS[HELD_OUT_DESIGN].back_pattern)
 
 
+def _required(value: str | None, card: Card, what: str) -> str:
+    """A field the card's kind always has (a suited card's suit, a chicken's breed)."""
+    if value is None:
+        raise ValueError(f"card {card.id!r} has no {what}")
+    return value
+
+
 def _hsv_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
-    px = cv2.cvtColor(np.uint8([[[h, s, v]]]), cv2.COLOR_HSV2BGR)[0, 0]
-    return tuple(int(x) for x in px)
+    b, g, r = cv2.cvtColor(np.array([[[h, s, v]]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
+    return int(b), int(g), int(r)
 
 
 def random_design(rng: np.random.Generator, varied_pips: bool = False) -> Design:
@@ -86,8 +93,8 @@ def random_design(rng: np.random.Generator, varied_pips: bool = False) -> Design
     larger or smaller (drawn after the rest, so the other traits of a seed's designs do not
     change)."""
     paper = _hsv_bgr(rng.uniform(0, 180), rng.uniform(0, 45), rng.uniform(205, 255))
-    border = None if rng.random() < 0.4 else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255),
-                                                        rng.uniform(30, 170))
+    border = (None if rng.random() < 0.4
+              else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255), rng.uniform(30, 170)))
     back = _hsv_bgr(rng.uniform(0, 180), rng.uniform(60, 255), rng.uniform(40, 220))
     design = Design(
         name=f"random-{int(rng.integers(1 << 30)):08x}", paper=paper,
@@ -141,7 +148,7 @@ def card_mask(shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
     cv2.rectangle(m, (r, 0), (w - 1 - r, h - 1), 255, -1)
     cv2.rectangle(m, (0, r), (w - 1, h - 1 - r), 255, -1)
     for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(m, (cx, cy), r, 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (cx, cy), r, (255,), -1, cv2.LINE_AA)
     return m
 
 
@@ -207,57 +214,57 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
     if x0 >= x1 or y0 >= y1:
         return
     full, img = img, img[y0:y1, x0:x1]
-    layer = np.zeros(img.shape[:2], np.uint8)
+    layer: np.ndarray = np.zeros(img.shape[:2], np.uint8)
     cx, cy, s = center[0] - x0, center[1] - y0, size
     AA = cv2.LINE_AA
     if suit == "fH":
         r = s * 0.27
-        cv2.circle(layer, _pt(cx - r * 0.95, cy - s * 0.2), int(r), 255, -1, AA)
-        cv2.circle(layer, _pt(cx + r * 0.95, cy - s * 0.2), int(r), 255, -1, AA)
+        cv2.circle(layer, _pt(cx - r * 0.95, cy - s * 0.2), int(r), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx + r * 0.95, cy - s * 0.2), int(r), (255,), -1, AA)
         cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.52, cy - s * 0.12), _pt(cx + s * 0.52, cy - s * 0.12),
-                                        _pt(cx, cy + s * 0.5)])], 255, AA)
+                                        _pt(cx, cy + s * 0.5)])], (255,), AA)
     elif suit == "fD":
         cv2.fillPoly(layer, [np.array([_pt(cx, cy - s / 2), _pt(cx + s * 0.36, cy), _pt(cx, cy + s / 2),
-                                        _pt(cx - s * 0.36, cy)])], 255, AA)
+                                        _pt(cx - s * 0.36, cy)])], (255,), AA)
     elif suit == "fS":
         r = s * 0.25
-        cv2.circle(layer, _pt(cx - r * 0.95, cy + s * 0.08), int(r), 255, -1, AA)
-        cv2.circle(layer, _pt(cx + r * 0.95, cy + s * 0.08), int(r), 255, -1, AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], 255,
+        cv2.circle(layer, _pt(cx - r * 0.95, cy + s * 0.08), int(r), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx + r * 0.95, cy + s * 0.08), int(r), (255,), -1, AA)
+        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], (255,),
                      AA)
         cv2.fillPoly(layer, [np.array([_pt(cx, cy + s * 0.05), _pt(cx + s * 0.16, cy + s * 0.5),
-                                        _pt(cx - s * 0.16, cy + s * 0.5)])], 255, AA)
+                                        _pt(cx - s * 0.16, cy + s * 0.5)])], (255,), AA)
     elif suit == "fC":
         r = s * 0.22
-        cv2.circle(layer, _pt(cx, cy - s * 0.26), int(r), 255, -1, AA)
-        cv2.circle(layer, _pt(cx - s * 0.24, cy + s * 0.06), int(r), 255, -1, AA)
-        cv2.circle(layer, _pt(cx + s * 0.24, cy + s * 0.06), int(r), 255, -1, AA)
+        cv2.circle(layer, _pt(cx, cy - s * 0.26), int(r), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx - s * 0.24, cy + s * 0.06), int(r), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx + s * 0.24, cy + s * 0.06), int(r), (255,), -1, AA)
         cv2.fillPoly(layer, [np.array([_pt(cx, cy - s * 0.05), _pt(cx + s * 0.15, cy + s * 0.5),
-                                        _pt(cx - s * 0.15, cy + s * 0.5)])], 255, AA)
+                                        _pt(cx - s * 0.15, cy + s * 0.5)])], (255,), AA)
     elif suit == "iC":  # coppe: a cup
-        cv2.ellipse(layer, _pt(cx, cy - s * 0.2), _pt(s * 0.36, s * 0.26), 0, 0, 180, 255, -1, AA)
+        cv2.ellipse(layer, _pt(cx, cy - s * 0.2), _pt(s * 0.36, s * 0.26), 0, 0, 180, (255,), -1, AA)
         cv2.rectangle(layer, _pt(cx - s * 0.36, cy - s * 0.32), _pt(cx + s * 0.36, cy - s * 0.2), 255, -1)
         cv2.rectangle(layer, _pt(cx - s * 0.06, cy), _pt(cx + s * 0.06, cy + s * 0.38), 255, -1)
-        cv2.ellipse(layer, _pt(cx, cy + s * 0.42), _pt(s * 0.26, s * 0.08), 0, 0, 360, 255, -1, AA)
+        cv2.ellipse(layer, _pt(cx, cy + s * 0.42), _pt(s * 0.26, s * 0.08), 0, 0, 360, (255,), -1, AA)
     elif suit == "iD":  # denari: a coin with a ring and a centre
-        cv2.circle(layer, _pt(cx, cy), int(s * 0.45), 255, -1, AA)
-        cv2.circle(layer, _pt(cx, cy), int(s * 0.3), 0, max(1, int(s * 0.06)), AA)
-        cv2.circle(layer, _pt(cx, cy), max(1, int(s * 0.1)), 0, -1, AA)
+        cv2.circle(layer, _pt(cx, cy), int(s * 0.45), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx, cy), int(s * 0.3), (0,), max(1, int(s * 0.06)), AA)
+        cv2.circle(layer, _pt(cx, cy), max(1, int(s * 0.1)), (0,), -1, AA)
     elif suit == "iS":  # spade: a sword, blade up
         cv2.fillPoly(layer, [np.array([_pt(cx, cy - s * 0.5), _pt(cx + s * 0.08, cy - s * 0.35),
                                         _pt(cx + s * 0.08, cy + s * 0.18), _pt(cx - s * 0.08, cy + s * 0.18),
-                                        _pt(cx - s * 0.08, cy - s * 0.35)])], 255, AA)
+                                        _pt(cx - s * 0.08, cy - s * 0.35)])], (255,), AA)
         cv2.rectangle(layer, _pt(cx - s * 0.3, cy + s * 0.16), _pt(cx + s * 0.3, cy + s * 0.24), 255, -1)
         cv2.rectangle(layer, _pt(cx - s * 0.05, cy + s * 0.24), _pt(cx + s * 0.05, cy + s * 0.44), 255, -1)
-        cv2.circle(layer, _pt(cx, cy + s * 0.46), max(1, int(s * 0.06)), 255, -1, AA)
+        cv2.circle(layer, _pt(cx, cy + s * 0.46), max(1, int(s * 0.06)), (255,), -1, AA)
     elif suit == "iB":  # bastoni: a knotted club
         cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.07, cy + s * 0.5), _pt(cx + s * 0.07, cy + s * 0.5),
-                                        _pt(cx + s * 0.16, cy - s * 0.45), _pt(cx - s * 0.16,
-                                                                               cy - s * 0.45)])], 255, AA)
-        cv2.circle(layer, _pt(cx, cy - s * 0.42), int(s * 0.17), 255, -1, AA)
+                                        _pt(cx + s * 0.16, cy - s * 0.45), _pt(cx - s * 0.16, cy - s * 0.45)])],
+                     (255,), AA)
+        cv2.circle(layer, _pt(cx, cy - s * 0.42), int(s * 0.17), (255,), -1, AA)
         for k in (-0.2, 0.05, 0.28):
-            cv2.circle(layer, _pt(cx + (s * 0.12 if k > 0 else -s * 0.12), cy + s * k), max(1, int(s * 0.06)), 255, -1,
-                       AA)
+            knot = _pt(cx + (s * 0.12 if k > 0 else -s * 0.12), cy + s * k)
+            cv2.circle(layer, knot, max(1, int(s * 0.06)), (255,), -1, AA)
     else:
         raise ValueError(f"unknown suit shape {suit!r}")
     if flip:
@@ -281,7 +288,7 @@ def _seed(*parts) -> int:
 
 # --- suited cards -----------------------------------------------------------------------------
 # pip positions (x, y) in units of the pip area, for ranks 1..10; y < 0.5 is the top half.
-_PIPS = {
+_PIPS: dict[int, list[tuple[float, float]]] = {
     1: [(0.5, 0.5)],
     2: [(0.5, 0.0), (0.5, 1.0)],
     3: [(0.5, 0.0), (0.5, 0.5), (0.5, 1.0)],
@@ -296,16 +303,17 @@ _PIPS = {
 
 
 def _suit_colour(c: Card, d: Design):
+    suit = _required(c.suit, c, "suit")
     if c.deck == "italian":
-        return ITALIAN_COLOURS[c.suit]
-    return (FRENCH_FOUR if d.four_colour else FRENCH_COLOURS)[c.suit]
+        return ITALIAN_COLOURS[suit]
+    return (FRENCH_FOUR if d.four_colour else FRENCH_COLOURS)[suit]
 
 
 def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     h, w = img.shape[:2]
     colour = _suit_colour(c, d)
-    shape = ("i" if c.deck == "italian" else "f") + c.suit
-    label = c.rank
+    shape = ("i" if c.deck == "italian" else "f") + _required(c.suit, c, "suit")
+    label = _required(c.rank, c, "rank")
     # corner indices: top-left upright, bottom-right rotated (the face is 180-degree symmetric)
     ih = 8.5 * ppm
     ix, iy = 5.8 * ppm, 7.0 * ppm
@@ -326,7 +334,7 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         _court(img, c, d, ppm, colour, shape, (x0, y0, x1, y1))
         del top
         return
-    n = 1 if c.rank in ("A", "1") else int(c.rank)
+    n = 1 if label in ("A", "1") else int(label)
     pip = (10.5 if n <= 3 else 9.0 if n <= 8 else 7.5) * ppm
     if c.deck == "italian":
         pip *= 1.3
@@ -353,7 +361,7 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     r = 7.0 * ppm
     skin = (170, 200, 235)
     # shoulders / robe
-    robe = _lighter(ROBES[c.suit] if c.deck != "italian" else colour, 0.35)
+    robe = _lighter(ROBES[_required(c.suit, c, "suit")] if c.deck != "italian" else colour, 0.35)
     cv2.ellipse(half, _pt(cx, mid), _pt((x1 - x0) / 2, (mid - head_y) * 0.8), 0, 180, 360, robe, -1, cv2.LINE_AA)
     cv2.circle(half, _pt(cx, head_y), int(r), skin, -1, cv2.LINE_AA)
     cv2.circle(half, _pt(cx, head_y), int(r), BLACK, max(1, int(0.3 * ppm)), cv2.LINE_AA)
@@ -485,8 +493,8 @@ def _guild_symbol(img, guild: str, centre, size, colour, d: Design):
         cv2.fillPoly(img, [np.array(pts)], colour, AA)
     elif guild == "moon":
         layer = np.zeros(img.shape[:2], np.uint8)
-        cv2.circle(layer, _pt(cx, cy), int(s * 0.45), 255, -1, AA)
-        cv2.circle(layer, _pt(cx + s * 0.22, cy - s * 0.1), int(s * 0.38), 0, -1, AA)
+        cv2.circle(layer, _pt(cx, cy), int(s * 0.45), (255,), -1, AA)
+        cv2.circle(layer, _pt(cx + s * 0.22, cy - s * 0.1), int(s * 0.38), (0,), -1, AA)
         img[layer > 127] = colour
     elif guild == "sun":
         for k in range(12):
@@ -505,8 +513,8 @@ def _egg(img, centre, size, guild: str, n: int, ppm: float, d: Design):
     shell = tuple(int(v) for v in rng.integers(150, 250, 3))
     layer = np.zeros(img.shape[:2], np.uint8)
     # an egg: narrower at the top
-    cv2.ellipse(layer, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, 255, -1, cv2.LINE_AA)
-    cv2.ellipse(layer, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, 255, -1, cv2.LINE_AA)
+    cv2.ellipse(layer, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, (255,), -1, cv2.LINE_AA)
+    cv2.ellipse(layer, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, (255,), -1, cv2.LINE_AA)
     inside = layer > 127
     img[inside] = shell
     pat = img.copy()
@@ -575,7 +583,7 @@ _CUE_COLOURS = {"body": (60, 120, 200), "face": (160, 80, 160), "cards": (60, 15
 
 def _signal(img, c: Card, d: Design, ppm: float):
     h, w = img.shape[:2]
-    sig = BY_ID[c.signal]
+    sig = BY_ID[_required(c.signal, c, "signal")]
     idx = [s.id for s in SIGNAL_CARDS].index(sig.id)
     colour = _CUE_COLOURS[sig.cue]
     # a code strip: one bar per bit of the signal's index (distinct for every signal)
@@ -635,7 +643,7 @@ def _draw_beccato(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
 
 
 def _chicken_index(img, c: Card, d: Design, ppm: float) -> None:
-    tag = c.breed[:2].upper()
+    tag = _required(c.breed, c, "breed")[:2].upper()
     cv2.circle(img, _pt(9 * ppm, 23 * ppm), int(5.5 * ppm), (255, 255, 255), -1, cv2.LINE_AA)
     _text(img, tag, (9 * ppm, 23 * ppm), 4.5 * ppm, BLACK, d.font, d.thick)
 
@@ -643,37 +651,41 @@ def _chicken_index(img, c: Card, d: Design, ppm: float) -> None:
 def _draw_beccato_face(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     h, w = img.shape[:2]
     if c.kind == "chicken":
-        bg, body, pat, _ = BREED_STYLE[c.breed]
+        breed = _required(c.breed, c, "breed")
+        bg, body, pat, _ = BREED_STYLE[breed]
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = bg
         _ground(img, ppm, (60, 140, 90))
-        _banner(img, c.name, d, ppm, _banner_colour(c.breed))
-        _chicken(img, (w / 2, h * 0.55), min(w * 0.95, h * 0.6), c.breed, ppm)
+        _banner(img, c.name, d, ppm, _banner_colour(breed))
+        _chicken(img, (w / 2, h * 0.55), min(w * 0.95, h * 0.6), breed, ppm)
 
     elif c.kind == "henhouse":
-        bg, body, pat, _ = BREED_STYLE[c.breed]
+        breed = _required(c.breed, c, "breed")
+        bg, body, pat, _ = BREED_STYLE[breed]
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(bg, 0.4)
         _ground(img, ppm, (40, 110, 150))
         _banner(img, c.name.replace(" henhouse", ""), d, ppm, (40, 40, 150))
-        _house(img, (w / 2, h * 0.5), w * 0.8, c.breed, ppm)
+        _house(img, (w / 2, h * 0.5), w * 0.8, breed, ppm)
         # a small chicken of the breed beside the door, and an empty egg place at the bottom
-        _chicken(img, (w * 0.25, h * 0.62), w * 0.3, c.breed, ppm)
+        _chicken(img, (w * 0.25, h * 0.62), w * 0.3, breed, ppm)
         cv2.ellipse(img, _pt(w / 2, h - 20 * ppm), _pt(6 * ppm, 8 * ppm), 0, 0, 360, (90, 90, 90),
                     max(1, int(0.5 * ppm)), cv2.LINE_AA)
     elif c.kind == "egg":
-        colour = GUILD_COLOURS[c.guild]
+        guild, rank = _required(c.guild, c, "guild"), _required(c.rank, c, "rank")
+        colour = GUILD_COLOURS[guild]
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(colour, 0.85)
-        _banner(img, f"Egg {c.rank}", d, ppm, colour)
-        _egg(img, (w / 2, h * 0.56), h * 0.55, c.guild, int(c.rank), ppm, d)
-        _text(img, c.rank, (8 * ppm, 21 * ppm), 7 * ppm, colour, d.font, d.thick)
-        _guild_symbol(img, c.guild, (w - 9 * ppm, 21 * ppm), 8 * ppm, colour, d)
+        _banner(img, f"Egg {rank}", d, ppm, colour)
+        _egg(img, (w / 2, h * 0.56), h * 0.55, guild, int(rank), ppm, d)
+        _text(img, rank, (8 * ppm, 21 * ppm), 7 * ppm, colour, d.font, d.thick)
+        _guild_symbol(img, guild, (w - 9 * ppm, 21 * ppm), 8 * ppm, colour, d)
     elif c.kind == "guild":
-        colour = GUILD_COLOURS[c.guild]
+        guild = _required(c.guild, c, "guild")
+        colour = GUILD_COLOURS[guild]
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(colour, 0.6)
         _banner(img, "Guild", d, ppm, colour)
         cv2.circle(img, _pt(w / 2, h * 0.5), int(w * 0.33), (255, 255, 255), -1, cv2.LINE_AA)
-        _guild_symbol(img, c.guild, (w / 2, h * 0.5), w * 0.5, colour, d)
+        _guild_symbol(img, guild, (w / 2, h * 0.5), w * 0.5, colour, d)
         _ground(img, ppm, colour)
-        _text_fit(img, c.guild.upper(), (w / 2, h - 7.5 * ppm), w - 12 * ppm, 5 * ppm, (255, 255, 255), d.font, d.thick)
+        _text_fit(img, guild.upper(), (w / 2, h - 7.5 * ppm), w - 12 * ppm, 5 * ppm, (255, 255, 255), d.font, d.thick)
     elif c.kind == "chick":
         img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = (200, 245, 250)
         _banner(img, "Chick", d, ppm, (20, 140, 220))
@@ -692,9 +704,10 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     h, w = img.shape[:2]
     colour = d.back_colour
     if c.deck == "beccato":
-        kind = np.float32(BACK_KIND_COLOURS[c.id.split(":")[2]])
+        kind = np.array(BACK_KIND_COLOURS[c.id.split(":")[2]], np.float32)
         t = d.beccato_back_tint
-        colour = tuple(int(round(x)) for x in kind * (1 - t) + np.float32(d.back_colour) * t)
+        tinted = [int(round(x)) for x in kind * (1 - t) + np.array(d.back_colour, np.float32) * t]
+        colour = (tinted[0], tinted[1], tinted[2])
     m = int(3 * ppm)
     img[m:h - m, m:w - m] = colour
     light = _lighter(colour, 0.45)
@@ -730,7 +743,7 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         r = step * 0.45
         for yy in np.arange(m + step / 2, h - m, step):
             for xx in np.arange(m + step / 2, w - m, step):
-                pts = np.float32([[xx, yy - r], [xx + r * 0.7, yy], [xx, yy + r], [xx - r * 0.7, yy]])
+                pts = np.array([[xx, yy - r], [xx + r * 0.7, yy], [xx, yy + r], [xx - r * 0.7, yy]], np.float32)
                 cv2.fillConvexPoly(img, np.round(pts).astype(np.int32), light, cv2.LINE_AA)
     elif d.back_pattern != "plain":
         raise ValueError(f"unknown back pattern {d.back_pattern!r}")

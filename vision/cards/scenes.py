@@ -121,7 +121,7 @@ def _skimage_photos() -> list[np.ndarray]:
 
 
 def available_backgrounds(split: str, varied: bool = False) -> tuple[str, ...]:
-    names = TEST_BACKGROUNDS if split == "test" else TRAIN_BACKGROUNDS
+    names: tuple[str, ...] = TEST_BACKGROUNDS if split == "test" else TRAIN_BACKGROUNDS
     if varied and split != "test":
         names = names + VARIED_BACKGROUNDS
     tex = _skimage_textures()
@@ -135,9 +135,8 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         n = rng.normal(0, rng.uniform(3, 10), (h, w, 1)).astype(np.float32)
         img = base[None, None] + n + (fractal(rng, h, w, 3, 128)[..., None] - 0.5) * 30
     elif kind == "wood":
-        c1, c2 = np.array([40, 80, 140], np.float32) * rng.uniform(0.6, 1.3), np.array([70, 130, 190],
-                                                                                       np.float32) * rng.uniform(0.6,
-                                                                                                                 1.3)
+        c1, c2 = (np.array([40, 80, 140], np.float32) * rng.uniform(0.6, 1.3),
+                  np.array([70, 130, 190], np.float32) * rng.uniform(0.6, 1.3))
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
         ang = rng.uniform(0, math.pi)
         u = x * math.cos(ang) + y * math.sin(ang)
@@ -214,12 +213,12 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         photo = photos[int(rng.integers(len(photos)))]
         ph, pw = photo.shape[:2]
         s = max(w / pw, h / ph) * rng.uniform(1.0, 2.5)
-        M = cv2.getRotationMatrix2D((pw / 2, ph / 2), float(rng.uniform(-180, 180)), s)
+        M: np.ndarray = cv2.getRotationMatrix2D((pw / 2, ph / 2), float(rng.uniform(-180, 180)), s)
         M[:, 2] += (w / 2 - pw / 2 + rng.uniform(-0.3, 0.3) * w, h / 2 - ph / 2 + rng.uniform(-0.3, 0.3) * h)
         img = cv2.warpAffine(photo, M, (w, h), borderMode=cv2.BORDER_REFLECT).astype(np.float32)
         img = img * rng.uniform(0.7, 1.2, 3).astype(np.float32)
     elif kind.startswith("skimage_"):
-        tex = _skimage_textures()[kind[8:]].astype(np.float32)
+        tex: np.ndarray = _skimage_textures()[kind[8:]].astype(np.float32)
         th, tw = tex.shape[:2]
         s = rng.uniform(0.5, 2.0)
         tex = cv2.resize(tex, (max(8, int(tw * s)), max(8, int(th * s))))
@@ -403,7 +402,7 @@ def _hand_mask(h, w, hand, P) -> np.ndarray:
         q = np.array([[cx + x * ca + y * sa, cy - x * sa + y * ca, 1.0] for x, y in poly]).T
         q = P @ q
         q = (q[:2] / q[2]).T
-        cv2.fillPoly(m, [np.round(q).astype(np.int32)], 255, cv2.LINE_AA)
+        cv2.fillPoly(m, [np.round(q).astype(np.int32)], (255,), cv2.LINE_AA)
     return m
 
 
@@ -424,13 +423,13 @@ def _distractors(rng, img: np.ndarray, owner: np.ndarray) -> None:
             c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
             r = int(rng.uniform(5, 18))
             cv2.circle(img, c, r, tuple(float(v) for v in _colour(rng, 60, 200)), -1, cv2.LINE_AA)
-            cv2.circle(covered, c, r, 255, -1, cv2.LINE_AA)
+            cv2.circle(covered, c, r, (255,), -1, cv2.LINE_AA)
         else:
             rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
                     (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))), float(rng.uniform(0, 180)))
             poly = [cv2.boxPoints(rect).astype(np.int32)]
             cv2.fillPoly(img, poly, tuple(float(v) for v in _colour(rng, 10, 70)), cv2.LINE_AA)
-            cv2.fillPoly(covered, poly, 255, cv2.LINE_AA)
+            cv2.fillPoly(covered, poly, (255,), cv2.LINE_AA)
         owner[covered > 0] = -3
 
 
@@ -448,7 +447,7 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
     bgs = available_backgrounds(split, varied)
     bg_kind = bgs[int(rng.integers(len(bgs)))]
     img = background(bg_kind, rng, h, w).astype(np.float32)
-    designs = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
+    designs: tuple[str | R.Design, ...] = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
     if split != "test" and rng.random() < RANDOM_DESIGN_SHARE:
         designs = (R.random_design(rng, varied_pips=varied),)
     if deck_name is None:
@@ -469,7 +468,7 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
         face = R.render_card(card, p.design, PX_PER_MM)
         ch, cw = face.shape[:2]
         H = P @ _affine(cw, ch, p)
-        corners = cv2.perspectiveTransform(np.float32([[[0, 0], [cw, 0], [cw, ch], [0, ch]]]), H)[0]
+        corners = cv2.perspectiveTransform(np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), H)[0]
         if (corners[:, 0].min() < 2 or corners[:, 1].min() < 2 or corners[:, 0].max() > w - 3
                 or corners[:, 1].max() > h - 3):
             continue
@@ -551,7 +550,7 @@ def photometric(rng, img: np.ndarray) -> np.ndarray:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.8))
     elif r < 0.45:  # motion blur
         k = int(rng.integers(3, 10))
-        kern = np.zeros((k, k), np.float32)
+        kern: np.ndarray = np.zeros((k, k), np.float32)
         kern[k // 2, :] = 1.0 / k
         M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         kern = cv2.warpAffine(kern, M, (k, k))

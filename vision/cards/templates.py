@@ -83,7 +83,10 @@ def to_canonical(image: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE) -> n
 
 def render_deck_templates(base: str, design: str = "classic") -> Deck:
     """The built-in deck `base` in `design`, its templates made by rendering."""
-    labels, images, ids, symmetric = [], [], {}, []
+    labels: list[str] = []
+    images: list[np.ndarray] = []
+    ids: dict[str, list[str]] = {}
+    symmetric: list[bool] = []
     for card in faces(base):
         labels.append(card.face_key)
         symmetric.append(card.symmetric)

@@ -37,7 +37,8 @@ class CardTracker:
                                          frame_rate=int(round(frame_rate)) or 30,
                                          minimum_consecutive_frames=1)
         self.min_vote = min_vote
-        self.votes: dict[int, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        # per track, each label's summed confidence, in the order the labels were first read
+        self.votes: dict[int, dict[str, float]] = collections.defaultdict(lambda: collections.defaultdict(float))
 
     def reset(self) -> None:
         self._tracker.reset()
@@ -52,7 +53,7 @@ class CardTracker:
         svd = self._sv.Detections(xyxy=out.xyxy.astype(np.float32), confidence=out.confidence.astype(np.float32),
                                   class_id=np.zeros(len(out), int), data={"index": np.arange(len(out))})
         tracked = self._tracker.update_with_detections(svd)
-        for idx, tid in zip(tracked.data["index"], tracked.tracker_id):
+        for idx, tid in zip(tracked.data["index"], tracked.tracker_id if tracked.tracker_id is not None else ()):
             out.track_id[int(idx)] = int(tid)
         self._remember(out)
         return out
@@ -67,7 +68,7 @@ class CardTracker:
                 votes[out.label[i]] += float(out.label_confidence[i])
             if not votes:
                 continue
-            label, weight = votes.most_common(1)[0]
+            label, weight = _most_voted(votes)
             share = weight / sum(votes.values())
             if share < self.min_vote:
                 continue
@@ -83,6 +84,11 @@ class CardTracker:
         out = {}
         for tid, votes in self.votes.items():
             if votes:
-                label, weight = votes.most_common(1)[0]
+                label, weight = _most_voted(votes)
                 out[tid] = {"label": label, "share": weight / sum(votes.values()), "votes": dict(votes)}
         return out
+
+
+def _most_voted(votes: dict[str, float]) -> tuple[str, float]:
+    """The label with the most votes (the first read of equals), and its votes."""
+    return max(votes.items(), key=lambda kv: kv[1])

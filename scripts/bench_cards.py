@@ -7,9 +7,8 @@ on 2 cores (the process is pinned to two CPUs where there are more); onnxruntime
 Reported: the median milliseconds per frame of
 
 * `detect`: our onnxruntime detector (letterbox, inference, numpy decoding and NMS), run alone
-  frame after frame as the baseline is (inside the reader's loop it takes longer, 34 ms against
-  23 ms measured on 2 cores: reading a frame's cards walks through every template and most
-  likely pushes the model's weights out of the CPU caches);
+  frame after frame as the baseline is (inside the reader's loop it takes longer: see
+  docs/card-reading.md, "Speed");
 * `detect+refine`: the same plus corner refinement of every card (`refine.snap_and_refine`, what
   the reader does with no deck);
 * `detect+identify, detector's corners`: the detector plus rectifying and identifying every card

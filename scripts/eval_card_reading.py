@@ -1,26 +1,6 @@
-"""Card reading on held-out synthetic scenes: detector recall and identification accuracy
-(`vision.cards.reading_eval`: what is measured and how).
-
-Scenes come from the dataset generator's held-out split (`render_scene(rng, "test", ...)`: the
-held-out card design "outline" on held-out backgrounds, never seen in training), at 1280x720,
-with a seed of their own. For every deck:
-
-* recall of face-up cards: a labelled face-up card is found when a detection's box overlaps
-  its box with IoU >= 0.5 (and "class right" when that detection says face up);
-* identification accuracy of the found face-up cards, two ways:
-  A. against the deck rendered in the same design (`DECK:outline`, no photo);
-  B. against the deck *enrolled from one rendered photo per card* (each face of the held-out
-     design photographed alone on a held-out background with perspective and lighting, found
-     by the detector or the contour fallback, rectified, stored: `vision.cards.enroll`);
-  over cards at least 90% visible ("clear") and over all found cards (fans and piles hide
-  most of a card: an unknown there is honest); and the same from the *true* corners ("gt_"),
-  which measures identification apart from the detector's corner error;
-* unknown rate and wrong rate separately (a wrong label is worse than `unknown`);
-* the corner error of the found clear cards: the mean distance of the four corners from the
-  true ones over the card's diagonal (best of the four cyclic orders: up and down are
-  identification's business), for the detector's own corners ("raw"), after refinement
-  (`refine.snap_and_refine`) and as the reader leaves them (refined, and aligned on a template
-  when the read was unsure), as median, 90th percentile and the share under 2% and 5%.
+"""Card reading on held-out synthetic scenes: detector recall and identification accuracy,
+rendered and enrolled decks, from detected and from true corners, and the corner error
+(`vision.cards.reading_eval`: what is measured and how). One JSON line per deck and seed.
 
     .venv/bin/python scripts/eval_card_reading.py --scenes 40 --json out.json
     .venv/bin/python scripts/eval_card_reading.py --scenes 20 --no-align     # without the template alignment

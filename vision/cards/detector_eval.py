@@ -27,10 +27,8 @@ DEFAULT_DATA = ROOT / "datasets" / "generated" / "cards" / "data.yaml"
 def offline_ultralytics(threads: int = 1):
     """Import Ultralytics with every offline switch of the stack notes set.
 
-    Threads: on a shared, loaded 2-core machine two OpenMP threads that spin-wait for each other
-    were 5-10x slower than one (measured: forward+backward of a batch of 8 at 320, 27-47 s with
-    2 threads against 6 s with 1); passive waiting removes most of that penalty. On an idle
-    machine 2 threads are about 1.7x faster than 1.
+    Threads: OpenMP waits passively, since threads that spin-wait for each other on a loaded
+    2-core machine were several times slower than one (measured: docs/card-detector.md).
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     cfg = RUNS / "yolo_config"

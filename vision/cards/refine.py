@@ -338,7 +338,7 @@ def snap_and_refine(image: np.ndarray, quad: np.ndarray, aspect: float | None = 
 
 
 def snapped(image: np.ndarray, quad: np.ndarray, max_growth: float = 1.8, max_turn: float = 50.0) -> np.ndarray:
-    """`rectify.snap_and_fit` (the card's outline where the contour finder sees it closed,
+    """`snap_and_fit` (the card's outline where the contour finder sees it closed,
     sides pulled onto the nearest steps), unless that grew the quad more than `max_growth` or
     turned its long side more than `max_turn` degrees: then the outline was that of a row or a
     fan of cards (measured: a row of four overlapping cards snapped to the whole row), and the

@@ -87,13 +87,9 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def hull_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of the convex hulls of two quads: a detector's quad whose corners
-    cross is taken as the card it spans; 0 when both are empty."""
-    a = cv2.convexHull(a.astype(np.float32))
-    b = cv2.convexHull(b.astype(np.float32))
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
-    return float(inter / union) if union > 0 else 0.0
+    """`quad_iou` of the convex hulls of two quads: a detector's quad whose corners cross is taken
+    as the card it spans."""
+    return quad_iou(cv2.convexHull(a.astype(np.float32)), cv2.convexHull(b.astype(np.float32)))
 
 
 def quad_overlap(a: np.ndarray, b: np.ndarray) -> float:

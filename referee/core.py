@@ -118,9 +118,7 @@ class ActionCodec:
             raise MalformedAction("an action is an object with a 'kind'", action=data)
         cls = self.classes.get(data["kind"])
         if cls is None:
-            raise MalformedAction(
-                f"unknown action kind {data['kind']!r}", known=sorted(self.classes)
-            )
+            raise MalformedAction(f"unknown action kind {data['kind']!r}", known=sorted(self.classes))
         extra = set(data) - self._fields[cls.kind] - {"kind"}
         if extra:
             raise MalformedAction(f"{cls.kind}: unknown fields {sorted(extra)}", action=dict(data))
@@ -268,8 +266,7 @@ def table_engine(engine: Engine) -> TableEngine:
     """`engine` as the live table needs it; an engine that lacks the table's contract (its
     `lead_calls`) raises UnknownGame, before any observation is judged."""
     if not isinstance(engine, TableEngine):
-        raise UnknownGame(f"the {engine.name} engine cannot referee a live table (no lead_calls)",
-                          game=engine.name)
+        raise UnknownGame(f"the {engine.name} engine cannot referee a live table (no lead_calls)", game=engine.name)
     return engine
 
 

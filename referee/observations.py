@@ -104,15 +104,29 @@ class ZoneContent:
     frames: int = 0
 
     def to_payload(self) -> dict[str, Any]:
-        return {"type": "cards", "camera": self.camera, "zone": self.zone, "cards": list(self.cards),
-                "confidences": [round(c, 3) for c in self.confidences], "face_down": self.face_down,
-                "since": round(self.since, 3), "frames": self.frames}
+        return {
+            "type": "cards",
+            "camera": self.camera,
+            "zone": self.zone,
+            "cards": list(self.cards),
+            "confidences": [round(c, 3) for c in self.confidences],
+            "face_down": self.face_down,
+            "since": round(self.since, 3),
+            "frames": self.frames,
+        }
 
     @classmethod
     def from_payload(cls, t: float, payload: Mapping[str, Any]) -> ZoneContent:
-        return cls(t=t, since=float(payload["since"]), camera=payload["camera"], zone=payload["zone"],
-                   cards=tuple(payload["cards"]), confidences=tuple(payload["confidences"]),
-                   face_down=int(payload.get("face_down", 0)), frames=int(payload.get("frames", 0)))
+        return cls(
+            t=t,
+            since=float(payload["since"]),
+            camera=payload["camera"],
+            zone=payload["zone"],
+            cards=tuple(payload["cards"]),
+            confidences=tuple(payload["confidences"]),
+            face_down=int(payload.get("face_down", 0)),
+            frames=int(payload.get("frames", 0)),
+        )
 
 
 @dataclasses.dataclass(frozen=True)

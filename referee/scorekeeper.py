@@ -162,9 +162,7 @@ class Scorekeeper:
         imported into a new SQLite log at `log_path` first."""
         contents = read_log(path)
         if game is not None and contents.header.game != _engine(game).name:
-            raise ResumeRefused(
-                f"{path} is a game of {contents.header.game}, not {game}", game=contents.header.game
-            )
+            raise ResumeRefused(f"{path} is a game of {contents.header.game}, not {game}", game=contents.header.game)
         result = replay(contents, engine)
         if not result.legal:
             raise ResumeRefused(
@@ -220,9 +218,7 @@ class Scorekeeper:
     # -- typed lines ------------------------------------------------------------------------
 
     @_locked
-    def submit(
-        self, line: str, *, time: float, source: str = "keyboard", confidence: float | None = 1.0
-    ) -> Outcome:
+    def submit(self, line: str, *, time: float, source: str = "keyboard", confidence: float | None = 1.0) -> Outcome:
         """Handle one typed line. Never raises a RefereeError: a rejected line comes back as an
         Outcome with `error` set and nothing changed."""
         text = line.strip()
@@ -252,8 +248,13 @@ class Scorekeeper:
                     raise _usage("amend needs an entry number and a command: amend N <command>")
                 action = self.engine.parse_command(self.state, command.strip())
                 return self.amend(
-                    _entry_number(number), action, time=time, source=source,
-                    confidence=confidence, line=line, text=command.strip(),
+                    _entry_number(number),
+                    action,
+                    time=time,
+                    source=source,
+                    confidence=confidence,
+                    line=line,
+                    text=command.strip(),
                 )
             action = self.engine.parse_command(self.state, text)
             return self.act(action, time=time, source=source, confidence=confidence, line=line, text=text)
@@ -284,9 +285,7 @@ class Scorekeeper:
             payload: dict[str, Any] = {"action": data}
             if text:
                 payload["text"] = text
-            entry = self.log.append(
-                "action", payload, time=time, source=source, confidence=confidence, events=events
-            )
+            entry = self.log.append("action", payload, time=time, source=source, confidence=confidence, events=events)
         except Violation:
             raise
         except BaseException:
@@ -294,8 +293,7 @@ class Scorekeeper:
             self._rebuild()
             raise
         self._actions[entry.seq] = data
-        return Outcome(line or text or "", True, "action", entry=entry, events=events,
-                       message=describe_events(events))
+        return Outcome(line or text or "", True, "action", entry=entry, events=events, message=describe_events(events))
 
     @_locked
     def undo(
@@ -347,9 +345,7 @@ class Scorekeeper:
         if violation is not None:
             details = {"entry": at, "violation": violation.name, "reason": violation.message}
             if at == target:
-                raise AmendmentIllegal(
-                    f"the new action for entry {target} is illegal: {violation}", **details
-                )
+                raise AmendmentIllegal(f"the new action for entry {target} is illegal: {violation}", **details)
             raise CorrectionBreaksLaterEntry(
                 f"{payload['op']} of entry {target} would make entry {at} illegal: {violation}", **details
             )
@@ -357,9 +353,7 @@ class Scorekeeper:
         for seq, answered in replayed.items():
             if seq >= target:
                 events.extend(answered)
-        entry = self.log.append(
-            "correction", payload, time=time, source=source, confidence=confidence, events=events
-        )
+        entry = self.log.append("correction", payload, time=time, source=source, confidence=confidence, events=events)
         self.state, self._actions, self._undone = state, actions, undone
         return Outcome(line, True, "correction", entry=entry, events=events, message=describe_events(events))
 
@@ -405,4 +399,3 @@ class CommandError(Violation):
 
 def _usage(message: str) -> CommandError:
     return CommandError(message)
-

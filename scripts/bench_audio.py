@@ -40,9 +40,12 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--minutes", type=float, default=1.0, help="length of the test audio")
-    ap.add_argument("--audio", default="session.wav",
-                    help="fixture repeated to that length: session.wav (about a fifth talk) or "
-                         "speech_en_sport.wav (mostly talk: the recognizer's worst case)")
+    ap.add_argument(
+        "--audio",
+        default="session.wav",
+        help="fixture repeated to that length: session.wav (about a fifth talk) or "
+        "speech_en_sport.wav (mostly talk: the recognizer's worst case)",
+    )
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))[:2]
@@ -69,9 +72,11 @@ def main(argv=None) -> None:
             "recognizer": best_of(lambda: rec.words(clip), args.repeat),
             "whole": best_of(lambda: listener.analyse(sources.load(path)), args.repeat),
         }
-    print(f"audio: {secs:.1f} s ({reps} x {args.audio}), cores: "
-          f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
-          f"best and median of {args.repeat}")
+    print(
+        f"audio: {secs:.1f} s ({reps} x {args.audio}), cores: "
+        f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
+        f"best and median of {args.repeat}"
+    )
     print(f"{'stage':11s} {'seconds':>8s} {'RTF':>7s} {'RTF med':>8s}")
     for name, (best, med) in results.items():
         print(f"{name:11s} {best:8.2f} {best / secs:7.3f} {med / secs:8.3f}")

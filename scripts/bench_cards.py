@@ -123,20 +123,38 @@ def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
             cards += len(found)
             read += sum(lbl is not None for lbl in named.label)
             read_plain += sum(lbl is not None for lbl in named_plain.label)
-    return {"frames": len(det_ms), "cards_found": cards, "cards_named": read,
-            "cards_named_from_detector_corners": read_plain,
-            "detect_ms": statistics.median(det_ms), "detect_refine_ms": statistics.median(ref_ms),
-            "detect_identify_detector_corners_ms": statistics.median(plain_ms),
-            "detect_identify_ms": statistics.median(full_ms)}
+    return {
+        "frames": len(det_ms),
+        "cards_found": cards,
+        "cards_named": read,
+        "cards_named_from_detector_corners": read_plain,
+        "detect_ms": statistics.median(det_ms),
+        "detect_refine_ms": statistics.median(ref_ms),
+        "detect_identify_detector_corners_ms": statistics.median(plain_ms),
+        "detect_identify_ms": statistics.median(full_ms),
+    }
 
 
 def run_baseline(python: str, pt: Path, detector, frames, warmup: int, cpus: list[int], tmp: Path) -> dict:
     """Ultralytics' own predict of the same model on the same frames, in the training environment."""
     env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(tmp / "yolo"))
-    cmd = [python, "-c", BASELINE, str(pt), str(detector.imgsz[0]), str(detector.conf), str(warmup),
-           *[str(p) for p, _ in frames]]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                         preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+    cmd = [
+        python,
+        "-c",
+        BASELINE,
+        str(pt),
+        str(detector.imgsz[0]),
+        str(detector.conf),
+        str(warmup),
+        *[str(p) for p, _ in frames],
+    ]
+    res = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+    )
     if res.returncode != 0:
         return {"error": res.stderr.strip().splitlines()[-1:] or ["failed"]}
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -148,11 +166,20 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--model", default=None, help="ONNX model (default: the shipped one)")
-    ap.add_argument("--pt", default=None, help="the same model as an Ultralytics .pt (default: "
-                    "models/card_detector/card_detector.pt, else runs/card_detector/main/weights/best.pt)")
+    ap.add_argument(
+        "--pt",
+        default=None,
+        help="the same model as an Ultralytics .pt (default: "
+        "models/card_detector/card_detector.pt, else runs/card_detector/main/weights/best.pt)",
+    )
     ap.add_argument("--baseline-python", default=str(ROOT / ".venv-train" / "bin" / "python"))
-    ap.add_argument("--rounds", type=int, default=3, help="passes over the frames, ours and Ultralytics' "
-                    "alternated; the medians and the ratio are the median over the rounds")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="passes over the frames, ours and Ultralytics' "
+        "alternated; the medians and the ratio are the median over the rounds",
+    )
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads (torch gets Ultralytics' own choice)")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
@@ -166,9 +193,21 @@ def main(argv=None) -> int:
         frames = make_frames(Path(tmp), args.frames + args.warmup, args.seed)
         images = [(cv2.imread(str(p)), d) for p, d in frames]
         plain = {d: CardReader(detector, r.deck, snap=False, align=False) for d, r in readers.items()}
-        pt = Path(args.pt) if args.pt else next((p for p in (ROOT / "models/card_detector/card_detector.pt",
-                                                            ROOT / "runs/card_detector/main/weights/best.pt")
-                                                 if p.is_file()), None)
+        pt = (
+            Path(args.pt)
+            if args.pt
+            else next(
+                (
+                    p
+                    for p in (
+                        ROOT / "models/card_detector/card_detector.pt",
+                        ROOT / "runs/card_detector/main/weights/best.pt",
+                    )
+                    if p.is_file()
+                ),
+                None,
+            )
+        )
         have_baseline = pt is not None and Path(args.baseline_python).is_file()
         if not have_baseline:
             result["ultralytics"] = {"error": "no .pt model or no baseline Python (pass --pt and --baseline-python)"}
@@ -183,15 +222,24 @@ def main(argv=None) -> int:
                 else:
                     theirs.append(base)
         first = ours[0]
-        result.update({"frames": first["frames"], "rounds": args.rounds, "cards_found": first["cards_found"],
-                       "cards_named": first["cards_named"],
-                       "cards_named_from_detector_corners": first["cards_named_from_detector_corners"]})
+        result.update(
+            {
+                "frames": first["frames"],
+                "rounds": args.rounds,
+                "cards_found": first["cards_found"],
+                "cards_named": first["cards_named"],
+                "cards_named_from_detector_corners": first["cards_named_from_detector_corners"],
+            }
+        )
         for key in ("detect_ms", "detect_refine_ms", "detect_identify_detector_corners_ms", "detect_identify_ms"):
             result[key] = round(statistics.median(o[key] for o in ours), 2)
         if theirs:
-            result["ultralytics"] = dict(theirs[0], pt=str(pt),
-                                         median_ms=round(statistics.median(t["median_ms"] for t in theirs), 2),
-                                         median_ms_per_round=[round(t["median_ms"], 2) for t in theirs])
+            result["ultralytics"] = dict(
+                theirs[0],
+                pt=str(pt),
+                median_ms=round(statistics.median(t["median_ms"] for t in theirs), 2),
+                median_ms_per_round=[round(t["median_ms"], 2) for t in theirs],
+            )
             for name, key in (("ratio_detect", "detect_ms"), ("ratio_detect_identify", "detect_identify_ms")):
                 per_round = [t["median_ms"] / o[key] for o, t in zip(ours, theirs)]
                 result[name] = round(statistics.median(per_round), 2)

@@ -96,8 +96,15 @@ def main() -> int:
         for number, (setup, actions, _, events) in enumerate(games):
             header = LogHeader(game="beccato", engine_version=engine.version, setup=setup, created=0.0)
             entries = [
-                Entry(seq=i + 1, time=float(i), source="script", confidence=1.0, kind="action",
-                      payload={"action": engine.codec.to_dict(a)}, events=ev)
+                Entry(
+                    seq=i + 1,
+                    time=float(i),
+                    source="script",
+                    confidence=1.0,
+                    kind="action",
+                    payload={"action": engine.codec.to_dict(a)},
+                    events=ev,
+                )
                 for i, (a, ev) in enumerate(zip(actions, events))
             ]
             path = Path(folder) / f"game{number}.db"
@@ -179,8 +186,10 @@ def main() -> int:
     for name, label in labels.items():
         print(f"{label:32s} {results['actions_per_s'][name]:>9,d} actions/s   x{results['ratio_to_apply'][name]:.3f}")
     append = results["durable_append"]
-    print(f"{'(e) durable append (FULL sync)':32s} {append['entries_per_s']:>9,d} entries/s   "
-          f"median {append['median_ms']} ms")
+    print(
+        f"{'(e) durable append (FULL sync)':32s} {append['entries_per_s']:>9,d} entries/s   "
+        f"median {append['median_ms']} ms"
+    )
     return 0
 
 

@@ -87,59 +87,93 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
-            r = run_recorded(DEMO, Path(tmp) / f"replay-{k}",
-                             TableConfig.from_manifest(src.manifest, finder=args.finder),
-                             threads=args.threads)
+            r = run_recorded(
+                DEMO,
+                Path(tmp) / f"replay-{k}",
+                TableConfig.from_manifest(src.manifest, finder=args.finder),
+                threads=args.threads,
+            )
             actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
             runs.append((r.seconds, r.stage_seconds, r.stage_frames, actions == expected))
             r.session.close()
         best = min(runs, key=lambda x: x[0])
         report["decode_baseline_s"] = round(base, 3)
         report["replay"] = {
-            "processing_s": round(best[0], 3), "realtime_factor": round(best[0] / duration, 3),
+            "processing_s": round(best[0], 3),
+            "realtime_factor": round(best[0] / duration, 3),
             "vs_decode_baseline": round(best[0] / base, 2),
             "stage_s": {k: round(v, 3) for k, v in best[1].items()},
             "stage_frames": best[2],
             "ms_per_frame": {k: round(1000 * best[1][k] / best[2][k], 1) for k in best[2] if best[2][k]},
-            "as_expected": all(x[3] for x in runs)}
+            "as_expected": all(x[3] for x in runs),
+        }
         lives = []
         for k in range(args.repeat):
             cams = {c: str(src.camera_dir(c)) for c in src.camera_names()}
-            r = run_live(cams, Path(tmp) / f"live-{k}", TableConfig.from_manifest(src.manifest, finder=args.finder),
-                         keyboard=typed_at_their_times(src.inputs()), paced=True, threads=args.threads, record=False)
+            r = run_live(
+                cams,
+                Path(tmp) / f"live-{k}",
+                TableConfig.from_manifest(src.manifest, finder=args.finder),
+                keyboard=typed_at_their_times(src.inputs()),
+                paced=True,
+                threads=args.threads,
+                record=False,
+            )
             delays = []
             by_seq = {e.seq: e for e in r.session.log.entries}
             for d in r.delays:
                 action = by_seq[d["entry"]].payload["action"]
                 appeared = appear_time(action)
                 if appeared is not None:
-                    delays.append({"action": action, "appeared_t": appeared, "frame_t": d["frame_t"],
-                                   "logged_t": d["logged_t"], "delay_s": round(d["logged_t"] - appeared, 3)})
+                    delays.append(
+                        {
+                            "action": action,
+                            "appeared_t": appeared,
+                            "frame_t": d["frame_t"],
+                            "logged_t": d["logged_t"],
+                            "delay_s": round(d["logged_t"] - appeared, 3),
+                        }
+                    )
             actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
-            lives.append({"as_expected": actions == expected, "delays": delays, "dropped": r.dropped,
-                          "captured": r.captured,
-                          "processing_s": round(r.seconds, 3)})
+            lives.append(
+                {
+                    "as_expected": actions == expected,
+                    "delays": delays,
+                    "dropped": r.dropped,
+                    "captured": r.captured,
+                    "processing_s": round(r.seconds, 3),
+                }
+            )
             r.session.close()
         all_delays = [x["delay_s"] for run in lives for x in run["delays"]]
         report["live"] = {
             "runs": lives,
-            "delay_s": {"median": round(statistics.median(all_delays), 3) if all_delays else None,
-                        "max": max(all_delays) if all_delays else None, "n": len(all_delays)},
-            "dropped_fraction": {c: round(sum(r["dropped"][c] for r in lives)
-                                          / max(1, sum(r["captured"][c] for r in lives)), 3)
-                                 for c in lives[0]["dropped"]},
+            "delay_s": {
+                "median": round(statistics.median(all_delays), 3) if all_delays else None,
+                "max": max(all_delays) if all_delays else None,
+                "n": len(all_delays),
+            },
+            "dropped_fraction": {
+                c: round(sum(r["dropped"][c] for r in lives) / max(1, sum(r["captured"][c] for r in lives)), 3)
+                for c in lives[0]["dropped"]
+            },
         }
-    print(f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, "
-          f"best of {args.repeat}")
+    print(
+        f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, best of {args.repeat}"
+    )
     rp = report["replay"]
     print(f"decode only (baseline):     {base:6.2f} s")
-    print(f"replay (all stages):        {rp['processing_s']:6.2f} s = {rp['realtime_factor']:.2f} x real time "
-          f"({rp['vs_decode_baseline']:.1f} x the decoding baseline); per frame: {rp['ms_per_frame']} ms; "
-          f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}")
+    print(
+        f"replay (all stages):        {rp['processing_s']:6.2f} s = {rp['realtime_factor']:.2f} x real time "
+        f"({rp['vs_decode_baseline']:.1f} x the decoding baseline); per frame: {rp['ms_per_frame']} ms; "
+        f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}"
+    )
     lv = report["live"]
-    print(f"live (real-time playback):  event in the video -> entry in the log: median {lv['delay_s']['median']} s, "
-          f"max {lv['delay_s']['max']} s over {lv['delay_s']['n']} actions; frames skipped: {lv['dropped_fraction']}; "
-          f"as expected: {[r['as_expected'] for r in lv['runs']]}")
+    print(
+        f"live (real-time playback):  event in the video -> entry in the log: median {lv['delay_s']['median']} s, "
+        f"max {lv['delay_s']['max']} s over {lv['delay_s']['n']} actions; frames skipped: {lv['dropped_fraction']}; "
+        f"as expected: {[r['as_expected'] for r in lv['runs']]}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n")
 

@@ -41,7 +41,7 @@ def _fit(img: np.ndarray, w: int = 640, h: int = 360) -> np.ndarray:
     small = cv2.resize(img, (int(img.shape[1] * s), int(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
     tile = np.zeros((h, w, 3), np.uint8)
     y, x = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
-    tile[y:y + small.shape[0], x:x + small.shape[1]] = small
+    tile[y : y + small.shape[0], x : x + small.shape[1]] = small
     return tile
 
 
@@ -69,8 +69,13 @@ def speed(n: int) -> dict:
     frames = table_frames(n)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
     fps_src = 25.0
-    out = {"frames": n, "frame_size": [1280, 720], "seats": 4, "source_fps": fps_src,
-           "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()}
+    out = {
+        "frames": n,
+        "frame_size": [1280, 720],
+        "seats": 4,
+        "source_fps": fps_src,
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+    }
 
     rates = Rates()
     with LandmarkExtractor(calib, rates) as ex:
@@ -92,14 +97,22 @@ def speed(n: int) -> dict:
     finally:
         base.close()
     m = n - 1
-    out.update({
-        "pipeline": {"fps": round(m / ours, 2), "ms_per_frame": round(1000 * ours / m, 1),
-                     "rates": {"face": rates.face or fps_src, "hands": rates.hands, "pose": rates.pose},
-                     "faces_per_frame": round(found / m, 2)},
-        "baseline_holistic_per_seat": {"fps": round(m / naive, 2), "ms_per_frame": round(1000 * naive / m, 1),
-                                       "people_per_frame": round(base_found / m, 2)},
-        "speedup": round(naive / ours, 2),
-    })
+    out.update(
+        {
+            "pipeline": {
+                "fps": round(m / ours, 2),
+                "ms_per_frame": round(1000 * ours / m, 1),
+                "rates": {"face": rates.face or fps_src, "hands": rates.hands, "pose": rates.pose},
+                "faces_per_frame": round(found / m, 2),
+            },
+            "baseline_holistic_per_seat": {
+                "fps": round(m / naive, 2),
+                "ms_per_frame": round(1000 * naive / m, 1),
+                "people_per_frame": round(base_found / m, 2),
+            },
+            "speedup": round(naive / ours, 2),
+        }
+    )
     return out
 
 
@@ -108,10 +121,17 @@ def accuracy() -> dict:
     from signal_streams import score, suite  # deferred: a test helper, on the path only for this run
 
     stats = score(suite())
-    per_signal = {k: {"precision": round(v["precision"], 3), "recall": round(v["recall"], 3),
-                      "tp": v["tp"], "fp": v["fp"], "fn": v["fn"],
-                      "median_delay_s": None if v["median_delay_s"] is None else round(v["median_delay_s"], 3)}
-                  for k, v in sorted(stats.items())}
+    per_signal = {
+        k: {
+            "precision": round(v["precision"], 3),
+            "recall": round(v["recall"], 3),
+            "tp": v["tp"],
+            "fp": v["fp"],
+            "fn": v["fn"],
+            "median_delay_s": None if v["median_delay_s"] is None else round(v["median_delay_s"], 3),
+        }
+        for k, v in sorted(stats.items())
+    }
     # Free Signal: learnt from 3 demonstrations, looked for in a stream with it and one without
     from signal_streams import Body, free_demonstrations, free_stream, seat_calibration  # deferred: as above
 
@@ -127,20 +147,30 @@ def accuracy() -> dict:
         fn += int(with_it and not hits)
         fp += len(found) - len(hits[:1])
         delays += [e.evidence["decided_at"] - 4.77 for e in hits[:1]]
-    per_signal["free"] = {"precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
-                          "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0, "tp": tp, "fp": fp, "fn": fn,
-                          "median_delay_s": round(float(np.median(delays)), 3) if delays else None,
-                          "threshold": round(fs.threshold, 3)}
+    per_signal["free"] = {
+        "precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "median_delay_s": round(float(np.median(delays)), 3) if delays else None,
+        "threshold": round(fs.threshold, 3),
+    }
     real = {}
-    for name, allowed in (("mps_image_classification_test_video.mp4", set()),
-                          ("mps_gesture_recognizer_test_video.mp4", {"raise_hand_right"})):
+    for name, allowed in (
+        ("mps_image_classification_test_video.mp4", set()),
+        ("mps_gesture_recognizer_test_video.mp4", {"raise_hand_right"}),
+    ):
         frames, calib = landmarks_from_media(PEOPLE / name, fps=10)
         events = detect_signals(frames, calib)
         false = [e for e in events if e.signal not in allowed]
         minutes = (frames[-1].t - frames[0].t) / 60.0
-        real[name] = {"minutes": round(minutes, 3), "false_events": len(false),
-                      "false_events_per_minute": round(len(false) / minutes, 2),
-                      "events": [(e.signal, e.start, e.end) for e in events]}
+        real[name] = {
+            "minutes": round(minutes, 3),
+            "false_events": len(false),
+            "false_events_per_minute": round(len(false) / minutes, 2),
+            "events": [(e.signal, e.start, e.end) for e in events],
+        }
     return {"landmark_suite": per_signal, "real_clips": real}
 
 

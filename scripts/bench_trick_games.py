@@ -27,8 +27,12 @@ def beccaccino_setup(seed):
 
 def bestia_setup(variant, players):
     def make(seed):
-        return BESTIA, {"players": players, "seed": seed,
-                        "options": {"variant": variant, "cap": 30, "deals_to_play": len(players)}}
+        return BESTIA, {
+            "players": players,
+            "seed": seed,
+            "options": {"variant": variant, "cap": 30, "deals_to_play": len(players)},
+        }
+
     return make
 
 
@@ -70,8 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100)
     args = parser.parse_args()
-    print(f"{'game':18} {'random games/s':>15} {'actions/s':>10} {'replay games/s':>15} "
-          f"{'actions/s':>10} {'ratio':>6}")
+    print(f"{'game':18} {'random games/s':>15} {'actions/s':>10} {'replay games/s':>15} {'actions/s':>10} {'ratio':>6}")
     for name, make in GAMES.items():
         setups = [make(seed) for seed in range(args.games)]
         t0 = time.perf_counter()
@@ -82,8 +85,10 @@ def main() -> None:
         t2 = time.perf_counter()
         actions = sum(len(log) for log in logs)
         rand, rep = t1 - t0, t2 - t1
-        print(f"{name:18} {args.games / rand:15.1f} {actions / rand:10.0f} "
-              f"{args.games / rep:15.1f} {actions / rep:10.0f} {rand / rep:6.2f}")
+        print(
+            f"{name:18} {args.games / rand:15.1f} {actions / rand:10.0f} "
+            f"{args.games / rep:15.1f} {actions / rep:10.0f} {rand / rep:6.2f}"
+        )
 
 
 if __name__ == "__main__":

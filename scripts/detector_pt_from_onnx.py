@@ -44,9 +44,12 @@ def rebuild(onnx_path: Path, yaml_path: Path):
     model = PoseModel(str(yaml_path), nc=len(names) or None, verbose=False)
     model.fuse(verbose=False)
     state = model.state_dict()
-    problems = [f"{k}: {tuple(v.shape)} in the network, "
-                + (f"{tuple(weights[k].shape)} in the ONNX file" if k in weights else "not in the ONNX file")
-                for k, v in state.items() if k not in weights or tuple(weights[k].shape) != tuple(v.shape)]
+    problems = [
+        f"{k}: {tuple(v.shape)} in the network, "
+        + (f"{tuple(weights[k].shape)} in the ONNX file" if k in weights else "not in the ONNX file")
+        for k, v in state.items()
+        if k not in weights or tuple(weights[k].shape) != tuple(v.shape)
+    ]
     if problems:
         raise SystemExit(f"{onnx_path} does not fit {yaml_path}: " + "; ".join(problems[:5]))
     model.load_state_dict({k: torch.from_numpy(weights[k].copy()) for k in state})
@@ -86,19 +89,31 @@ def main(argv=None) -> int:
         import torch  # deferred: the training venv only; its absence is reported by name
         import ultralytics  # deferred: the training venv only
     except ImportError as exc:
-        ap.error(f"{exc.name} is not installed: run this with the training environment's Python "
-                 "(.venv-train/bin/python, requirements-train.txt)")
+        ap.error(
+            f"{exc.name} is not installed: run this with the training environment's Python "
+            "(.venv-train/bin/python, requirements-train.txt)"
+        )
     model, meta = rebuild(args.onnx, args.yaml)
     imgsz = int(ast.literal_eval(meta.get("imgsz", "[640]"))[0])
     diff = largest_difference(model, args.onnx, imgsz)
     if diff > TOLERANCE:
         raise SystemExit(f"the rebuilt model differs from {args.onnx} by {diff:.2e} of its output")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model, "train_args": {"task": "pose", "imgsz": imgsz, "model": str(args.yaml)},
-                "date": datetime.now(UTC).isoformat(), "version": ultralytics.__version__,
-                "license": "AGPL-3.0 (Ultralytics)", "docs": f"rebuilt from {args.onnx.name}"}, args.out)
-    print(f"wrote {args.out}: {len(model.state_dict())} tensors from {args.onnx.name}, "
-          f"largest difference from onnxruntime {diff:.1e} of the output")
+    torch.save(
+        {
+            "model": model,
+            "train_args": {"task": "pose", "imgsz": imgsz, "model": str(args.yaml)},
+            "date": datetime.now(UTC).isoformat(),
+            "version": ultralytics.__version__,
+            "license": "AGPL-3.0 (Ultralytics)",
+            "docs": f"rebuilt from {args.onnx.name}",
+        },
+        args.out,
+    )
+    print(
+        f"wrote {args.out}: {len(model.state_dict())} tensors from {args.onnx.name}, "
+        f"largest difference from onnxruntime {diff:.1e} of the output"
+    )
     return 0
 
 

@@ -50,8 +50,10 @@ def class_accuracy(listener: AudioListener, clips) -> None:
                 by_noise.setdefault(key, [0, 0])
                 by_noise[key][0] += w.label == truth
                 by_noise[key][1] += 1
-    print(f"\nwindow class accuracy, held-out clips ({len(clips)} clips, voices "
-          f"{', '.join(synth.HELDOUT_VOICES_EN + synth.HELDOUT_VOICES_IT)})")
+    print(
+        f"\nwindow class accuracy, held-out clips ({len(clips)} clips, voices "
+        f"{', '.join(synth.HELDOUT_VOICES_EN + synth.HELDOUT_VOICES_IT)})"
+    )
     print(f"{'class':9s} {'windows':>7s} {'raw':>6s} {'smoothed':>8s}")
     for i, name in enumerate(CLASSES):
         n = conf_raw[i].sum()
@@ -68,12 +70,18 @@ def class_accuracy(listener: AudioListener, clips) -> None:
 def stress(listener: AudioListener, seed: int, per_class: int) -> None:
     """Harder than the fitting data: louder noise, and babble only 6-10 dB under the talker."""
     rng = np.random.default_rng(seed)
-    print(f"\nstress: smoothed window accuracy per class under harder backgrounds ({per_class} clips "
-          "per class and background)")
+    print(
+        f"\nstress: smoothed window accuracy per class under harder backgrounds ({per_class} clips "
+        "per class and background)"
+    )
     for noise, snr in (("white", 6.0), ("pink", 6.0), ("babble", 10.0), ("babble", 6.0)):
-        clips = [synth.make_clip(label, rng, synth.HELDOUT_VOICES_EN, synth.HELDOUT_VOICES_IT,
-                                 noise=noise, snr_db=snr, babble_min_db=0.0)
-                 for _ in range(per_class) for label in CLASSES]
+        clips = [
+            synth.make_clip(
+                label, rng, synth.HELDOUT_VOICES_EN, synth.HELDOUT_VOICES_IT, noise=noise, snr_db=snr, babble_min_db=0.0
+            )
+            for _ in range(per_class)
+            for label in CLASSES
+        ]
         ok = {c: [0, 0] for c in CLASSES}
         for c in clips:
             for w in listener.classify(c.clip):
@@ -81,8 +89,7 @@ def stress(listener: AudioListener, seed: int, per_class: int) -> None:
                 if truth is not None:
                     ok[truth][0] += w.label == truth
                     ok[truth][1] += 1
-        print(f"  {noise:6s} {snr:4.0f} dB  " + "  ".join(
-            f"{c} {a / max(n, 1):.2f}" for c, (a, n) in ok.items()))
+        print(f"  {noise:6s} {snr:4.0f} dB  " + "  ".join(f"{c} {a / max(n, 1):.2f}" for c, (a, n) in ok.items()))
 
 
 def topics_of(listener: AudioListener, clip) -> list[str]:
@@ -97,8 +104,9 @@ def topic_accuracy(listener: AudioListener, rng, voices) -> None:
         ok = n = wrong = 0
         for text in sentences:
             for voice in voices:
-                c = synth.make_clip("speech", rng, (voice,), synth.HELDOUT_VOICES_IT, text=text,
-                                    lang="en", noise="pink", snr_db=20.0)
+                c = synth.make_clip(
+                    "speech", rng, (voice,), synth.HELDOUT_VOICES_IT, text=text, lang="en", noise="pink", snr_db=20.0
+                )
                 found = topics_of(listener, c.clip)
                 n += 1
                 ok += found == [topic]
@@ -114,8 +122,9 @@ def topic_accuracy(listener: AudioListener, rng, voices) -> None:
     n = none = 0
     for text in synth.NEUTRAL_SENTENCES_EN:
         for voice in voices:
-            c = synth.make_clip("speech", rng, (voice,), synth.HELDOUT_VOICES_IT, text=text,
-                                lang="en", noise="pink", snr_db=20.0)
+            c = synth.make_clip(
+                "speech", rng, (voice,), synth.HELDOUT_VOICES_IT, text=text, lang="en", noise="pink", snr_db=20.0
+            )
             n += 1
             none += not topics_of(listener, c.clip)
     print(f"  neutral sentences with no topic: {none}/{n} = {none / n:.3f}")
@@ -128,11 +137,17 @@ def false_topics(listener: AudioListener, rng, voices, per_kind: int) -> None:
         "mumble": lambda: synth.make_clip("mumble", rng, voices, synth.HELDOUT_VOICES_IT),
     }
     game = iter([(t, v) for t in synth.GAME_TALK_EN for v in voices])
-    kinds["game talk"] = lambda: synth.make_clip("speech", rng, (next(game)[1],), synth.HELDOUT_VOICES_IT,
-                                                 text=synth.GAME_TALK_EN[rng.integers(len(synth.GAME_TALK_EN))],
-                                                 lang="en")
+    kinds["game talk"] = lambda: synth.make_clip(
+        "speech",
+        rng,
+        (next(game)[1],),
+        synth.HELDOUT_VOICES_IT,
+        text=synth.GAME_TALK_EN[rng.integers(len(synth.GAME_TALK_EN))],
+        lang="en",
+    )
     kinds["Italian talk, decoded as English"] = lambda: synth.make_clip(
-        "speech", rng, voices, synth.HELDOUT_VOICES_IT, lang="it")
+        "speech", rng, voices, synth.HELDOUT_VOICES_IT, lang="it"
+    )
     for name, make in kinds.items():
         secs = found = unsure = 0.0
         n = per_kind if name != "game talk" else min(per_kind, len(synth.GAME_TALK_EN) * len(voices))
@@ -142,8 +157,10 @@ def false_topics(listener: AudioListener, rng, voices, per_kind: int) -> None:
             secs += c.clip.duration
             found += len(evs)
             unsure += sum(e.unsure for e in evs)
-        print(f"  {name:32s} {found / (secs / 60):5.2f} per minute ({int(found)} in {secs / 60:.1f} min; "
-              f"{int(found - unsure)} of them sure)")
+        print(
+            f"  {name:32s} {found / (secs / 60):5.2f} per minute ({int(found)} in {secs / 60:.1f} min; "
+            f"{int(found - unsure)} of them sure)"
+        )
 
 
 def main(argv=None) -> None:

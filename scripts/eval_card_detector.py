@@ -44,8 +44,9 @@ def main(argv=None) -> int:
     if args.real:
         print(json.dumps(detector_eval.real_photos(args.model, args.imgsz, args.conf), indent=1))
         return 0
-    res = detector_eval.evaluate(args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics,
-                                 args.limit)
+    res = detector_eval.evaluate(
+        args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics, args.limit
+    )
     print(json.dumps(res, indent=1))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1) + "\n")

@@ -72,8 +72,12 @@ def draw(rng: random.Random) -> tuple[str, object]:
     if kind == "slide":
         return "slide", slide(start=away(1.5, 4.5), duration=rng.uniform(0.3, 0.9), turn=rng.uniform(-30, 30))
     if kind == "toss":
-        return "toss", toss(start=away(1.0, 4.0), height=rng.uniform(0.8, 3.5), duration=rng.uniform(0.15, 0.45),
-                            turn=rng.uniform(0, 150))
+        return "toss", toss(
+            start=away(1.0, 4.0),
+            height=rng.uniform(0.8, 3.5),
+            duration=rng.uniform(0.15, 0.45),
+            turn=rng.uniform(0, 150),
+        )
     if kind == "placed":
         return "placed", placed(start=away(0.0, 0.6), height=rng.uniform(0.0, 1.0), duration=rng.uniform(0.2, 0.5))
     hand_on = rng.random() < 0.5
@@ -85,16 +89,28 @@ def noisy(items, rng: random.Random, jitter: float, miss: float, hand_miss: floa
     for x in items:
         if isinstance(x, CardsSeen):
             sd = jitter * scale / 100
-            cards = tuple(CardReading(r.card, r.confidence, r.face_up, r.zone,
-                                      tuple((u + rng.gauss(0, sd), v + rng.gauss(0, sd)) for u, v in r.corners),
-                                      r.track_id)
-                          for r in x.cards if rng.random() >= miss)
+            cards = tuple(
+                CardReading(
+                    r.card,
+                    r.confidence,
+                    r.face_up,
+                    r.zone,
+                    tuple((u + rng.gauss(0, sd), v + rng.gauss(0, sd)) for u, v in r.corners),
+                    r.track_id,
+                )
+                for r in x.cards
+                if rng.random() >= miss
+            )
             out.append(CardsSeen(x.t, x.camera, cards, x.frame))
         elif isinstance(x, HandsSeen):
             if rng.random() < hand_miss:
                 continue
-            hands = tuple(HandTips(tuple((u + rng.gauss(0, 0.1 * scale), v + rng.gauss(0, 0.1 * scale))
-                                         for u, v in h.points), h.player) for h in x.hands)
+            hands = tuple(
+                HandTips(
+                    tuple((u + rng.gauss(0, 0.1 * scale), v + rng.gauss(0, 0.1 * scale)) for u, v in h.points), h.player
+                )
+                for h in x.hands
+            )
             out.append(HandsSeen(x.t, x.camera, hands))
     return out
 
@@ -111,6 +127,7 @@ def judge(items, settle: float = 0.5):
 
 
 # -- rendered leads, read by the live card stage ---------------------------------------------
+
 
 def rendered_trial(rng: random.Random, stage, motion, face: str, fps: float):
     """The CardsSeen the live card stage reports for one rendered lead (oldest first)."""
@@ -146,8 +163,10 @@ def run_rendered(args) -> dict:
             row["not judged"] += 1
             continue
         _count(row, m, kind)
-    return {"settings": {k: v for k, v in vars(args).items() if k != "json"},
-            "per_class": {k: dict(v) for k, v in sorted(rows.items())}}
+    return {
+        "settings": {k: v for k, v in vars(args).items() if k != "json"},
+        "per_class": {k: dict(v) for k, v in sorted(rows.items())},
+    }
 
 
 def _count(row, m, kind: str) -> None:
@@ -187,8 +206,11 @@ def main(argv=None) -> int:
     for _ in range(args.trials):
         truth, motion = draw(rng)
         fps = rng.choice([5.0, 10.0, 15.0, 30.0])
-        table = Table(scale=rng.uniform(60, 160), angle=rng.uniform(-180, 180),
-                      offset=(rng.uniform(300, 900), rng.uniform(200, 500)))
+        table = Table(
+            scale=rng.uniform(60, 160),
+            angle=rng.uniform(-180, 180),
+            offset=(rng.uniform(300, 900), rng.uniform(200, 500)),
+        )
         items = stream(motion, "AS", fps=fps, phase=rng.random(), table=table, hands=not args.no_hands)
         items = noisy(items, rng, args.jitter, args.miss, args.hand_miss, table.scale)
         m = judge(items)
@@ -201,9 +223,11 @@ def main(argv=None) -> int:
         _count(row, m, kind)
         by_fps[fps]["n"] += 1
         by_fps[fps]["right"] += m.kind == kind
-    report = {"settings": {k: v for k, v in vars(args).items() if k != "json"},
-              "per_class": {k: dict(v) for k, v in sorted(rows.items())},
-              "class_right_by_fps": {str(k): round(v["right"] / v["n"], 3) for k, v in sorted(by_fps.items())}}
+    report = {
+        "settings": {k: v for k, v in vars(args).items() if k != "json"},
+        "per_class": {k: dict(v) for k, v in sorted(rows.items())},
+        "class_right_by_fps": {str(k): round(v["right"] / v["n"], 3) for k, v in sorted(by_fps.items())},
+    }
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
@@ -214,18 +238,23 @@ def main(argv=None) -> int:
 
 def _table(report) -> None:
     print(f"settings: {report['settings']}")
-    print(f"{'truth':28s} {'n':>4s} {'class right':>12s} {'applied right':>14s} {'applied WRONG':>14s} "
-          f"{'asked':>6s} {'asked WRONG':>11s} {'plain (right)':>14s} {'plain (missed)':>15s} {'not read':>9s}")
+    print(
+        f"{'truth':28s} {'n':>4s} {'class right':>12s} {'applied right':>14s} {'applied WRONG':>14s} "
+        f"{'asked':>6s} {'asked WRONG':>11s} {'plain (right)':>14s} {'plain (missed)':>15s} {'not read':>9s}"
+    )
     for truth, row in report["per_class"].items():
         n = row["n"]
         pct = lambda k, row=row, n=n: f"{100 * row.get(k, 0) / n:5.1f}%"  # noqa: E731
-        print(f"{truth:28s} {n:4d} {pct('class right'):>12s} {pct('applied right'):>14s} {pct('applied WRONG'):>14s} "
-              f"{pct('asked'):>6s} {pct('asked WRONG'):>11s} {pct('plain lead (right)'):>14s} "
-              f"{pct('plain lead (missed call)'):>15s} "
-              f"{pct('not read'):>9s}")
+        print(
+            f"{truth:28s} {n:4d} {pct('class right'):>12s} {pct('applied right'):>14s} {pct('applied WRONG'):>14s} "
+            f"{pct('asked'):>6s} {pct('asked WRONG'):>11s} {pct('plain lead (right)'):>14s} "
+            f"{pct('plain lead (missed call)'):>15s} "
+            f"{pct('not read'):>9s}"
+        )
     if any("card read right" in r for r in report["per_class"].values()):
-        print("card read right:", {k: f"{r.get('card read right', 0)}/{r['n']}" for k,
-                                   r in report["per_class"].items()})
+        print(
+            "card read right:", {k: f"{r.get('card read right', 0)}/{r['n']}" for k, r in report["per_class"].items()}
+        )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def write_video(path: str, clip: AudioClip | None, seconds: float, fps: int = 10
         if a is not None:
             pcm = np.clip(clip.samples, -1, 1).astype(np.float32)
             for k in range(0, len(pcm), 1024):
-                chunk = pcm[k:k + 1024]
+                chunk = pcm[k : k + 1024]
                 frame = av.AudioFrame.from_ndarray(chunk[None, :], format="flt", layout="mono")
                 frame.sample_rate = SAMPLE_RATE
                 frame.pts = k
@@ -58,8 +58,7 @@ def write_video(path: str, clip: AudioClip | None, seconds: float, fps: int = 10
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests",
-                                                  "fixtures", "audio"))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "audio"))
     ap.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args(argv)
     if not synth.have_tools():
@@ -67,14 +66,21 @@ def main(argv=None) -> None:
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     specs = {
-        "speech_en_sport.wav": dict(label="speech", lang="en", topic="talk_sport",
-                                    text="Did you watch the football match last night"),
-        "speech_en_tv.wav": dict(label="speech", lang="en", topic="talk_tv",
-                                 text="The new season of the show comes out on television tomorrow"),
-        "speech_en_game.wav": dict(label="speech", lang="en", topic=None,
-                                   text="Coccode I play two chickens and one egg"),
-        "speech_it.wav": dict(label="speech", lang="it", topic="talk_sport",
-                              text="Hai visto la partita di calcio ieri sera"),
+        "speech_en_sport.wav": dict(
+            label="speech", lang="en", topic="talk_sport", text="Did you watch the football match last night"
+        ),
+        "speech_en_tv.wav": dict(
+            label="speech",
+            lang="en",
+            topic="talk_tv",
+            text="The new season of the show comes out on television tomorrow",
+        ),
+        "speech_en_game.wav": dict(
+            label="speech", lang="en", topic=None, text="Coccode I play two chickens and one egg"
+        ),
+        "speech_it.wav": dict(
+            label="speech", lang="it", topic="talk_sport", text="Hai visto la partita di calcio ieri sera"
+        ),
         "hum.wav": dict(label="hum", seconds=3.0),
         "mumble.wav": dict(label="mumble", seconds=3.0),
         "silence_taps.wav": dict(label="silence", seconds=2.5),
@@ -83,19 +89,34 @@ def main(argv=None) -> None:
     clips = {}
     for name, spec in specs.items():
         for _ in range(20):  # silence gets card taps only half of the time: we want them
-            c = synth.make_clip(spec["label"], rng, EN, IT, text=spec.get("text"),
-                                lang=spec.get("lang"), topic=spec.get("topic"), snr_db=20.0,
-                                noise="pink", seconds=spec.get("seconds"))
+            c = synth.make_clip(
+                spec["label"],
+                rng,
+                EN,
+                IT,
+                text=spec.get("text"),
+                lang=spec.get("lang"),
+                topic=spec.get("topic"),
+                snr_db=20.0,
+                noise="pink",
+                seconds=spec.get("seconds"),
+            )
             if spec["label"] != "silence" or np.max(np.abs(c.clip.samples[SAMPLE_RATE:])) > 0.05:
                 break
         save_wav(c.clip, os.path.join(args.out, name))
         clips[name] = c
-        labels[name] = {"label": c.label, "content": [round(v, 3) for v in c.content],
-                        "text": c.text, "voice": c.voice, "lang": c.lang, "topic": c.topic,
-                        "noise": c.noise, "snr_db": c.snr_db}
+        labels[name] = {
+            "label": c.label,
+            "content": [round(v, 3) for v in c.content],
+            "text": c.text,
+            "voice": c.voice,
+            "lang": c.lang,
+            "topic": c.topic,
+            "noise": c.noise,
+            "snr_db": c.snr_db,
+        }
     # a session: silence, hum, talk about sport, mumble (one calibration second at the start)
-    parts = [clips["silence_taps.wav"], clips["hum.wav"], clips["speech_en_sport.wav"],
-             clips["mumble.wav"]]
+    parts = [clips["silence_taps.wav"], clips["hum.wav"], clips["speech_en_sport.wav"], clips["mumble.wav"]]
     t, segs, chunks = 0.0, [], []
     for c in parts:
         a, b = c.content
@@ -105,8 +126,11 @@ def main(argv=None) -> None:
     session = AudioClip(np.concatenate(chunks))
     save_wav(session, os.path.join(args.out, "session.wav"))
     labels["session.wav"] = {"segments": segs}
-    write_video(os.path.join(args.out, "video_with_audio.mp4"), clips["speech_en_sport.wav"].clip,
-                clips["speech_en_sport.wav"].clip.duration)
+    write_video(
+        os.path.join(args.out, "video_with_audio.mp4"),
+        clips["speech_en_sport.wav"].clip,
+        clips["speech_en_sport.wav"].clip.duration,
+    )
     write_video(os.path.join(args.out, "video_no_audio.mp4"), None, 1.0)
     labels["video_with_audio.mp4"] = {"audio": "speech_en_sport.wav"}
     labels["video_no_audio.mp4"] = {"audio": None}

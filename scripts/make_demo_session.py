@@ -61,9 +61,9 @@ SLOTS = {
 
 # The composition: (from, to, slot, card id of vision.cards.decks).
 TIMELINE = [
-    (1.0, 6.0, "egg0", "egg:star-3"),     # turned up onto the Orloff henhouse
-    (2.0, 99, "egg1", "egg:dollar-1"),     # Padovana henhouse
-    (3.0, 99, "egg2", "egg:moon-2"),       # Brahma henhouse
+    (1.0, 6.0, "egg0", "egg:star-3"),  # turned up onto the Orloff henhouse
+    (2.0, 99, "egg1", "egg:dollar-1"),  # Padovana henhouse
+    (3.0, 99, "egg2", "egg:moon-2"),  # Brahma henhouse
     # 4.0: Anna calls Coccode; her teammate Carla lays her hand face up
     (4.6, 7.2, "Carla0", "chicken:orloff:1"),
     (4.6, 7.2, "Carla1", "chicken:orloff:2"),
@@ -93,13 +93,15 @@ THRESHOLD = 0.7
 
 def zones() -> TableZones:
     cam = "cards"
-    return TableZones([
-        rect_zone("seat:Carla", cam, 370, 0, 910, 200, "seat", "Carla"),
-        rect_zone("seat:Anna", cam, 370, 520, 910, 720, "seat", "Anna"),
-        rect_zone("seat:Bruno", cam, 0, 160, 370, 560, "seat", "Bruno"),
-        rect_zone("seat:Dario", cam, 910, 160, 1280, 560, "seat", "Dario"),
-        rect_zone("eggs", cam, 370, 200, 910, 520, "eggs"),
-    ])
+    return TableZones(
+        [
+            rect_zone("seat:Carla", cam, 370, 0, 910, 200, "seat", "Carla"),
+            rect_zone("seat:Anna", cam, 370, 520, 910, 720, "seat", "Anna"),
+            rect_zone("seat:Bruno", cam, 0, 160, 370, 560, "seat", "Bruno"),
+            rect_zone("seat:Dario", cam, 910, 160, 1280, 560, "seat", "Dario"),
+            rect_zone("eggs", cam, 370, 200, 910, 520, "eggs"),
+        ]
+    )
 
 
 def felt(rng: np.random.Generator) -> np.ndarray:
@@ -119,8 +121,7 @@ def card_image(card_id: str) -> tuple[np.ndarray, np.ndarray]:
     mask = card_mask(img.shape[:2], ppm)
     scale = CARD_H / img.shape[0]
     size = (int(round(img.shape[1] * scale)), CARD_H)
-    return (cv2.resize(img, size, interpolation=cv2.INTER_AREA),
-            cv2.resize(mask, size, interpolation=cv2.INTER_AREA))
+    return (cv2.resize(img, size, interpolation=cv2.INTER_AREA), cv2.resize(mask, size, interpolation=cv2.INTER_AREA))
 
 
 def place(canvas: np.ndarray, card_id: str, centre, rotation: float, jitter) -> np.ndarray:
@@ -167,8 +168,9 @@ def ground_truth(setup: dict, origin: float) -> dict:
         n = int(DURATION * 5)
         for k in range(n):  # the card stage's 5 frames per second
             t = round(k / 5, 3)
-            cards = tuple(CardReading(face_key(cid), 1.0, True, zone_of_slot(slot))
-                          for a, b, slot, cid in TIMELINE if a <= t < b)
+            cards = tuple(
+                CardReading(face_key(cid), 1.0, True, zone_of_slot(slot)) for a, b, slot, cid in TIMELINE if a <= t < b
+            )
             observations.append((t, 1, CardsSeen(t, "cards", cards)))
         observations += [(t, 0, KeyboardLine(t, text)) for t, text in INPUT_LINES]
         for _, _, obs in sorted(observations, key=lambda o: (o[0], o[1])):
@@ -203,7 +205,7 @@ def audio(rng: np.random.Generator) -> np.ndarray:
     x = room_noise(n, rng) * 0.01
     a, b = (int(v * SAMPLE_RATE) for v in HUM)
     h = hum(HUM[1] - HUM[0], rng)[: b - a]
-    x[a:a + len(h)] += 0.25 * h / (np.abs(h).max() + 1e-9)
+    x[a : a + len(h)] += 0.25 * h / (np.abs(h).max() + 1e-9)
     return x.astype(np.float32)
 
 
@@ -232,22 +234,34 @@ def main() -> None:
         "created": origin,
         "game": "beccato",
         "setup": setup,
-        "cameras": {"cards": {"source": "rendered table scenes (scripts/make_demo_session.py)", "fps": FPS,
-                              "size": [W, H]},
-                    "people": {"source": "mps_gesture_recognizer_test_video.mp4 (Apache-2.0, Google LLC)",
-                               "fps": PEOPLE_FPS, "size": [640, 360]}},
+        "cameras": {
+            "cards": {"source": "rendered table scenes (scripts/make_demo_session.py)", "fps": FPS, "size": [W, H]},
+            "people": {
+                "source": "mps_gesture_recognizer_test_video.mp4 (Apache-2.0, Google LLC)",
+                "fps": PEOPLE_FPS,
+                "size": [640, 360],
+            },
+        },
         "zones": zones().to_list(),
         "calibration": calib_dict,
-        "options": {"deck": "beccato", "threshold": THRESHOLD, "card_fps": 5.0, "landmark_fps": 10.0,
-                    "lost_after": 2.0, "finder": FINDER},
+        "options": {
+            "deck": "beccato",
+            "threshold": THRESHOLD,
+            "card_fps": 5.0,
+            "landmark_fps": 10.0,
+            "lost_after": 2.0,
+            "finder": FINDER,
+        },
         "duration": DURATION,
         "composed": "rendered card scenes + a real Apache-2.0 clip + synthetic audio; see README.md",
     }
     folder = SessionFolder.create(out, manifest)
     writer = folder.segment_writer("cards", segment_seconds=10.0, crf=30, preset="medium")
     background = felt(rng)
-    jitters = {i: (float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)))
-               for i in range(len(TIMELINE))}
+    jitters = {
+        i: (float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)), float(rng.uniform(-5, 5)))
+        for i in range(len(TIMELINE))
+    }
     cache: dict[tuple, np.ndarray] = {}
     for k in range(int(DURATION * FPS)):
         t = round(k / FPS, 3)

@@ -43,16 +43,23 @@ def main(argv=None) -> int:
     ap.add_argument("--close-mosaic", type=int, default=5)
     ap.add_argument("--cache", default="ram", help="ram, disk or False")
     ap.add_argument("--warmup-epochs", type=float, default=1.0)
-    ap.add_argument("--lr0", type=float, default=None,
-                    help="initial learning rate, with AdamW (default: Ultralytics' automatic choice, "
-                         "AdamW at 0.00167 for runs of this size); lower to fine-tune a trained model")
+    ap.add_argument(
+        "--lr0",
+        type=float,
+        default=None,
+        help="initial learning rate, with AdamW (default: Ultralytics' automatic choice, "
+        "AdamW at 0.00167 for runs of this size); lower to fine-tune a trained model",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "models" / "card_detector"))
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")
-    ap.add_argument("--select-on", type=Path,
-                    help="data.yaml of a selection split (held-out design and backgrounds, scenes of its "
-                         "own): ship the epoch that finds most face-up cards there, not the best by "
-                         "validation fitness")
+    ap.add_argument(
+        "--select-on",
+        type=Path,
+        help="data.yaml of a selection split (held-out design and backgrounds, scenes of its "
+        "own): ship the epoch that finds most face-up cards there, not the best by "
+        "validation fitness",
+    )
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)
     if args.lr0 is not None and not args.lr0 > 0:

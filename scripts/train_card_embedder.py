@@ -46,8 +46,14 @@ MAX_WIDTH = 130  # pixels: a card photographed wider says no more at the network
 OUT = ROOT / "models" / "card_embedder"
 
 
-def photograph(face: np.ndarray, rng: np.random.Generator, width: float, jitter: float,
-               backgrounds: tuple[str, ...], photometric: bool = True) -> np.ndarray:
+def photograph(
+    face: np.ndarray,
+    rng: np.random.Generator,
+    width: float,
+    jitter: float,
+    backgrounds: tuple[str, ...],
+    photometric: bool = True,
+) -> np.ndarray:
     """`face` (an upright render at PPM) photographed `width` pixels wide onto a small scene and
     cut out again from corners off by `jitter` of the card's diagonal (rms)."""
     fh, fw = face.shape[:2]
@@ -117,8 +123,15 @@ def build_net(dim: int = 128):
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(*block(3, 24, 2), *block(24, 24, 1), *block(24, 48, 2), *block(48, 48, 1),
-                                          *block(48, 64, 2), *block(64, 64, 1), *block(64, 96, 2))
+            self.features = nn.Sequential(
+                *block(3, 24, 2),
+                *block(24, 24, 1),
+                *block(24, 48, 2),
+                *block(48, 48, 1),
+                *block(48, 64, 2),
+                *block(64, 64, 1),
+                *block(64, 96, 2),
+            )
             w, h = INPUT_SIZE
             self.head = nn.Linear(96 * (h // 16) * (w // 16), dim)
 
@@ -138,8 +151,9 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=float, default=16.0, help="logit scale (1 / temperature)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--init", type=Path, default=None, help="continue from this state_dict (.pt)")
-    ap.add_argument("--varied-pips", action="store_true",
-                    help="random printings also print their pips paler, larger or smaller")
+    ap.add_argument(
+        "--varied-pips", action="store_true", help="random printings also print their pips paler, larger or smaller"
+    )
     args = ap.parse_args(argv)
     if args.minutes <= 0 or args.batch < 1 or args.threads < 1:
         ap.error("--minutes, --batch and --threads must be positive")
@@ -169,7 +183,7 @@ def main(argv=None) -> int:
         net.train()
         x = torch.from_numpy(np.concatenate([crops, refs]))
         e = net(x)
-        q, r = e[:len(crops)], e[len(crops):]
+        q, r = e[: len(crops)], e[len(crops) :]
         logits = args.scale * q @ r.T
         loss = F.cross_entropy(logits, torch.from_numpy(target).long())
         opt.zero_grad()
@@ -187,11 +201,20 @@ def main(argv=None) -> int:
             torch.save(net.state_dict(), args.out / "last.pt")
     torch.save(net.state_dict(), args.out / "last.pt")
     export(net, args.out / "card_embedder.onnx")
-    meta = {"steps": step, "seconds": round(time.time() - t0), "batch": args.batch, "seed": args.seed,
-            "lr": args.lr, "scale": args.scale, "final_loss": round(ema[0], 4), "final_batch_acc": round(ema[1], 4),
-            "trained": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "torch": torch.__version__, "init": str(args.init) if args.init else None,
-            "varied_pips": args.varied_pips}
+    meta = {
+        "steps": step,
+        "seconds": round(time.time() - t0),
+        "batch": args.batch,
+        "seed": args.seed,
+        "lr": args.lr,
+        "scale": args.scale,
+        "final_loss": round(ema[0], 4),
+        "final_batch_acc": round(ema[1], 4),
+        "trained": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "torch": torch.__version__,
+        "init": str(args.init) if args.init else None,
+        "varied_pips": args.varied_pips,
+    }
     (args.out / "train_meta.json").write_text(json.dumps(meta, indent=1))
     print(json.dumps(meta))
     return 0
@@ -202,8 +225,16 @@ def export(net, path: Path) -> None:
 
     net.eval()
     w, h = INPUT_SIZE
-    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(path), input_names=["crops"], output_names=["embeddings"],
-                      dynamic_axes={"crops": {0: "n"}, "embeddings": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(
+        net,
+        torch.zeros(1, 3, h, w),
+        str(path),
+        input_names=["crops"],
+        output_names=["embeddings"],
+        dynamic_axes={"crops": {0: "n"}, "embeddings": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
 
 
 if __name__ == "__main__":

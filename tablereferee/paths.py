@@ -8,8 +8,9 @@ import time
 from pathlib import Path
 
 
-def default_session_path(game: str, when: float | None = None, *, suffix: str = "",
-                         folder: str | os.PathLike[str] = "sessions") -> Path:
+def default_session_path(
+    game: str, when: float | None = None, *, suffix: str = "", folder: str | os.PathLike[str] = "sessions"
+) -> Path:
     """`sessions/<game>-<UTC time>` plus `suffix` (".db" for a scorekeeper's log, none for a
     session folder), with `-2`, `-3`... before the suffix when that name is taken. `when`:
     epoch seconds (default: now)."""

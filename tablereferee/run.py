@@ -80,13 +80,22 @@ class TableConfig:
     def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> TableConfig:
         opts = dict(m.get("options", {}))
         try:
-            cfg = cls(game=m["game"], setup=dict(m["setup"]), zones=TableZones.from_list(m["zones"]),
-                      calibration=m.get("calibration"), deck=opts.get("deck", "beccato"),
-                      threshold=float(opts.get("threshold", 0.8)), card_fps=float(opts.get("card_fps", 5.0)),
-                      landmark_fps=float(opts.get("landmark_fps", 10.0)), finder=opts.get("finder", "detector"),
-                      model=opts.get("model"), lost_after=float(opts.get("lost_after", 2.0)),
-                      audio=bool(opts.get("audio", True)), duration=m.get("duration"),
-                      motion=opts.get("motion"))
+            cfg = cls(
+                game=m["game"],
+                setup=dict(m["setup"]),
+                zones=TableZones.from_list(m["zones"]),
+                calibration=m.get("calibration"),
+                deck=opts.get("deck", "beccato"),
+                threshold=float(opts.get("threshold", 0.8)),
+                card_fps=float(opts.get("card_fps", 5.0)),
+                landmark_fps=float(opts.get("landmark_fps", 10.0)),
+                finder=opts.get("finder", "detector"),
+                model=opts.get("model"),
+                lost_after=float(opts.get("lost_after", 2.0)),
+                audio=bool(opts.get("audio", True)),
+                duration=m.get("duration"),
+                motion=opts.get("motion"),
+            )
         except KeyError as exc:
             raise TableConfigError(f"the session manifest lacks {exc}") from None
         cfg.motion_thresholds()  # a malformed setting is refused before anything runs
@@ -96,9 +105,16 @@ class TableConfig:
         return cfg
 
     def options(self) -> dict[str, Any]:
-        out = {"deck": self.deck, "threshold": self.threshold, "card_fps": self.card_fps,
-               "landmark_fps": self.landmark_fps, "finder": self.finder, "model": self.model,
-               "lost_after": self.lost_after, "audio": self.audio}
+        out = {
+            "deck": self.deck,
+            "threshold": self.threshold,
+            "card_fps": self.card_fps,
+            "landmark_fps": self.landmark_fps,
+            "finder": self.finder,
+            "model": self.model,
+            "lost_after": self.lost_after,
+            "audio": self.audio,
+        }
         if self.motion:
             out["motion"] = dict(self.motion)
         return out
@@ -123,9 +139,11 @@ class TableConfig:
                 else:
                     values[name] = float(value)
             except (TypeError, ValueError) as exc:
-                raise TableConfigError(f"options.motion.{name}: {value!r} is not "
-                                       f"{'two increasing numbers' if isinstance(default, tuple) else 'a number'}"
-                                       f" ({exc})") from None
+                raise TableConfigError(
+                    f"options.motion.{name}: {value!r} is not "
+                    f"{'two increasing numbers' if isinstance(default, tuple) else 'a number'}"
+                    f" ({exc})"
+                ) from None
         return MotionThresholds(**values)
 
     def signal_cameras(self) -> list[str]:
@@ -153,8 +171,15 @@ class Perception:
             if present is not None and cam not in present:
                 continue
             try:
-                self.card[cam] = CardStage(cam, deck=config.deck, finder=config.finder, locate=config.zones.locate,
-                                           fps=config.card_fps, model=config.model, threads=threads)
+                self.card[cam] = CardStage(
+                    cam,
+                    deck=config.deck,
+                    finder=config.finder,
+                    locate=config.zones.locate,
+                    fps=config.card_fps,
+                    model=config.model,
+                    threads=threads,
+                )
             except RefereeError as exc:
                 raise TableConfigError(f"the card reader of camera {cam!r} cannot start: {exc}") from None
         if config.calibration:
@@ -200,8 +225,10 @@ class Perception:
                 rec["detector"] = model_record(stage.model_path)
             out[f"cards:{cam}"] = rec
         if self.signal:
-            out["signals"] = {"landmarks": "mediapipe " + versions().get("mediapipe", "?"),
-                              "catalogue": model_record(ROOT / "vision" / "signals" / "catalogue.json")}
+            out["signals"] = {
+                "landmarks": "mediapipe " + versions().get("mediapipe", "?"),
+                "catalogue": model_record(ROOT / "vision" / "signals" / "catalogue.json"),
+            }
         if self.config.audio:
             out["audio"] = {"classifier": model_record(ROOT / "vision" / "audio" / "classifier.json")}
         return out
@@ -240,11 +267,16 @@ class RunResult:
 
     def summary(self) -> dict[str, Any]:
         state = self.session.state
-        return {"folder": str(self.folder.path), "entries": len(self.session.log.entries),
-                "actions": sum(1 for e in self.session.log.entries if e.kind == "action"),
-                "duration_s": round(self.duration, 3), "processing_s": round(self.seconds, 3),
-                "realtime_factor": round(self.seconds / self.duration, 3) if self.duration else None,
-                "is_over": state.is_over, "scores": state.standings()}
+        return {
+            "folder": str(self.folder.path),
+            "entries": len(self.session.log.entries),
+            "actions": sum(1 for e in self.session.log.entries if e.kind == "action"),
+            "duration_s": round(self.duration, 3),
+            "processing_s": round(self.seconds, 3),
+            "realtime_factor": round(self.seconds / self.duration, 3) if self.duration else None,
+            "is_over": state.is_over,
+            "scores": state.standings(),
+        }
 
 
 class _Table:
@@ -254,8 +286,14 @@ class _Table:
     decisions to `echo`. With a `clock` (live) the delay from a frame to the action it
     decided is measured."""
 
-    def __init__(self, session: TableSession, folder: SessionFolder, perception: Perception | None,
-                 echo: Callable[[Decision], None] | None, clock: SessionClock | None = None) -> None:
+    def __init__(
+        self,
+        session: TableSession,
+        folder: SessionFolder,
+        perception: Perception | None,
+        echo: Callable[[Decision], None] | None,
+        clock: SessionClock | None = None,
+    ) -> None:
         self.session, self.folder, self.perception = session, folder, perception
         self.echo, self.clock = echo, clock
         self.decisions: list[Decision] = []
@@ -288,8 +326,11 @@ class _Table:
         ds = self.session.feed(obs)
         if frame is not None and self.clock is not None:
             now = round(self.clock.now(), 3)
-            self.delays.extend({"entry": d.entry, "frame_t": frame.t, "logged_t": now, "since": d.data.get("why", "")}
-                               for d in ds if d.kind == "action")
+            self.delays.extend(
+                {"entry": d.entry, "frame_t": frame.t, "logged_t": now, "since": d.data.get("why", "")}
+                for d in ds
+                if d.kind == "action"
+            )
         self.emit(ds)
 
     def emit(self, ds: list[Decision]) -> None:
@@ -306,13 +347,28 @@ class _Table:
         self.emit(self.session.settle())
 
 
-def _manifest(config: TableConfig, origin: float, cameras: Mapping[str, Any], perception: Perception | None,
-              extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _manifest(
+    config: TableConfig,
+    origin: float,
+    cameras: Mapping[str, Any],
+    perception: Perception | None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     engine = get_engine(config.game)
-    return {"created": origin, "game": engine.name, "engine_version": engine.version, "setup": config.setup,
-            "cameras": dict(cameras), "zones": config.zones.to_list(), "calibration": config.calibration,
-            "options": config.options(), "duration": config.duration,
-            "models": perception.models() if perception else {}, "versions": versions(), **dict(extra or {})}
+    return {
+        "created": origin,
+        "game": engine.name,
+        "engine_version": engine.version,
+        "setup": config.setup,
+        "cameras": dict(cameras),
+        "zones": config.zones.to_list(),
+        "calibration": config.calibration,
+        "options": config.options(),
+        "duration": config.duration,
+        "models": perception.models() if perception else {},
+        "versions": versions(),
+        **dict(extra or {}),
+    }
 
 
 def _keyboard_line_from_entry(entry: Entry) -> str | None:
@@ -356,32 +412,49 @@ def stored_observations(source: Any) -> list[tuple[float, Any]]:
     return out
 
 
-def _recorded_items(src: SessionFolder, cameras: Iterable[str], config: TableConfig,
-                    heard: list[SignalEvent]) -> Iterator[tuple[float, Any]]:
+def _recorded_items(
+    src: SessionFolder, cameras: Iterable[str], config: TableConfig, heard: list[SignalEvent]
+) -> Iterator[tuple[float, Any]]:
     """A recording in session-time order. At one time: a camera's loss or return first, then
     typed lines, sounds (each once its end is 0.6 s past, as the live listener reports it),
     frames; then in the order read. Always the same order: a replay is reproducible."""
     counter = itertools.count()
-    streams = [((item.t, 0 if isinstance(item, CameraStatus) else 3, next(counter), item)
-                for item in camera_stream(cam, src.camera_dir(cam), config.lost_after, config.duration))
-               for cam in cameras]
+    streams = [
+        (
+            (item.t, 0 if isinstance(item, CameraStatus) else 3, next(counter), item)
+            for item in camera_stream(cam, src.camera_dir(cam), config.lost_after, config.duration)
+        )
+        for cam in cameras
+    ]
     typed = [((t, 1, next(counter), KeyboardLine(t, text)) for t, text in src.inputs())]
     sounds = [((ev.end + 0.6, 2, next(counter), Heard(ev)) for ev in heard)]
     for t, _, _, item in heapq.merge(*streams, *typed, *sounds):
         yield t, item
 
 
-def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None = None, *,
-                 reuse: bool = False, threads: int | None = None, copy_media: bool = True,
-                 echo: Callable[[Decision], None] | None = None) -> RunResult:
+def run_recorded(
+    source: str | Path,
+    out: str | Path,
+    config: TableConfig | None = None,
+    *,
+    reuse: bool = False,
+    threads: int | None = None,
+    copy_media: bool = True,
+    echo: Callable[[Decision], None] | None = None,
+) -> RunResult:
     """Referee a recorded session folder into a new session folder `out` (see the module doc)."""
     src = SessionFolder.open(source)
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
     cameras = src.camera_names()
     perception = None if reuse else Perception(config, threads=threads, cameras=cameras)
-    manifest = _manifest(config, origin, src.manifest.get("cameras", {}), perception,
-                         {"replayed_from": str(src.path), "reused_observations": reuse})
+    manifest = _manifest(
+        config,
+        origin,
+        src.manifest.get("cameras", {}),
+        perception,
+        {"replayed_from": str(src.path), "reused_observations": reuse},
+    )
     folder = SessionFolder.create(out, manifest)
     if copy_media:
         for cam in cameras:
@@ -393,9 +466,15 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
             shutil.copy2(src.audio_path, folder.audio_path)
         if src.audio_dir.is_dir():
             shutil.copytree(src.audio_dir, folder.audio_dir, dirs_exist_ok=True)
-    session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
-                                 clock_origin=origin, threshold=config.threshold,
-                                 motion=config.motion_thresholds())
+    session = TableSession.start(
+        config.game,
+        config.setup,
+        folder.log_path,
+        config.zones,
+        clock_origin=origin,
+        threshold=config.threshold,
+        motion=config.motion_thresholds(),
+    )
     table = _Table(session, folder, perception, echo)
     started = time.perf_counter()
     end = float(config.duration or 0.0)
@@ -416,12 +495,25 @@ def run_recorded(source: str | Path, out: str | Path, config: TableConfig | None
         if perception:
             perception.close()
     seconds = time.perf_counter() - started
-    return RunResult(folder, session, table.decisions, seconds, end,
-                     dict(perception.seconds) if perception else {}, dict(perception.frames) if perception else {})
+    return RunResult(
+        folder,
+        session,
+        table.decisions,
+        seconds,
+        end,
+        dict(perception.seconds) if perception else {},
+        dict(perception.frames) if perception else {},
+    )
 
 
-def _live_items(grabbers: Mapping[str, Grabber], lines: queue.Queue[tuple[float, str]], stop: threading.Event,
-                clock: SessionClock, duration: float | None, audio: LiveAudio | None) -> Iterator[tuple[float, Any]]:
+def _live_items(
+    grabbers: Mapping[str, Grabber],
+    lines: queue.Queue[tuple[float, str]],
+    stop: threading.Event,
+    clock: SessionClock,
+    duration: float | None,
+    audio: LiveAudio | None,
+) -> Iterator[tuple[float, Any]]:
     """What reaches a live table, round after round until `stop`, `duration` or the end of every
     camera: the lines typed since the last round, then each camera's losses and returns and its
     newest frame, then the sounds heard. A round that found no frame waits a little for one."""
@@ -460,11 +552,22 @@ def _recorder(writer: SegmentWriter) -> Callable[[CameraFrame], None]:
     return lambda frame: writer.write(frame.t, frame.image)
 
 
-def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *,
-             keyboard: Iterable[str] | None = None, paced: bool = True, duration: float | None = None,
-             threads: int | None = None, record: bool = True, origin: float | None = None,
-             echo: Callable[[Decision], None] | None = None, segment_seconds: float = 10.0,
-             microphone: Any = None, lockstep: bool = False) -> RunResult:
+def run_live(
+    cameras: Mapping[str, Any],
+    out: str | Path,
+    config: TableConfig,
+    *,
+    keyboard: Iterable[str] | None = None,
+    paced: bool = True,
+    duration: float | None = None,
+    threads: int | None = None,
+    record: bool = True,
+    origin: float | None = None,
+    echo: Callable[[Decision], None] | None = None,
+    segment_seconds: float = 10.0,
+    microphone: Any = None,
+    lockstep: bool = False,
+) -> RunResult:
     """Referee live cameras (see the module doc). `cameras`: {name: webcam index, URL, video file
     or a recorded camera folder}. Stops when every camera has ended, the keyboard says `quit`,
     or `duration` session seconds have passed. `microphone`: a device index or name (None: no
@@ -492,11 +595,19 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     manifest["duration"] = None  # known when the session ends (a killed session never says)
     folder = SessionFolder.create(out, manifest)
     writers = {n: folder.segment_writer(n, segment_seconds=segment_seconds) for n in sources} if record else {}
-    grabbers = {n: Grabber(s, sink=_recorder(writers[n]) if record else None,
-                           lost_after=config.lost_after, lockstep=lockstep) for n, s in sources.items()}
-    session = TableSession.start(config.game, config.setup, folder.log_path, config.zones,
-                                 clock_origin=round(clock.origin, 3), threshold=config.threshold,
-                                 motion=config.motion_thresholds())
+    grabbers = {
+        n: Grabber(s, sink=_recorder(writers[n]) if record else None, lost_after=config.lost_after, lockstep=lockstep)
+        for n, s in sources.items()
+    }
+    session = TableSession.start(
+        config.game,
+        config.setup,
+        folder.log_path,
+        config.zones,
+        clock_origin=round(clock.origin, 3),
+        threshold=config.threshold,
+        motion=config.motion_thresholds(),
+    )
     audio = None
     if blocks is not None:
         audio = LiveAudio(blocks, folder.audio_dir, segment_seconds=segment_seconds).start()
@@ -539,9 +650,18 @@ def run_live(cameras: Mapping[str, Any], out: str | Path, config: TableConfig, *
     seconds = time.perf_counter() - started
     folder.manifest["duration"] = round(clock.now(), 3)  # a replay knows when the session ended
     folder.save()
-    return RunResult(folder, session, table.decisions, seconds, clock.now(), stage_seconds,
-                     dict(perception.frames), table.delays, captured={n: g.frames for n, g in grabbers.items()},
-                     dropped={n: g.dropped for n, g in grabbers.items()})
+    return RunResult(
+        folder,
+        session,
+        table.decisions,
+        seconds,
+        clock.now(),
+        stage_seconds,
+        dict(perception.frames),
+        table.delays,
+        captured={n: g.frames for n, g in grabbers.items()},
+        dropped={n: g.dropped for n, g in grabbers.items()},
+    )
 
 
 def compare_logs(a: str | Path, b: str | Path) -> dict[str, Any]:
@@ -551,11 +671,20 @@ def compare_logs(a: str | Path, b: str | Path) -> dict[str, Any]:
     first = None
     for i, (ea, eb) in enumerate(itertools.zip_longest(la.entries, lb.entries), start=1):
         if ea is None or eb is None or ea.body() != eb.body():
-            first = {"entry": i, "original": None if ea is None else ea.body(),
-                     "replay": None if eb is None else eb.body()}
+            first = {
+                "entry": i,
+                "original": None if ea is None else ea.body(),
+                "replay": None if eb is None else eb.body(),
+            }
             break
     aa = list(effective_actions(la.entries).values())
     ab = list(effective_actions(lb.entries).values())
-    return {"same_log": first is None, "same_actions": aa == ab, "first_difference": first,
-            "entries": [len(la.entries), len(lb.entries)], "actions": [len(aa), len(ab)],
-            "only_original": [x for x in aa if x not in ab], "only_replay": [x for x in ab if x not in aa]}
+    return {
+        "same_log": first is None,
+        "same_actions": aa == ab,
+        "first_difference": first,
+        "entries": [len(la.entries), len(lb.entries)],
+        "actions": [len(aa), len(ab)],
+        "only_original": [x for x in aa if x not in ab],
+        "only_replay": [x for x in ab if x not in aa],
+    }

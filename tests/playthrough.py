@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 Choose = Callable[[Any, random.Random], Any]  # (state, rng) -> action
 
@@ -20,8 +21,13 @@ def generate(engine, setup: Mapping[str, Any], choose: Choose) -> dict[str, Any]
         action = choose(state, rng)
         state.apply(action)
         actions.append(action.to_dict())
-    return {"game": engine.name, "engine_version": engine.version, "setup": dict(setup),
-            "actions": actions, "final": state.snapshot()}
+    return {
+        "game": engine.name,
+        "engine_version": engine.version,
+        "setup": dict(setup),
+        "actions": actions,
+        "final": state.snapshot(),
+    }
 
 
 def assert_replays(engine, folder: Path, files: Mapping[str, Mapping[str, Any]]) -> None:
@@ -39,6 +45,5 @@ def write(engine, folder: Path, files: Mapping[str, Mapping[str, Any]], choose: 
     """Regenerate the frozen files: only on purpose, after a deliberate rules change."""
     folder.mkdir(exist_ok=True)
     for name, setup in files.items():
-        (folder / name).write_text(
-            json.dumps(generate(engine, setup, choose), indent=1, ensure_ascii=False) + "\n")
+        (folder / name).write_text(json.dumps(generate(engine, setup, choose), indent=1, ensure_ascii=False) + "\n")
         print("wrote", folder / name)

@@ -21,8 +21,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 # What the pure floor must never import: perception, the application, a clock.
-REFEREE_FORBIDDEN = {"vision", "tablereferee", "cv2", "mediapipe", "onnxruntime", "av", "sounddevice",
-                     "torch", "ultralytics", "supervision", "time", "datetime"}
+REFEREE_FORBIDDEN = {
+    "vision",
+    "tablereferee",
+    "cv2",
+    "mediapipe",
+    "onnxruntime",
+    "av",
+    "sounddevice",
+    "torch",
+    "ultralytics",
+    "supervision",
+    "time",
+    "datetime",
+}
 # The parts of the referee that perception may use.
 VISION_MAY_USE = {"referee.core", "referee.observations", "referee.signal_cards", "referee.beccato.cards"}
 
@@ -59,8 +71,12 @@ def _top(name: str) -> str:
 
 
 def test_the_pure_floor_imports_no_perception_no_application_and_no_clock():
-    wrong = [f"{p.relative_to(ROOT)}:{line}: imports {name}"
-             for p in _modules("referee") for line, name, _ in _imports(p) if _top(name) in REFEREE_FORBIDDEN]
+    wrong = [
+        f"{p.relative_to(ROOT)}:{line}: imports {name}"
+        for p in _modules("referee")
+        for line, name, _ in _imports(p)
+        if _top(name) in REFEREE_FORBIDDEN
+    ]
     assert not wrong, "referee/ must stay pure:\n" + "\n".join(wrong)
 
 
@@ -83,16 +99,18 @@ def test_an_import_inside_a_function_only_defers_a_heavy_library_and_says_why(fo
         for line, name, inside in _imports(p):
             if inside and "# deferred:" not in lines[line - 1]:
                 wrong.append(f"{p.relative_to(ROOT)}:{line}: import of {name} inside a function")
-    assert not wrong, ("move these to the top of their module, or say why they wait with "
-                       "'# deferred: <reason>':\n" + "\n".join(wrong))
+    assert not wrong, (
+        "move these to the top of their module, or say why they wait with '# deferred: <reason>':\n" + "\n".join(wrong)
+    )
 
 
 def test_the_layer_checks_see_a_forbidden_import(tmp_path, monkeypatch):
     """The checks above read real imports, relative ones and those inside functions included."""
     pkg = tmp_path / "referee" / "table"
     pkg.mkdir(parents=True)
-    (pkg / "bad.py").write_text("from ...vision.cards import reader\n"
-                                "def f():\n    import cv2\n    from vision import observe  # deferred: x\n")
+    (pkg / "bad.py").write_text(
+        "from ...vision.cards import reader\ndef f():\n    import cv2\n    from vision import observe  # deferred: x\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     found = _imports(pkg / "bad.py")
     assert (1, "vision.cards", False) in found  # three dots from referee/table: the top of the tree
@@ -108,11 +126,13 @@ def test_importing_every_referee_module_loads_no_perception_library():
     for p in _modules("referee"):
         mod = ".".join(p.relative_to(ROOT).with_suffix("").parts)
         names.append(mod.removesuffix(".__init__"))
-    code = ("import importlib, sys\n"
-            f"for name in {names!r}:\n    importlib.import_module(name)\n"
-            "heavy = sorted(m for m in ('cv2', 'mediapipe', 'onnxruntime', 'av', 'vision', 'tablereferee')"
-            " if m in sys.modules)\n"
-            "print(','.join(heavy))\n")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n    importlib.import_module(name)\n"
+        "heavy = sorted(m for m in ('cv2', 'mediapipe', 'onnxruntime', 'av', 'vision', 'tablereferee')"
+        " if m in sys.modules)\n"
+        "print(','.join(heavy))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "", f"importing referee loaded {out.stdout.strip()}"

@@ -112,8 +112,9 @@ class VideoSource(FrameSource):
         self._cap = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             self._cap.release()
-            raise UnreadableVideo(f"{self.path.name} is neither an image nor a video OpenCV can read",
-                                  path=str(self.path))
+            raise UnreadableVideo(
+                f"{self.path.name} is neither an image nor a video OpenCV can read", path=str(self.path)
+            )
         fps = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = float(fps) if fps and fps > 0 and np.isfinite(fps) else None
         ok, first = self._cap.read()
@@ -156,7 +157,7 @@ class CameraSource(FrameSource):
         self.index = index
         self.max_frames = max_frames
         self._cap = cv2.VideoCapture(index)
-        ok, first = (self._cap.read() if self._cap.isOpened() else (False, None))
+        ok, first = self._cap.read() if self._cap.isOpened() else (False, None)
         if not ok or first is None:
             self._cap.release()
             raise CameraNotFound(f"no camera answers at index {index}", index=index)

@@ -13,7 +13,20 @@ from referee.beccaccino.game import (
 )
 
 __all__ = [
-    "ENGINE", "BeccaccinoEngine", "BeccaccinoState", "CODEC", "CallOut", "Declare", "Look",
-    "Marafona", "Play", "Show", "AnnouncementNotByLeader", "MarafonaTooLate", "NoMarafona", "NotASuit",
-    "SecondAnnouncement", "UnknownAnnouncement",
+    "ENGINE",
+    "BeccaccinoEngine",
+    "BeccaccinoState",
+    "CODEC",
+    "CallOut",
+    "Declare",
+    "Look",
+    "Marafona",
+    "Play",
+    "Show",
+    "AnnouncementNotByLeader",
+    "MarafonaTooLate",
+    "NoMarafona",
+    "NotASuit",
+    "SecondAnnouncement",
+    "UnknownAnnouncement",
 ]

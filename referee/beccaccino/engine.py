@@ -21,15 +21,33 @@ fuori PLAYER               chiamarsi fuori: the team claims the target (right wi
 seen PLAYER CARD [CARD...] cards seen in a player's hand (the referee learns them)"""
 
 _VERBS = {
-    "declare": "declare", "briscola": "declare", "trump": "declare", "battezzo": "declare",
-    "look": "look", "guarda": "look",
-    "play": "play", "gioca": "play", "p": "play",
-    "marafona": "marafona", "maraffa": "marafona", "cricca": "marafona",
-    "fuori": "fuori", "callout": "fuori", "call-out": "fuori",
-    "seen": "seen", "show": "seen", "visto": "seen",
+    "declare": "declare",
+    "briscola": "declare",
+    "trump": "declare",
+    "battezzo": "declare",
+    "look": "look",
+    "guarda": "look",
+    "play": "play",
+    "gioca": "play",
+    "p": "play",
+    "marafona": "marafona",
+    "maraffa": "marafona",
+    "cricca": "marafona",
+    "fuori": "fuori",
+    "callout": "fuori",
+    "call-out": "fuori",
+    "seen": "seen",
+    "show": "seen",
+    "visto": "seen",
 }
-_CALL_WORDS = {"busso": "busso", "knock": "busso", "volo": "volo", "fly": "volo",
-               "striscio": "striscio", "slide": "striscio"}
+_CALL_WORDS = {
+    "busso": "busso",
+    "knock": "busso",
+    "volo": "volo",
+    "fly": "volo",
+    "striscio": "striscio",
+    "slide": "striscio",
+}
 
 
 class BeccaccinoEngine:
@@ -78,25 +96,32 @@ class BeccaccinoEngine:
     def render(self, state: GameState) -> str:
         s = own_state(state, BeccaccinoState)
         name = DECK.name_of
-        lines = [f"Beccaccino, hand {s.hand_no + 1}, to {s.options['target']}   "
-                 + "   ".join(f"{t}: {v}" for t, v in s.scores.items())]
-        lines.append(f"dealer {s.dealer}; battezzante {s.battezzante or '(holder of 4 di denari)'}"
-                     + (f"; trump {DECK.suit_name(s.trump)}" if s.trump else ""))
+        lines = [
+            f"Beccaccino, hand {s.hand_no + 1}, to {s.options['target']}   "
+            + "   ".join(f"{t}: {v}" for t, v in s.scores.items())
+        ]
+        lines.append(
+            f"dealer {s.dealer}; battezzante {s.battezzante or '(holder of 4 di denari)'}"
+            + (f"; trump {DECK.suit_name(s.trump)}" if s.trump else "")
+        )
         if s.is_over and s.result is not None:
             lines.append(f"GAME OVER: {s.result['message']}. Winner: {s.winner}")
             return "\n".join(lines)
         if s.phase == "declare":
-            lines.append(f"waiting for {s.battezzante or 'the holder of the 4 di denari'} "
-                         "to declare the trump")
+            lines.append(f"waiting for {s.battezzante or 'the holder of the 4 di denari'} to declare the trump")
         else:
             table = ", ".join(f"{p} {name(c)}" for p, c in s.trick) or "(empty)"
             lines.append(f"trick {s.trick_no + 1}/10: {table}; {s.turn} to play")
-            lines.append("this hand (thirds): " + ", ".join(
-                f"{t} {v // 3} {v % 3}/3" for t, v in s.thirds.items())
-                + "; tricks " + ", ".join(f"{p} {n}" for p, n in s.tricks_taken.items()))
+            lines.append(
+                "this hand (thirds): "
+                + ", ".join(f"{t} {v // 3} {v % 3}/3" for t, v in s.thirds.items())
+                + "; tricks "
+                + ", ".join(f"{p} {n}" for p, n in s.tricks_taken.items())
+            )
             if s.last_trick:
-                lines.append(f"last trick to {s.last_trick['winner']}: "
-                             + ", ".join(name(c) for _, c in s.last_trick["cards"]))
+                lines.append(
+                    f"last trick to {s.last_trick['winner']}: " + ", ".join(name(c) for _, c in s.last_trick["cards"])
+                )
         if s.calls:
             lines.append("announcements: " + ", ".join(f"{p} {c['call']}" for p, c in s.calls.items()))
         if s.marafona:

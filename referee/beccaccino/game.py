@@ -82,10 +82,8 @@ class BeccaccinoState(TrickState):
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
         players = list(setup.get("players") or [])
-        if len(players) != 4 or len(set(players)) != 4 or not all(isinstance(p, str) and p
-                                                                   for p in players):
-            raise BadPlayerCount("Beccaccino is played by exactly 4 different players",
-                                 players=players)
+        if len(players) != 4 or len(set(players)) != 4 or not all(isinstance(p, str) and p for p in players):
+            raise BadPlayerCount("Beccaccino is played by exactly 4 different players", players=players)
         self.players = players
         self.teams = self._read_teams(setup.get("teams"))
         self.team_of = {p: t for t, ps in self.teams.items() for p in ps}
@@ -116,8 +114,7 @@ class BeccaccinoState(TrickState):
         out = {str(name): list(members) for name, members in teams.items()}
         pairs = sorted(sorted(m) for m in out.values())
         if pairs != sorted([sorted([p[0], p[2]]), sorted([p[1], p[3]])]):
-            raise BadTeams("partners sit opposite each other: seats 1 and 3, 2 and 4",
-                           teams=teams, seats=p)
+            raise BadTeams("partners sit opposite each other: seats 1 and 3, 2 and 4", teams=teams, seats=p)
         return out
 
     def _read_deal(self, deal: Any, index: int) -> dict[str, list[str]]:
@@ -154,7 +151,7 @@ class BeccaccinoState(TrickState):
         pos = 0
         for _ in range(2):  # in lots of 5, counter-clockwise from the dealer's right
             for player in order:
-                hands[player].extend(cards[pos:pos + 5])
+                hands[player].extend(cards[pos : pos + 5])
                 pos += 5
         return hands
 
@@ -185,15 +182,14 @@ class BeccaccinoState(TrickState):
     # -- declare -----------------------------------------------------------------------
     def _verify_declare(self, a: Declare) -> None:
         if self.phase != "declare":
-            raise OutOfOrder(f"the trump of hand {self.hand_no + 1} is already declared",
-                             trump=self.trump)
+            raise OutOfOrder(f"the trump of hand {self.hand_no + 1} is already declared", trump=self.trump)
         if a.suit not in DECK.suits:
-            raise NotASuit(f"{a.suit!r} is not a suit: C coppe, D denari, S spade, B bastoni",
-                           suit=a.suit)
+            raise NotASuit(f"{a.suit!r} is not a suit: C coppe, D denari, S spade, B bastoni", suit=a.suit)
         if self.battezzante is not None and a.player != self.battezzante:
-            why = ("holds the 4 di denari" if self.hand_no == 0 else "sits to the dealer's right")
-            raise NotYourRole(f"{self.battezzante} declares the trump: they {why}",
-                              player=a.player, battezzante=self.battezzante)
+            why = "holds the 4 di denari" if self.hand_no == 0 else "sits to the dealer's right"
+            raise NotYourRole(
+                f"{self.battezzante} declares the trump: they {why}", player=a.player, battezzante=self.battezzante
+            )
         if self.hand_no == 0 and self.battezzante is None:
             holder = self.holdings.holder_of("4D")
             if holder not in (None, a.player):
@@ -207,18 +203,21 @@ class BeccaccinoState(TrickState):
         self.trump = a.suit
         self.phase = "play"
         self.leader = self.turn = a.player
-        events.append(Event("trump_declared", {"hand": self.hand_no + 1, "player": a.player,
-                                               "trump": a.suit,
-                                               "suit": DECK.suit_name(a.suit)}))
+        events.append(
+            Event(
+                "trump_declared",
+                {"hand": self.hand_no + 1, "player": a.player, "trump": a.suit, "suit": DECK.suit_name(a.suit)},
+            )
+        )
         partner = self.partner_of(a.player)
         if partner in self.looks:
-            events.append(self._foul("partner_looked", partner,
-                                     "the battezzante's partner looked before the declaration"))
+            events.append(
+                self._foul("partner_looked", partner, "the battezzante's partner looked before the declaration")
+            )
         return events
 
     def _foul(self, kind: str, player: str, message: str, **data: Any) -> Event:
-        record = {"hand": self.hand_no + 1, "foul": kind, "player": player, "message": message,
-                  **data}
+        record = {"hand": self.hand_no + 1, "foul": kind, "player": player, "message": message, **data}
         self.fouls.append(record)
         return Event("foul", record)
 
@@ -232,47 +231,55 @@ class BeccaccinoState(TrickState):
     def _apply_look(self, a: Look) -> list[Event]:
         self.looks.append(a.player)
         if self.battezzante is not None and a.player == self.partner_of(self.battezzante):
-            return [self._foul("partner_looked", a.player,
-                               "the battezzante's partner looked before the declaration")]
+            return [self._foul("partner_looked", a.player, "the battezzante's partner looked before the declaration")]
         return [Event("looked", {"player": a.player})]
 
     # -- play --------------------------------------------------------------------------
     def _verify_play(self, a: Play) -> None:
         if self.phase != "play":
-            raise OutOfOrder("the battezzante declares the trump before the first card",
-                             battezzante=self.battezzante)
+            raise OutOfOrder("the battezzante declares the trump before the first card", battezzante=self.battezzante)
         self._verify_turn(a.player)
         if a.call is not None:
             if a.call not in CALLS:
-                raise UnknownAnnouncement(f"{a.call!r}: the announcements are {list(CALLS)}",
-                                          call=a.call)
+                raise UnknownAnnouncement(f"{a.call!r}: the announcements are {list(CALLS)}", call=a.call)
             if self.trick:
-                raise AnnouncementNotByLeader(f"only the leader of a trick may say {a.call}",
-                                              player=a.player, leader=self.leader)
+                raise AnnouncementNotByLeader(
+                    f"only the leader of a trick may say {a.call}", player=a.player, leader=self.leader
+                )
             if a.player in self.calls:
                 raise SecondAnnouncement(
                     f"{a.player} already said {self.calls[a.player]['call']} this hand",
-                    player=a.player, first=self.calls[a.player])
+                    player=a.player,
+                    first=self.calls[a.player],
+                )
         self.holdings.verify_play(a.player, a.card, RULES, self.context())
 
     def _revealed(self, player: str, card: str, claims: list[Claim], how: str) -> list[Event]:
-        return [self._foul("revealed_" + claim.violation.__name__, player,
-                           f"{player} {how} {card} after not following {claim.suit} "
-                           f"in trick {claim.trick_no + 1}", card=card, trick=claim.trick_no + 1)
-                for claim in claims]
+        return [
+            self._foul(
+                "revealed_" + claim.violation.__name__,
+                player,
+                f"{player} {how} {card} after not following {claim.suit} in trick {claim.trick_no + 1}",
+                card=card,
+                trick=claim.trick_no + 1,
+            )
+            for claim in claims
+        ]
 
     def _apply_play(self, a: Play) -> list[Event]:
         ctx = self.context()
         hand_before = self.holdings.hand(a.player)
-        events = self._revealed(a.player, a.card, self.holdings.play(a.player, a.card, RULES, ctx),
-                                "plays")
+        events = self._revealed(a.player, a.card, self.holdings.play(a.player, a.card, RULES, ctx), "plays")
         self.trick.append((a.player, a.card))
-        data: dict[str, Any] = {"player": a.player, "card": a.card,
-                                "name": DECK.name_of(a.card), "trick": self.trick_no + 1}
+        data: dict[str, Any] = {
+            "player": a.player,
+            "card": a.card,
+            "name": DECK.name_of(a.card),
+            "trick": self.trick_no + 1,
+        }
         if a.call is not None:
             truth = _call_truth(a.call, a.card, hand_before)
-            self.calls[a.player] = {"call": a.call, "trick": self.trick_no + 1, "card": a.card,
-                                    "true": truth}
+            self.calls[a.player] = {"call": a.call, "trick": self.trick_no + 1, "card": a.card, "true": truth}
             data["call"] = a.call  # whether it was true stays private until the hand ends
         events.append(Event("played", data))
         if len(self.trick) < 4:
@@ -290,11 +297,20 @@ class BeccaccinoState(TrickState):
             thirds += 3  # the last trick: 1 point
         self.thirds[team] += thirds
         self.tricks_taken[winner] += 1
-        self.last_trick = {"trick": self.trick_no + 1, "cards": list(self.trick),
-                           "winner": winner}
-        events = [Event("trick_won", {"trick": self.trick_no + 1, "winner": winner,
-                                      "team": team, "cards": [c for _, c in self.trick],
-                                      "thirds": thirds, "last": last})]
+        self.last_trick = {"trick": self.trick_no + 1, "cards": list(self.trick), "winner": winner}
+        events = [
+            Event(
+                "trick_won",
+                {
+                    "trick": self.trick_no + 1,
+                    "winner": winner,
+                    "team": team,
+                    "cards": [c for _, c in self.trick],
+                    "thirds": thirds,
+                    "last": last,
+                },
+            )
+        ]
         self.trick = []
         self.trick_no += 1
         self.leader = self.turn = winner
@@ -309,10 +325,17 @@ class BeccaccinoState(TrickState):
             bonus[self.marafona["team"]] = 3
         for t in self.teams:
             self.scores[t] += points[t] + bonus[t]
-        record = {"hand": self.hand_no + 1, "dealer": self.dealer,
-                  "battezzante": self.battezzante, "trump": self.trump,
-                  "thirds": dict(self.thirds), "points": points, "marafona": bonus,
-                  "calls": dict(self.calls), "scores": dict(self.scores)}
+        record = {
+            "hand": self.hand_no + 1,
+            "dealer": self.dealer,
+            "battezzante": self.battezzante,
+            "trump": self.trump,
+            "thirds": dict(self.thirds),
+            "points": points,
+            "marafona": bonus,
+            "calls": dict(self.calls),
+            "scores": dict(self.scores),
+        }
         self.history.append(record)
         events = [Event("hand_scored", record)]
         target = self.options["target"]
@@ -320,23 +343,22 @@ class BeccaccinoState(TrickState):
         if reached:
             best = max(self.scores[t] for t in reached)
             top = [t for t in reached if self.scores[t] == best]
-            if len(top) == 1 and (len(reached) == 1 or max(
-                    self.scores[t] for t in self.teams if t != top[0]) < best):
+            if len(top) == 1 and (len(reached) == 1 or max(self.scores[t] for t in self.teams if t != top[0]) < best):
                 return events + self._finish(top[0], "target", f"{top[0]} reach {best}")
             events.append(Event("tie_play_on", {"scores": dict(self.scores)}))  # M3
         self.hand_no += 1
         self.dealer = self.next_of(self.dealer)
         self._start_hand()
-        events.append(Event("new_hand", {"hand": self.hand_no + 1, "dealer": self.dealer,
-                                         "battezzante": self.battezzante}))
+        events.append(
+            Event("new_hand", {"hand": self.hand_no + 1, "dealer": self.dealer, "battezzante": self.battezzante})
+        )
         return events
 
     def _finish(self, team: str, reason: str, message: str, **data: Any) -> list[Event]:
         self.phase = "over"
         self.winner = team
         self.turn = None
-        self.result = {"winner": team, "reason": reason, "message": message,
-                       "scores": dict(self.scores), **data}
+        self.result = {"winner": team, "reason": reason, "message": message, "scores": dict(self.scores), **data}
         return [Event("game_over", self.result)]
 
     # -- Marafona ----------------------------------------------------------------------
@@ -344,8 +366,7 @@ class BeccaccinoState(TrickState):
         if self.phase != "play":
             raise OutOfOrder("a Marafona is declared once the trump is known, in the first trick")
         if self.trick_no > 0:
-            raise MarafonaTooLate("a Marafona is declared during the first trick only (M5)",
-                                  trick=self.trick_no + 1)
+            raise MarafonaTooLate("a Marafona is declared during the first trick only (M5)", trick=self.trick_no + 1)
         if self.marafona is not None:
             raise MarafonaTooLate(f"{self.marafona['player']} has already declared the Marafona")
         played_now = {c for p, c in self.trick if p == a.player}
@@ -355,11 +376,9 @@ class BeccaccinoState(TrickState):
             if self.holdings.full:
                 held = card in self.holdings.hands[a.player]
             else:
-                held = (card not in self.holdings.gone
-                        and self.holdings.holder_of(card) in (None, a.player))
+                held = card not in self.holdings.gone and self.holdings.holder_of(card) in (None, a.player)
             if not held:
-                raise NoMarafona(f"{a.player} does not hold {DECK.name_of(card)}",
-                                 player=a.player, card=card)
+                raise NoMarafona(f"{a.player} does not hold {DECK.name_of(card)}", player=a.player, card=card)
 
     def marafona_cards(self) -> list[str]:
         return [r + self.trump for r in ("3", "2", "A")] if self.trump else []
@@ -368,8 +387,7 @@ class BeccaccinoState(TrickState):
         cards = self.marafona_cards()
         self.holdings.show(a.player, [c for c in cards if c not in self.holdings.gone])
         self.marafona = {"player": a.player, "team": self.team_of[a.player], "cards": cards}
-        return [Event("marafona", {"player": a.player, "team": self.team_of[a.player],
-                                   "points": 3, "cards": cards})]
+        return [Event("marafona", {"player": a.player, "team": self.team_of[a.player], "points": 3, "cards": cards})]
 
     # -- chiamarsi fuori ---------------------------------------------------------------
     def running_total(self, team: str) -> int:
@@ -388,10 +406,14 @@ class BeccaccinoState(TrickState):
         data = {"caller": a.player, "calling_team": team, "total": total, "target": target}
         if total >= target:
             return [Event("called_out", {**data, "right": True})] + self._finish(
-                team, "chiamata_fuori", f"{a.player} calls out with {total}: right", **data)
+                team, "chiamata_fuori", f"{a.player} calls out with {total}: right", **data
+            )
         return [Event("called_out", {**data, "right": False})] + self._finish(
-            other, "chiamata_fuori_sbagliata",
-            f"{a.player} calls out with {total} of {target}: wrong, {team} lose (M4)", **data)
+            other,
+            "chiamata_fuori_sbagliata",
+            f"{a.player} calls out with {total} of {target}: wrong, {team} lose (M4)",
+            **data,
+        )
 
     # -- enumerating -------------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
@@ -399,8 +421,11 @@ class BeccaccinoState(TrickState):
             return []
         out: list[Action] = []
         if self.phase == "declare":
-            who = [self.battezzante] if self.battezzante else [
-                p for p in self.players if self.holdings.holder_of("4D") in (None, p)]
+            who = (
+                [self.battezzante]
+                if self.battezzante
+                else [p for p in self.players if self.holdings.holder_of("4D") in (None, p)]
+            )
             out += [Declare(p, s) for p in who for s in DECK.suits]
             out += [Look(p) for p in self.players if p not in self.looks]
         else:
@@ -451,8 +476,7 @@ class BeccaccinoState(TrickState):
     def view(self, viewer: str | None = None) -> dict[str, Any]:
         out = super().view(viewer)
         # the truth of this hand's announcements would tell the others about the caller's hand
-        out["calls"] = {p: {**c, "true": c["true"] if p == viewer else None}
-                        for p, c in self.calls.items()}
+        out["calls"] = {p: {**c, "true": c["true"] if p == viewer else None} for p, c in self.calls.items()}
         return out
 
 

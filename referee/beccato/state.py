@@ -105,25 +105,27 @@ class BeccatoState(StateBase):
         return [a for a in self._candidates() if self.can(a)]
 
     def snapshot(self) -> dict[str, Any]:
-        snap: dict[str, Any] = jsonable({
-            "game": "beccato",
-            "table": self.table.to_json(),
-            "round": self.round,
-            "dealer": self.dealer,
-            "holder": self.holder,
-            "passes": self.passes,
-            "hands": {seat: sorted(cards) for seat, cards in self.hands.items()},
-            "henhouses": self.henhouses,
-            "deck": self.deck,
-            "collections": self.collections,
-            "chick_available": self.chick_available,
-            "signals": self.signals,
-            "call": self.call,
-            "todo": self.todo,
-            "waiting_for": self.waiting_for(),
-            "scores": self.scores(),
-            "result": self.result,
-        })
+        snap: dict[str, Any] = jsonable(
+            {
+                "game": "beccato",
+                "table": self.table.to_json(),
+                "round": self.round,
+                "dealer": self.dealer,
+                "holder": self.holder,
+                "passes": self.passes,
+                "hands": {seat: sorted(cards) for seat, cards in self.hands.items()},
+                "henhouses": self.henhouses,
+                "deck": self.deck,
+                "collections": self.collections,
+                "chick_available": self.chick_available,
+                "signals": self.signals,
+                "call": self.call,
+                "todo": self.todo,
+                "waiting_for": self.waiting_for(),
+                "scores": self.scores(),
+                "result": self.result,
+            }
+        )
         return snap
 
     def view(self, viewer: str | None = None) -> dict[str, Any]:
@@ -349,13 +351,15 @@ class BeccatoState(StateBase):
         known = Counter(self.hands[player])
         if self.table.full:
             if cards - known:
-                raise V.CardNotInHand(f"{player} does not hold {sorted((cards - known).elements())}",
-                                      hand=sorted(known.elements()))
+                raise V.CardNotInHand(
+                    f"{player} does not hold {sorted((cards - known).elements())}", hand=sorted(known.elements())
+                )
             return
         merged = known | cards
         if sum(merged.values()) > 4:
-            raise V.RevealWrongSize(f"{player} would hold {sorted(merged.elements())}: more than 4 cards",
-                                    known=sorted(known.elements()))
+            raise V.RevealWrongSize(
+                f"{player} would hold {sorted(merged.elements())}: more than 4 cards", known=sorted(known.elements())
+            )
         elsewhere = self._seen_elsewhere(player)
         for name, n in merged.items():
             if n + elsewhere[name] > copies(name):
@@ -543,8 +547,11 @@ class BeccatoState(StateBase):
                 awards = [{"team": team, "award": "henhouse", "breeds": triples}]
             else:
                 awards = [{"team": t, "award": "deck"} for t in opponents]
-            reason = f"triple of {', '.join(triples)}" if correct else "no triple" + (
-                f" of {call['breed']}" if call["breed"] else "")
+            reason = (
+                f"triple of {', '.join(triples)}"
+                if correct
+                else "no triple" + (f" of {call['breed']}" if call["breed"] else "")
+            )
         elif call["call"] == "caught":
             target = call["target"]
             hand = revealed[target]
@@ -565,8 +572,14 @@ class BeccatoState(StateBase):
                 awards = [{"team": t, "award": "deck"} for t in opponents]
             reason = "four Serama" if correct else "not four Serama"
         call["correct"] = correct
-        self._emit("call_resolved", call=call["call"], caller=caller, correct=correct, reason=reason,
-                   awarded_to=[a["team"] for a in awards])
+        self._emit(
+            "call_resolved",
+            call=call["call"],
+            caller=caller,
+            correct=correct,
+            reason=reason,
+            awarded_to=[a["team"] for a in awards],
+        )
         self.todo = [{"step": "award", **a} for a in awards] + [{"step": "end_round"}]
 
     def _chick_due(self, team: str) -> bool:
@@ -694,7 +707,8 @@ class BeccatoState(StateBase):
             if self.table.options["egg_pyramid"]:
                 slots = {e["place"]: Card(e["egg"], e["face_up"]) for e in entries if e["place"]}
                 scores[team] = pyramid_score(
-                    slots, guild,
+                    slots,
+                    guild,
                     level_bonus=self.table.options["pyramid_level_bonus"],
                     guild_fill=self.table.options["pyramid_guild_fill"],
                 )
@@ -751,8 +765,7 @@ class BeccatoState(StateBase):
         players = self.table.players
         breeds: list[str | None] = list(self.table.breeds) if self.table.options["calling_chickens"] else [None]
         out += [A.Coccode(p, b) for p in players for b in breeds]
-        out += [A.Caught(p, q) for p in players for q in players
-                if self.table.team_of(p) != self.table.team_of(q)]
+        out += [A.Caught(p, q) for p in players for q in players if self.table.team_of(p) != self.table.team_of(q)]
         out += [A.Chicchirichi(p) for p in players]
         if self.table.options["signal_change"]:
             out += [A.ChangeSignal(t, e) for t in self.table.teams for e in self._face_up_eggs(t)]

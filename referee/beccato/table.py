@@ -51,8 +51,11 @@ from referee.signal_cards import FREE_SIGNAL, SIGNAL_CARDS
 # name: (default, allowed values or type, what it means)
 OPTIONS: dict[str, tuple[Any, Any, str]] = {
     "pass_direction": ("left", ("left", "right"), "B1: cards pass to the next seat (left) or the previous (right)"),
-    "caught_reward": ("choice", ("choice", "deck"),
-                      "B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top"),
+    "caught_reward": (
+        "choice",
+        ("choice", "deck"),
+        "B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top",
+    ),
     "serama_triple_counts": (False, bool, "B4: three Serama make a triple for Caught!"),
     "five_player": (None, bool, "Five-Player game with the imaginary seat (B11); default: on with 5 players"),
     "signal_change": (False, bool, "Signal Change: a team turns an egg face down to change signal"),
@@ -60,8 +63,11 @@ OPTIONS: dict[str, tuple[Any, Any, str]] = {
     "calling_chickens": (False, bool, "Calling Chickens: Coccodé names the breed (B12)"),
     "egg_pyramid": (False, bool, "Egg Pyramid with the Chick (B13, B14)"),
     "pyramid_level_bonus": (True, bool, "Egg Pyramid: a complete row of the team's Guild doubles (B14)"),
-    "pyramid_guild_fill": (True, bool,
-                           "Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)"),
+    "pyramid_guild_fill": (
+        True,
+        bool,
+        "Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)",
+    ),
     "alternate_seats": (True, bool, "teammates may not sit side by side where the split allows"),
 }
 # Rulings with a single reading, recorded with every game so a log says what it was refereed by.
@@ -87,8 +93,11 @@ def alternating(sizes: list[int]) -> list[int]:
     for i in range(sum(sizes)):
         order = sorted(range(len(left)), key=lambda t: (-left[t], t))
         choice = next(
-            (t for t in order if left[t] and (not seats or t != seats[-1])
-             and not (i == sum(sizes) - 1 and seats and t == seats[0])),
+            (
+                t
+                for t in order
+                if left[t] and (not seats or t != seats[-1]) and not (i == sum(sizes) - 1 and seats and t == seats[0])
+            ),
             next(t for t in order if left[t]),
         )
         seats.append(choice)
@@ -162,7 +171,7 @@ class Table:
         at = 0
         for seat in self.ring:
             size = self.hand_size(seat, dealer)
-            hands[seat] = sorted(deck[at:at + size])
+            hands[seat] = sorted(deck[at : at + size])
             at += size
         return hands
 
@@ -243,9 +252,7 @@ def _players(value: Any) -> tuple[str, ...]:
     if IMAGINARY_SEAT in players:
         raise BadTeams(f"{IMAGINARY_SEAT!r} is the imaginary seat, not a player name")
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise BadPlayerCount(
-            f"Beccato! takes {MIN_PLAYERS} to {MAX_PLAYERS} players (8 henhouses), not {len(players)}"
-        )
+        raise BadPlayerCount(f"Beccato! takes {MIN_PLAYERS} to {MAX_PLAYERS} players (8 henhouses), not {len(players)}")
     return players
 
 
@@ -324,8 +331,9 @@ def _breeds(value: Any, count: int) -> tuple[str, ...]:
     return breeds
 
 
-def _signals(value: Any, teams: Mapping[str, Any], options: Mapping[str, Any], full: bool,
-             seed: int) -> dict[str, str | None]:
+def _signals(
+    value: Any, teams: Mapping[str, Any], options: Mapping[str, Any], full: bool, seed: int
+) -> dict[str, str | None]:
     if not isinstance(value, Mapping) or set(value) - set(teams):
         raise BadSignal("signals maps a team to its Signal card id (or 'free')", teams=list(teams))
     signals: dict[str, str | None] = {}
@@ -370,8 +378,11 @@ def _deals(value: Any, table: Table) -> tuple[dict[str, tuple[str, ...]], ...]:
     deals = []
     for number, hands in enumerate(value, start=1):
         dealer = table.dealer_of_round(number)
-        if not isinstance(hands, Mapping) or set(hands) != set(table.ring) or not all(
-                _strings(h) for h in hands.values()):
+        if (
+            not isinstance(hands, Mapping)
+            or set(hands) != set(table.ring)
+            or not all(_strings(h) for h in hands.values())
+        ):
             raise BadDeal(f"round {number}: a list of cards for every seat", seats=list(table.ring))
         clean = {seat: tuple(card_name(c) for c in hands[seat]) for seat in table.ring}
         for seat, cards in clean.items():

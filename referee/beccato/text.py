@@ -168,10 +168,13 @@ def render(state: BeccatoState) -> str:
     scores = state.scores()
     for team, members in t.teams.items():
         entries = state.collections[team]
-        eggs = ", ".join(
-            e["egg"] + ("" if e["face_up"] else " (down)") + (f"@{e['place']}" if e["place"] else "")
-            for e in entries
-        ) or "-"
+        eggs = (
+            ", ".join(
+                e["egg"] + ("" if e["face_up"] else " (down)") + (f"@{e['place']}" if e["place"] else "")
+                for e in entries
+            )
+            or "-"
+        )
         score = scores[team]
         lines.append(
             f"  {team} ({t.guilds[team]}): {', '.join(members)} | eggs {len(entries)}: {eggs} | "

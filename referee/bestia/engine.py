@@ -27,18 +27,42 @@ play PLAYER CARD           a card to the trick (KS, K♠, "king of spades", "re 
 seen PLAYER CARD [CARD...] cards seen in a player's hand (the referee learns them)"""
 
 _VERBS = {
-    "trump": "trump", "briscola": "trump", "turn": "trump",
-    "knock": "knock", "busso": "knock", "bussa": "knock", "tap": "knock", "tippe": "knock",
-    "pass": "pass", "passo": "pass", "fold": "pass", "vado": "pass",
-    "gioco": "gioco", "exchange": "gioco", "cambio": "gioco", "change": "gioco",
-    "rob": "rob", "roba": "rob", "robo": "rob",
-    "join": "knock", "play!": "knock", "mauschel": "knock",
+    "trump": "trump",
+    "briscola": "trump",
+    "turn": "trump",
+    "knock": "knock",
+    "busso": "knock",
+    "bussa": "knock",
+    "tap": "knock",
+    "tippe": "knock",
+    "pass": "pass",
+    "passo": "pass",
+    "fold": "pass",
+    "vado": "pass",
+    "gioco": "gioco",
+    "exchange": "gioco",
+    "cambio": "gioco",
+    "change": "gioco",
+    "rob": "rob",
+    "roba": "rob",
+    "robo": "rob",
+    "join": "knock",
+    "play!": "knock",
+    "mauschel": "knock",
     "terzo": "terzo",
     "buco": "buco",
-    "doctor": "doctor", "dottore": "doctor", "new": "doctor",
-    "decline": "decline", "refuse": "decline", "out": "decline",
-    "play": "play", "gioca": "play", "p": "play",
-    "seen": "seen", "show": "seen", "visto": "seen",
+    "doctor": "doctor",
+    "dottore": "doctor",
+    "new": "doctor",
+    "decline": "decline",
+    "refuse": "decline",
+    "out": "decline",
+    "play": "play",
+    "gioca": "play",
+    "p": "play",
+    "seen": "seen",
+    "show": "seen",
+    "visto": "seen",
 }
 
 
@@ -65,7 +89,11 @@ class BestiaEngine:
         player = player_named(s.players, words[1])
         rest = words[2:]
         simple: dict[str, type[Knock | Pass | Terzo | Buco]] = {
-            "knock": Knock, "pass": Pass, "terzo": Terzo, "buco": Buco}
+            "knock": Knock,
+            "pass": Pass,
+            "terzo": Terzo,
+            "buco": Buco,
+        }
         if verb in simple:
             return simple[verb](player)
         if verb == "doctor":
@@ -88,41 +116,55 @@ class BestiaEngine:
         s = own_state(state, BestiaState)
         deck = s.variant.deck
         style: Language = "symbol" if deck.style == "french" else "it"
-        lines = [f"{s.variant.title}, deal {s.deal_no + 1}, dealer {s.dealer}; pot {s.pot}"
-                 + (f"; trumps {deck.name_of(s.trump_card, style)} "
-                    f"({deck.suit_name(s.trump)})" if s.trump_card and s.trump else "")]
+        lines = [
+            f"{s.variant.title}, deal {s.deal_no + 1}, dealer {s.dealer}; pot {s.pot}"
+            + (
+                f"; trumps {deck.name_of(s.trump_card, style)} ({deck.suit_name(s.trump)})"
+                if s.trump_card and s.trump
+                else ""
+            )
+        ]
         lines.append("chips: " + ", ".join(f"{p} {n}" for p, n in s.stacks.items()))
         if s.is_over and s.result is not None:
             r = s.result
-            lines.append("GAME OVER after {} deals: ".format(r["deals"]) + ", ".join(
-                f"{p} {g:+d}" for p, g in r["gained"].items()) + f"; pot left {r['pot_left']}; "
-                f"winner(s): {', '.join(r['winners'])}")
+            lines.append(
+                "GAME OVER after {} deals: ".format(r["deals"])
+                + ", ".join(f"{p} {g:+d}" for p, g in r["gained"].items())
+                + f"; pot left {r['pot_left']}; "
+                f"winner(s): {', '.join(r['winners'])}"
+            )
             return "\n".join(lines)
-        lines.append("said: " + ", ".join(f"{p} {'/'.join(w)}" for p, w in s.said.items() if w)
-                     if any(s.said.values()) else "nobody has spoken")
+        lines.append(
+            "said: " + ", ".join(f"{p} {'/'.join(w)}" for p, w in s.said.items() if w)
+            if any(s.said.values())
+            else "nobody has spoken"
+        )
         if s.busser:
             role = "Mauschler" if s.variant.bidding == "mauscheln" else "busser"
             lines.append(f"{role}: {s.busser}")
         if s.phase == "trump":
             lines.append("waiting for the trump card: trump CARD")
         elif s.phase in ("speak", "doctor", "exchange"):
-            what = {"speak": "joins or passes" if s.joining else "speaks",
-                    "doctor": "is offered new cards",
-                    "exchange": "takes the trump card (rob)" if s.rob_pending
-                    and s.queue[0] == s.dealer else "may change cards"}[s.phase]
-            lines.append(f"{s.queue[0]} {what}" + (f" (round {s.round_no})"
-                                                   if s.round_no > 1 else ""))
+            what = {
+                "speak": "joins or passes" if s.joining else "speaks",
+                "doctor": "is offered new cards",
+                "exchange": "takes the trump card (rob)"
+                if s.rob_pending and s.queue[0] == s.dealer
+                else "may change cards",
+            }[s.phase]
+            lines.append(f"{s.queue[0]} {what}" + (f" (round {s.round_no})" if s.round_no > 1 else ""))
         elif s.phase == "play":
             table = ", ".join(f"{p} {deck.name_of(c, style)}" for p, c in s.trick) or "(empty)"
             lines.append(f"trick {s.trick_no + 1}/{s.variant.tricks}: {table}; {s.turn} to play")
             lines.append("tricks: " + ", ".join(f"{p} {s.tricks_won[p]}" for p in s.in_players()))
             if s.holdings.full and s.turn is not None:
-                lines.append(f"{s.turn} holds: " + " ".join(
-                    deck.name_of(c, style) for c in s.holdings.hands[s.turn]))
+                lines.append(f"{s.turn} holds: " + " ".join(deck.name_of(c, style) for c in s.holdings.hands[s.turn]))
         if s.history:
             h = s.history[-1]
-            lines.append(f"last deal: pot {h['pot']}, won {h['won']}, bestia {h['bestia']}, "
-                         f"paid {h['paid']}, next pot {h['next_pot']}")
+            lines.append(
+                f"last deal: pot {h['pot']}, won {h['won']}, bestia {h['bestia']}, "
+                f"paid {h['paid']}, next pot {h['next_pot']}"
+            )
         for off in s.offences:
             lines.append(f"offence: {off['player']} {off['offence']} in trick {off['trick']}")
         return "\n".join(lines)

@@ -60,11 +60,11 @@ class BadExchange(Violation):
 
 
 class TerzoMustPass(Violation):
-    """"Terzo se devo" with three or more players already in: the player must pass."""
+    """ "Terzo se devo" with three or more players already in: the player must pass."""
 
 
 class TerzoFirstTurnOnly(Violation):
-    """"Terzo se devo" may be said only on the first turn to speak."""
+    """ "Terzo se devo" may be said only on the first turn to speak."""
 
 
 class BucoTaken(Violation):
@@ -77,10 +77,18 @@ def variant_named(name: str) -> Variant:
     if key in VARIANTS:
         return VARIANTS[key]
     if key in NOT_SUPPORTED:
-        raise BadOption(f"the {key} variant is described in the rules but not refereed yet",
-                        option="variant", value=name, supported=sorted(VARIANTS))
-    raise BadOption(f"no Bestia variant {name!r}; choose one of {', '.join(sorted(VARIANTS))}",
-                    option="variant", value=name, supported=sorted(VARIANTS))
+        raise BadOption(
+            f"the {key} variant is described in the rules but not refereed yet",
+            option="variant",
+            value=name,
+            supported=sorted(VARIANTS),
+        )
+    raise BadOption(
+        f"no Bestia variant {name!r}; choose one of {', '.join(sorted(VARIANTS))}",
+        option="variant",
+        value=name,
+        supported=sorted(VARIANTS),
+    )
 
 
 class BestiaState(TrickState):
@@ -96,10 +104,14 @@ class BestiaState(TrickState):
         given = dict(setup.get("options") or {})
         self.variant = variant_named(given.get("variant", "classic"))
         v = self.variant
-        if (not v.min_players <= len(players) <= v.max_players or len(set(players)) != len(players)
-                or not all(isinstance(p, str) and p for p in players)):
-            raise BadPlayerCount(f"{v.title} needs {v.min_players} to {v.max_players} different "
-                                 f"players", players=players)
+        if (
+            not v.min_players <= len(players) <= v.max_players
+            or len(set(players)) != len(players)
+            or not all(isinstance(p, str) and p for p in players)
+        ):
+            raise BadPlayerCount(
+                f"{v.title} needs {v.min_players} to {v.max_players} different players", players=players
+            )
         self.players = players
         self.options = read_options(given, defaults(v, players))
         self.options["variant"] = v.name
@@ -109,8 +121,7 @@ class BestiaState(TrickState):
         if o["stake"] is None or o["stake"] <= 0:
             raise BadOption("the stake must be a positive number of chips", option="stake")
         if not v.everyone_pays and v.scoring != "julepe" and o["stake"] % v.tricks:
-            raise BadOption(f"the stake must divide by {v.tricks}, e.g. {v.tricks}",
-                            option="stake", value=o["stake"])
+            raise BadOption(f"the stake must divide by {v.tricks}, e.g. {v.tricks}", option="stake", value=o["stake"])
         if o["buco"] and v.bidding != "classic":
             raise BadOption("the buco belongs to the 3-card game", option="buco")
         for key in ("fee", "chips", "pot", "deals_to_play"):
@@ -129,14 +140,14 @@ class BestiaState(TrickState):
         self.exchange_max = v.exchange_max
         if o["exchange_up_to"] is not None:
             if v.name not in ("tippen", "julepe", "mauscheln"):
-                raise BadOption("an exchange round belongs to Tippen, Julepe and Mauscheln",
-                                option="exchange_up_to")
+                raise BadOption("an exchange round belongs to Tippen, Julepe and Mauscheln", option="exchange_up_to")
             if not 0 <= o["exchange_up_to"] <= v.hand_size:
                 raise BadOption(f"exchange_up_to is 0 to {v.hand_size}", option="exchange_up_to")
             self.exchange_max = o["exchange_up_to"]
         if 1 + v.hand_size * len(players) > len(self.deck):
-            raise BadPlayerCount(f"{len(players)} hands of {v.hand_size} do not fit in "
-                                 f"{len(self.deck)} cards", players=players)
+            raise BadPlayerCount(
+                f"{len(players)} hands of {v.hand_size} do not fit in {len(self.deck)} cards", players=players
+            )
         self.rules = rules_for(v, o)
         self.seed = setup.get("seed")
         self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
@@ -212,8 +223,7 @@ class BestiaState(TrickState):
         for p, amount in ante.items():
             self._pay_in(p, amount)
         self.half_next = []
-        events.append(Event("ante", {"deal": self.deal_no + 1, "dealer": self.dealer,
-                                     "paid": ante, "pot": self.pot}))
+        events.append(Event("ante", {"deal": self.deal_no + 1, "dealer": self.dealer, "paid": ante, "pot": self.pot}))
         dealt = self._deal_cards()
         n = v.hand_size
         self.trump: str | None = None
@@ -250,10 +260,14 @@ class BestiaState(TrickState):
         self.turn: str | None = None
         self.tricks_won = {p: 0 for p in self.players}
         self.offences: list[dict[str, Any]] = []
-        self.forced = bool((o["forced_round"] and self.forced_next)
-                           or (v.bidding == "tippen" and self.pot == o["stake"]))
-        events.append(Event("dealt", {"deal": self.deal_no + 1, "known": dealt is not None,
-                                      "cards_each": n, "forced": self.forced}))
+        self.forced = bool(
+            (o["forced_round"] and self.forced_next) or (v.bidding == "tippen" and self.pot == o["stake"])
+        )
+        events.append(
+            Event(
+                "dealt", {"deal": self.deal_no + 1, "known": dealt is not None, "cards_each": n, "forced": self.forced}
+            )
+        )
         if self.trump_card is None:
             self.phase = "trump"
             return events
@@ -263,19 +277,23 @@ class BestiaState(TrickState):
         v, o = self.variant, self.options
         if self.deal_no < len(self.deals):
             d = self.deals[self.deal_no]
-            return {"hands": {p: list(c) for p, c in d["hands"].items()}, "trump": d["trump"],
-                    "buco": list(d["buco"]), "stock": list(d["stock"])}
+            return {
+                "hands": {p: list(c) for p, c in d["hands"].items()},
+                "trump": d["trump"],
+                "buco": list(d["buco"]),
+                "stock": list(d["stock"]),
+            }
         if self.seed is None:
             return None
         cards = seeded_shuffle(self.deck.cards, "bestia", v.name, self.seed, self.deal_no)
         order = self.from_right()
         hands: dict[str, list[str]] = {p: [] for p in order}
         if v.bidding == "mauscheln":  # two each, the trump card, two each
-            hands = {p: cards[2 * i:2 * i + 2] for i, p in enumerate(order)}
+            hands = {p: cards[2 * i : 2 * i + 2] for i, p in enumerate(order)}
             pos = 2 * len(order)
             trump, pos = cards[pos], pos + 1
             for i, p in enumerate(order):
-                hands[p] = hands[p] + cards[pos + 2 * i:pos + 2 * i + 2]
+                hands[p] = hands[p] + cards[pos + 2 * i : pos + 2 * i + 2]
             pos += 2 * len(order)
         elif v.bidding in ("italian", "julepe"):  # one at a time, then the trump card
             for k in range(v.hand_size):
@@ -286,25 +304,30 @@ class BestiaState(TrickState):
         else:  # the top card turned, then a packet of three each
             trump, pos = cards[0], 1
             for p in order:
-                hands[p] = cards[pos:pos + v.hand_size]
+                hands[p] = cards[pos : pos + v.hand_size]
                 pos += v.hand_size
         buco: list[str] = []
         if o["buco"]:
-            buco, pos = cards[pos:pos + 3], pos + 3
+            buco, pos = cards[pos : pos + 3], pos + 3
         return {"hands": hands, "trump": trump, "buco": buco, "stock": cards[pos:]}
 
     def _trump_turned(self, card: str) -> list[Event]:
         """The deal goes on once `card`, the trump card, is turned up."""
         self.trump = suit_of(card)
-        events = [Event("trump_turned", {"card": card, "trump": self.trump,
-                                         "name": self.deck.name_of(card)})]
+        events = [Event("trump_turned", {"card": card, "trump": self.trump, "name": self.deck.name_of(card)})]
         if self.forced:
             for p in self.players:
                 self.status[p] = "in"
                 self.said[p].append("forced")
-            events.append(Event("compulsory", {"deal": self.deal_no + 1,
-                                               "reason": "forced round" if self.options[
-                                                   "forced_round"] else "only the stake in the pot"}))
+            events.append(
+                Event(
+                    "compulsory",
+                    {
+                        "deal": self.deal_no + 1,
+                        "reason": "forced round" if self.options["forced_round"] else "only the stake in the pot",
+                    },
+                )
+            )
             if self.variant.bidding == "italian":
                 return events + self._end_declarations()  # the fee of every player in
             if self.exchange_max:
@@ -320,8 +343,7 @@ class BestiaState(TrickState):
         if self.phase != "trump":
             raise OutOfOrder("the trump card is already known", trump_card=self.trump_card)
         if a.card not in self.deck:
-            raise CardNotInDeck(f"{a.card!r} is not a card of the {self.deck.name} deck",
-                                card=a.card)
+            raise CardNotInDeck(f"{a.card!r} is not a card of the {self.deck.name} deck", card=a.card)
 
     def _apply_trump(self, a: TurnTrump) -> list[Event]:
         self.trump_card = a.card
@@ -333,12 +355,10 @@ class BestiaState(TrickState):
         if self.phase != "speak":
             raise OutOfOrder(f"{action}: nobody is declaring now (phase {self.phase})")
         if player != self.queue[0]:
-            raise OutOfTurn(f"{self.queue[0]} speaks now, not {player}", turn=self.queue[0],
-                            player=player)
+            raise OutOfTurn(f"{self.queue[0]} speaks now, not {player}", turn=self.queue[0], player=player)
 
     def _terzo_blocked(self, player: str) -> bool:
-        return (self.status[player] == "terzo"
-                and sum(1 for s in self.status.values() if s == "in") >= 3)
+        return self.status[player] == "terzo" and sum(1 for s in self.status.values() if s == "in") >= 3
 
     def _verify_knock(self, a: Knock) -> None:
         self._speaker_check(a.player, "knock")
@@ -350,8 +370,7 @@ class BestiaState(TrickState):
 
     def _exchanger_check(self, player: str) -> None:
         if player != self.queue[0]:
-            raise OutOfTurn(f"{self.queue[0]} changes cards now, not {player}",
-                            turn=self.queue[0], player=player)
+            raise OutOfTurn(f"{self.queue[0]} changes cards now, not {player}", turn=self.queue[0], player=player)
 
     def _verify_gioco(self, a: Gioco) -> None:
         limit = self.holdings.counts.get(a.player, 0)
@@ -365,8 +384,7 @@ class BestiaState(TrickState):
             if self.variant.bidding != "italian":
                 raise NotInThisVariant(f"no exchange while declaring in {self.variant.title}")
             if self._terzo_blocked(a.player):
-                raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo "
-                                    "and passes")
+                raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo and passes")
         n = self._exchange_count(a)
         if n > limit:
             raise BadExchange(f"{a.player} may change at most {limit} cards", wanted=n)
@@ -385,8 +403,7 @@ class BestiaState(TrickState):
     def _exchange_count(self, a: Gioco) -> int:
         if a.count is not None:
             if a.discards and len(a.discards) != a.count:
-                raise BadExchange("count and discards disagree", count=a.count,
-                                  discards=list(a.discards))
+                raise BadExchange("count and discards disagree", count=a.count, discards=list(a.discards))
             if a.count < 0:
                 raise BadExchange("a negative exchange", count=a.count)
             return a.count
@@ -440,8 +457,9 @@ class BestiaState(TrickState):
         p = a.player
         self.queue.pop(0)
         self.said[p].append("pass")
-        if ((self.variant.bidding == "classic" and self.options["doctor"])
-                or (self.variant.bidding == "mauscheln" and not self.joining)):
+        if (self.variant.bidding == "classic" and self.options["doctor"]) or (
+            self.variant.bidding == "mauscheln" and not self.joining
+        ):
             self.status[p] = "passed"
         else:
             self._out(p)
@@ -462,8 +480,7 @@ class BestiaState(TrickState):
         if n > self.stock_count:
             if self.stock is not None:
                 self.reshuffles += 1
-                self.stock += seeded_shuffle(self.thrown, "bestia-reshuffle", self.seed,
-                                             self.deal_no, self.reshuffles)
+                self.stock += seeded_shuffle(self.thrown, "bestia-reshuffle", self.seed, self.deal_no, self.reshuffles)
                 self.thrown = []
             self.stock_count += self.thrown_count
             self.thrown_count = 0
@@ -490,15 +507,13 @@ class BestiaState(TrickState):
             return events + (self._start_play() if not self.queue else [])
         self.status[p] = "in"
         self.said[p].append(f"gioco {n}")
-        return [Event("spoke", {"player": p, "said": "gioco", "exchanged": n})] + \
-            self._after_speech()
+        return [Event("spoke", {"player": p, "said": "gioco", "exchanged": n})] + self._after_speech()
 
     def _apply_terzo(self, a: Terzo) -> list[Event]:
         self.queue.pop(0)
         self.status[a.player] = "terzo"
         self.said[a.player].append("terzo")
-        return [Event("spoke", {"player": a.player, "said": "terzo se devo"})] + \
-            self._after_speech()
+        return [Event("spoke", {"player": a.player, "said": "terzo se devo"})] + self._after_speech()
 
     def _apply_buco(self, a: Buco) -> list[Event]:
         p = a.player
@@ -533,8 +548,7 @@ class BestiaState(TrickState):
             return self._end_declarations()
         self.round_no += 1
         self.round_exchanged = False
-        self.queue = pending if one else [p for p in self.from_right()
-                                          if self.status[p] in ("in", "terzo")]
+        self.queue = pending if one else [p for p in self.from_right() if self.status[p] in ("in", "terzo")]
         return [Event("next_round", {"round": self.round_no, "speakers": list(self.queue)})]
 
     def _end_declarations(self) -> list[Event]:
@@ -610,11 +624,12 @@ class BestiaState(TrickState):
         if self.phase != "doctor":
             raise OutOfOrder("new cards are offered after everyone has spoken, to those who passed")
         if a.player != self.queue[0]:
-            raise OutOfTurn(f"the dealer offers new cards to {self.queue[0]} now",
-                            turn=self.queue[0], player=a.player)
+            raise OutOfTurn(f"the dealer offers new cards to {self.queue[0]} now", turn=self.queue[0], player=a.player)
         if a.accept and self.variant.hand_size > self._available():
-            raise StockExhausted("not enough cards for new ones, even reshuffling the "
-                                 "hands of the players who are out", left=self._available())
+            raise StockExhausted(
+                "not enough cards for new ones, even reshuffling the hands of the players who are out",
+                left=self._available(),
+            )
 
     def _apply_doctor(self, a: Doctor) -> list[Event]:
         p = a.player
@@ -652,11 +667,9 @@ class BestiaState(TrickState):
 
     def _apply_play(self, a: Play) -> list[Event]:
         ctx = self.context()
-        events = self._revealed(a.player, a.card,
-                                self.holdings.play(a.player, a.card, self.rules, ctx), "plays")
+        events = self._revealed(a.player, a.card, self.holdings.play(a.player, a.card, self.rules, ctx), "plays")
         self.trick.append((a.player, a.card))
-        events.append(Event("played", {"player": a.player, "card": a.card,
-                                       "trick": self.trick_no + 1}))
+        events.append(Event("played", {"player": a.player, "card": a.card, "trick": self.trick_no + 1}))
         ins = self.in_players()
         if len(self.trick) < len(ins):
             self.turn = self.next_of(a.player, ins)
@@ -664,8 +677,9 @@ class BestiaState(TrickState):
         win = trick_winner(self.trick, self.trump, self.order)
         winner = self.trick[win][0]
         self.tricks_won[winner] += 1
-        events.append(Event("trick_won", {"trick": self.trick_no + 1, "winner": winner,
-                                          "cards": [c for _, c in self.trick]}))
+        events.append(
+            Event("trick_won", {"trick": self.trick_no + 1, "winner": winner, "cards": [c for _, c in self.trick]})
+        )
         self.trick = []
         self.trick_no += 1
         self.leader = self.turn = winner
@@ -677,9 +691,13 @@ class BestiaState(TrickState):
         events = []
         for claim in claims:
             name = claim.violation.__name__
-            record = {"player": player, "offence": name, "trick": claim.trick_no + 1,
-                      "revealed_by": card,
-                      "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES}
+            record = {
+                "player": player,
+                "offence": name,
+                "trick": claim.trick_no + 1,
+                "revealed_by": card,
+                "penalised": self.options["offence_costs_pot"] or name in HOUSE_OFFENCES,
+            }
             self.offences.append(record)
             events.append(Event("offence_revealed", record))
         return events
@@ -719,18 +737,31 @@ class BestiaState(TrickState):
                     penalties[off["player"]] = penalties.get(off["player"], 0) + self._capped(pot)
         for p, amount in penalties.items():
             self._pay_in(p, amount)
-        if (v.half_entry_reward and self.busser in ins and len(ins) > 1
-                and self.tricks_won[self.busser] > max(self.tricks_won[p] for p in ins
-                                                       if p != self.busser)):
+        if (
+            v.half_entry_reward
+            and self.busser in ins
+            and len(ins) > 1
+            and self.tricks_won[self.busser] > max(self.tricks_won[p] for p in ins if p != self.busser)
+        ):
             self.half_next = [self.busser]
         self.forced_next = not bestia
-        record = {"deal": self.deal_no + 1, "dealer": self.dealer, "trump_card": self.trump_card,
-                  "in": ins, "busser": self.busser, "said": {p: list(s) for p, s in
-                                                             self.said.items() if s},
-                  "pot": pot, "tricks": {p: self.tricks_won[p] for p in ins}, "won": won,
-                  "bestia": bestia, "paid": penalties, "offences": list(self.offences),
-                  "next_pot": self.pot, "stacks": dict(self.stacks),
-                  "half_entry_next": list(self.half_next)}
+        record = {
+            "deal": self.deal_no + 1,
+            "dealer": self.dealer,
+            "trump_card": self.trump_card,
+            "in": ins,
+            "busser": self.busser,
+            "said": {p: list(s) for p, s in self.said.items() if s},
+            "pot": pot,
+            "tricks": {p: self.tricks_won[p] for p in ins},
+            "won": won,
+            "bestia": bestia,
+            "paid": penalties,
+            "offences": list(self.offences),
+            "next_pot": self.pot,
+            "stacks": dict(self.stacks),
+            "half_entry_next": list(self.half_next),
+        }
         self.history.append(record)
         events = [Event("settled", record)]
         played = self.deal_no + 1
@@ -758,9 +789,12 @@ class BestiaState(TrickState):
         self.turn = None
         gained = {p: self.stacks[p] - self.options["chips"] for p in self.players}
         best = max(gained.values())
-        self.result = {"deals": self.deal_no + 1, "gained": gained,
-                       "winners": [p for p in self.players if gained[p] == best],
-                       "pot_left": self.pot}
+        self.result = {
+            "deals": self.deal_no + 1,
+            "gained": gained,
+            "winners": [p for p in self.players if gained[p] == best],
+            "pot_left": self.pot,
+        }
         return [Event("game_over", self.result)]
 
     # -- enumerating -------------------------------------------------------------------
@@ -776,8 +810,7 @@ class BestiaState(TrickState):
             if self.variant.bidding == "italian":
                 if self.holdings.full:
                     hand = self.holdings.hands[p]
-                    out += [Gioco(p, combo) for k in range(len(hand) + 1)
-                            for combo in itertools.combinations(hand, k)]
+                    out += [Gioco(p, combo) for k in range(len(hand) + 1) for combo in itertools.combinations(hand, k)]
                 else:
                     out += [Gioco(p, (), k) for k in range(self.holdings.counts[p] + 1)]
         elif self.phase == "doctor":
@@ -792,11 +825,13 @@ class BestiaState(TrickState):
                     out = [Rob(p, None)]
             elif self.holdings.full:
                 hand = self.holdings.hands[p]
-                out = [Gioco(p, combo) for k in range(min(len(hand), self.exchange_max) + 1)
-                       for combo in itertools.combinations(hand, k)]
+                out = [
+                    Gioco(p, combo)
+                    for k in range(min(len(hand), self.exchange_max) + 1)
+                    for combo in itertools.combinations(hand, k)
+                ]
             else:
-                out = [Gioco(p, (), k) for k in range(min(self.holdings.counts[p],
-                                                          self.exchange_max) + 1)]
+                out = [Gioco(p, (), k) for k in range(min(self.holdings.counts[p], self.exchange_max) + 1)]
         elif self.phase == "play":
             player = self.turn
             assert player is not None  # someone is always to play in the play phase
@@ -807,8 +842,13 @@ class BestiaState(TrickState):
         """{"step": "trump"}, or the player to speak, join, take new cards, rob or exchange."""
         if self.phase == "trump":
             return {"step": "trump"}
-        step = "join" if self.joining else ("rob" if self.rob_pending and self.phase == "exchange"
-                                            and self.queue[0] == self.dealer else self.phase)
+        step = (
+            "join"
+            if self.joining
+            else (
+                "rob" if self.rob_pending and self.phase == "exchange" and self.queue[0] == self.dealer else self.phase
+            )
+        )
         return {"step": step, "player": self.queue[0]}
 
     def standings(self) -> dict[str, Any]:

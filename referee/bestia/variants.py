@@ -61,32 +61,92 @@ class Variant:
         return self.hand_size
 
 
-CLASSIC = Variant("classic", "Bestia, 3 cards", FRENCH_40, BESTIA_ORDER_FR, 3, 3, 10, "classic",
-                  everyone_pays=False, doctor=True)
+CLASSIC = Variant(
+    "classic", "Bestia, 3 cards", FRENCH_40, BESTIA_ORDER_FR, 3, 3, 10, "classic", everyone_pays=False, doctor=True
+)
 BUCO = dataclasses.replace(CLASSIC, name="buco", title="Bestia col buco", buco=True)
-ITALIAN = Variant("italian", "Bestia a 5 carte (busso)", ITALIAN_40, BESTIA_ORDER_IT, 5, 3, 7,
-                  "italian", everyone_pays=True, terzo=True, fee=True, half_entry_reward=True,
-                  strozzo=True, default_stake=5)
-ROMAN = Variant("roman", "Five-card Bestia (Rome)", FRENCH_40, BESTIA_ORDER_FR, 5, 4, 6,
-                "italian", everyone_pays=True, strict_trump=True, strozzo=True, default_stake=5)
-TIPPEN = Variant("tippen", "Tippen (Dreiblatt)", FRENCH_32, GERMAN_ORDER_32, 3, 3, 8, "tippen",
-                 everyone_pays=False)
-JULEPE = Variant("julepe", "Julepe", ITALIAN_40, BESTIA_ORDER_IT, 5, 3, 7, "julepe",
-                 everyone_pays=False, default_stake=6, scoring="julepe", exchange_max=5)
-MAUSCHELN = Variant("mauscheln", "Mauscheln (Mousel)", FRENCH_32, GERMAN_ORDER_32, 4, 3, 12,
-                    "mauscheln", everyone_pays=False, strict_trump=True, strozzo=True,
-                    default_stake=4, scoring="mauscheln", exchange_max=4)
+ITALIAN = Variant(
+    "italian",
+    "Bestia a 5 carte (busso)",
+    ITALIAN_40,
+    BESTIA_ORDER_IT,
+    5,
+    3,
+    7,
+    "italian",
+    everyone_pays=True,
+    terzo=True,
+    fee=True,
+    half_entry_reward=True,
+    strozzo=True,
+    default_stake=5,
+)
+ROMAN = Variant(
+    "roman",
+    "Five-card Bestia (Rome)",
+    FRENCH_40,
+    BESTIA_ORDER_FR,
+    5,
+    4,
+    6,
+    "italian",
+    everyone_pays=True,
+    strict_trump=True,
+    strozzo=True,
+    default_stake=5,
+)
+TIPPEN = Variant("tippen", "Tippen (Dreiblatt)", FRENCH_32, GERMAN_ORDER_32, 3, 3, 8, "tippen", everyone_pays=False)
+JULEPE = Variant(
+    "julepe",
+    "Julepe",
+    ITALIAN_40,
+    BESTIA_ORDER_IT,
+    5,
+    3,
+    7,
+    "julepe",
+    everyone_pays=False,
+    default_stake=6,
+    scoring="julepe",
+    exchange_max=5,
+)
+MAUSCHELN = Variant(
+    "mauscheln",
+    "Mauscheln (Mousel)",
+    FRENCH_32,
+    GERMAN_ORDER_32,
+    4,
+    3,
+    12,
+    "mauscheln",
+    everyone_pays=False,
+    strict_trump=True,
+    strozzo=True,
+    default_stake=4,
+    scoring="mauscheln",
+    exchange_max=4,
+)
 
 VARIANTS = {v.name: v for v in (CLASSIC, BUCO, ITALIAN, ROMAN, TIPPEN, JULEPE, MAUSCHELN)}
-ALIASES = {"3-card": "classic", "three-card": "classic", "classica": "classic",
-           "col-buco": "buco", "col_buco": "buco", "5-card": "italian", "five-card": "italian",
-           "italiana": "italian", "busso": "italian", "romana": "roman", "rome": "roman",
-           "dreiblatt": "tippen", "mousel": "mauscheln"}
+ALIASES = {
+    "3-card": "classic",
+    "three-card": "classic",
+    "classica": "classic",
+    "col-buco": "buco",
+    "col_buco": "buco",
+    "5-card": "italian",
+    "five-card": "italian",
+    "italiana": "italian",
+    "busso": "italian",
+    "romana": "roman",
+    "rome": "roman",
+    "dreiblatt": "tippen",
+    "mousel": "mauscheln",
+}
 # Named in the rules but not played by this referee.
 NOT_SUPPORTED: tuple[str, ...] = ()
 
-ITALIAN_36 = Deck("italian-36", "italian", ("A", "3", "4", "5", "6", "7", "F", "C", "R"),
-                  ("C", "D", "S", "B"))
+ITALIAN_36 = Deck("italian-36", "italian", ("A", "3", "4", "5", "6", "7", "F", "C", "R"), ("C", "D", "S", "B"))
 
 
 def deck_for(variant: Variant, players: int, options: dict[str, Any]) -> tuple[Deck, RankOrder]:
@@ -153,5 +213,4 @@ def rules_for(variant: Variant, options: dict[str, Any]) -> Rules:
 
 
 # Offences that the house rules on leading punish with the pot whatever `offence_costs_pot` says.
-HOUSE_OFFENCES = ("MustLeadTrumpAce", "MustLeadHighestTrump", "MustLeadTrump",
-                  "MustPlayHighestTrump")
+HOUSE_OFFENCES = ("MustLeadTrumpAce", "MustLeadHighestTrump", "MustLeadTrump", "MustPlayHighestTrump")

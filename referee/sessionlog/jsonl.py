@@ -35,7 +35,9 @@ def read_jsonl(path: Path) -> LogContents:
                     raise LogUnreadable(f"{path} is neither an SQLite log nor a JSON-lines export") from None
                 raise LogCorrupt(
                     f"not a JSON line ({exc.msg}; truncated or damaged)",
-                    index=index, header=header, entries=entries,
+                    index=index,
+                    header=header,
+                    entries=entries,
                 ) from None
             if index == 0:
                 try:
@@ -52,7 +54,9 @@ def read_jsonl(path: Path) -> LogContents:
             if entry.checksum and entry.checksum != expected:
                 raise LogCorrupt(
                     "the checksum does not match the contents (changed or damaged)",
-                    index=index, header=header, entries=entries,
+                    index=index,
+                    header=header,
+                    entries=entries,
                 )
             # A hand-written export may leave checksums out; the chain continues from the contents.
             entry = dataclasses.replace(entry, checksum=expected)

@@ -56,7 +56,7 @@ class LogHeader:
     def from_dict(cls, data: Any) -> LogHeader:
         """Validate a header dict; raises LogUnreadable (not a log / unknown version) or ValueError."""
         if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-            raise LogUnreadable(f"not a session log (no \"format\": \"{FORMAT}\" header)")
+            raise LogUnreadable(f'not a session log (no "format": "{FORMAT}" header)')
         version = data.get("format_version")
         if version != FORMAT_VERSION:
             raise LogUnreadable(
@@ -64,7 +64,10 @@ class LogHeader:
                 format_version=version,
             )
         game, engine_version, setup, created = (
-            data.get("game"), data.get("engine_version"), data.get("setup"), data.get("created"),
+            data.get("game"),
+            data.get("engine_version"),
+            data.get("setup"),
+            data.get("created"),
         )
         if not isinstance(game, str) or not game:
             raise ValueError("header: 'game' must be a non-empty string")
@@ -157,9 +160,7 @@ def validate_entry(entry: Entry, *, check_json: bool = True) -> None:
         raise BadEntry(f"time must be a finite number of seconds, not {entry.time!r}")
     if entry.source not in SOURCES:
         raise BadEntry(f"unknown source {entry.source!r}", known=list(SOURCES))
-    if entry.confidence is not None and not (
-        is_time(entry.confidence) and 0.0 <= entry.confidence <= 1.0
-    ):
+    if entry.confidence is not None and not (is_time(entry.confidence) and 0.0 <= entry.confidence <= 1.0):
         raise BadEntry(f"confidence must be a number in 0..1 or null, not {entry.confidence!r}")
     if entry.kind not in KINDS:
         raise BadEntry(f"unknown entry kind {entry.kind!r}", known=list(KINDS))

@@ -133,6 +133,8 @@ def first_event_difference(contents: LogContents, result: Replay) -> EventsDiffe
         if replayed != list(entry.events):
             return EventsDiffer(
                 f"entry {entry.seq} was answered with other events than the engine gives now",
-                entry=entry.seq, recorded=list(entry.events), replayed=replayed,
+                entry=entry.seq,
+                recorded=list(entry.events),
+                replayed=replayed,
             )
     return None

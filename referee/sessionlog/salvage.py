@@ -29,11 +29,15 @@ def read_sqlite(path: Path) -> LogContents:
     if isinstance(salvaged, LogCorrupt):
         raise LogCorrupt(
             f"{salvaged.reason} (read from a repaired copy of the damaged file)",
-            index=salvaged.index, header=salvaged.header, entries=salvaged.entries,
+            index=salvaged.index,
+            header=salvaged.header,
+            entries=salvaged.entries,
         ) from None
     raise LogCorrupt(
         "the database file is damaged (truncated?) after the last intact entry",
-        index=len(salvaged.entries) + 1, header=salvaged.header, entries=salvaged.entries,
+        index=len(salvaged.entries) + 1,
+        header=salvaged.header,
+        entries=salvaged.entries,
     ) from None
 
 

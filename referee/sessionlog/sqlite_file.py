@@ -90,8 +90,15 @@ def create_tables(conn: sqlite3.Connection, header: LogHeader) -> None:
     conn.execute(
         "INSERT INTO header (id, format, format_version, game, engine_version, setup, created, checksum) "
         "VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
-        (FORMAT, header.format_version, header.game, header.engine_version,
-         canonical_json(header.to_dict()["setup"]), header.created, header.checksum()),
+        (
+            FORMAT,
+            header.format_version,
+            header.game,
+            header.engine_version,
+            canonical_json(header.to_dict()["setup"]),
+            header.created,
+            header.checksum(),
+        ),
     )
 
 
@@ -102,9 +109,13 @@ def insert_entry(conn: sqlite3.Connection, entry: Entry) -> None:
 
 def _row(entry: Entry) -> tuple[Any, ...]:
     return (
-        entry.seq, float(entry.time), entry.source,
+        entry.seq,
+        float(entry.time),
+        entry.source,
         None if entry.confidence is None else float(entry.confidence),
-        entry.kind, canonical_json(entry.payload), canonical_json(list(entry.events)),
+        entry.kind,
+        canonical_json(entry.payload),
+        canonical_json(list(entry.events)),
         entry.checksum,
     )
 
@@ -126,8 +137,7 @@ def read_sqlite_file(path: Path) -> LogContents:
             raise LogUnreadable(f"{path} is an SQLite file but not a session log")
         try:
             row = conn.execute(
-                "SELECT format, format_version, game, engine_version, setup, created, checksum "
-                "FROM header WHERE id = 1"
+                "SELECT format, format_version, game, engine_version, setup, created, checksum FROM header WHERE id = 1"
             ).fetchone()
         except sqlite3.DatabaseError as exc:
             raise FileDamaged(f"the header is damaged: {exc}", index=0) from None
@@ -136,8 +146,12 @@ def read_sqlite_file(path: Path) -> LogContents:
         try:
             header = LogHeader.from_dict(
                 {
-                    "format": row[0], "format_version": row[1], "game": row[2],
-                    "engine_version": row[3], "setup": json.loads(row[4]), "created": row[5],
+                    "format": row[0],
+                    "format_version": row[1],
+                    "game": row[2],
+                    "engine_version": row[3],
+                    "setup": json.loads(row[4]),
+                    "created": row[5],
                 }
             )
         except (ValueError, TypeError) as exc:
@@ -160,9 +174,13 @@ def read_sqlite_file(path: Path) -> LogContents:
             try:
                 entry = entry_from_dict(
                     {
-                        "seq": fetched[0], "time": fetched[1], "source": fetched[2],
-                        "confidence": fetched[3], "kind": fetched[4],
-                        "payload": json.loads(fetched[5]), "events": json.loads(fetched[6]),
+                        "seq": fetched[0],
+                        "time": fetched[1],
+                        "source": fetched[2],
+                        "confidence": fetched[3],
+                        "kind": fetched[4],
+                        "payload": json.loads(fetched[5]),
+                        "events": json.loads(fetched[6]),
                         "checksum": fetched[7],
                     },
                     index,
@@ -179,7 +197,9 @@ def read_sqlite_file(path: Path) -> LogContents:
             if entry.checksum != expected:
                 raise LogCorrupt(
                     "the checksum does not match the contents (changed or damaged)",
-                    index=index, header=header, entries=entries,
+                    index=index,
+                    header=header,
+                    entries=entries,
                 )
             entries.append(entry)
             previous = expected

@@ -11,5 +11,19 @@ from referee.table.lead_motion import LeadMotion, MotionThresholds
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones, Zone, rect_zone
 
-__all__ = ["CameraStatus", "CardReading", "CardsSeen", "Decision", "HandTips", "HandsSeen", "KeyboardLine",
-           "LeadMotion", "MotionThresholds", "TableSession", "TableZones", "Zone", "ZoneContent", "rect_zone"]
+__all__ = [
+    "CameraStatus",
+    "CardReading",
+    "CardsSeen",
+    "Decision",
+    "HandTips",
+    "HandsSeen",
+    "KeyboardLine",
+    "LeadMotion",
+    "MotionThresholds",
+    "TableSession",
+    "TableZones",
+    "Zone",
+    "ZoneContent",
+    "rect_zone",
+]

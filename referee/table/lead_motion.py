@@ -109,8 +109,15 @@ class PathPoint:
             v = (q[1] - q[0]) + (q[2] - q[3])
         ang = _fold(math.degrees(math.atan2(float(v[1]), float(v[0]))))
         c = q.mean(axis=0)
-        return cls(float(t), (float(c[0]), float(c[1])), math.sqrt(area), float(long_pair), ang,
-                   tuple((float(a), float(b)) for a, b in q), float(short_pair))
+        return cls(
+            float(t),
+            (float(c[0]), float(c[1])),
+            math.sqrt(area),
+            float(long_pair),
+            ang,
+            tuple((float(a), float(b)) for a, b in q),
+            float(short_pair),
+        )
 
     def scale(self, rest: PathPoint) -> tuple[float, float]:
         """Its long and short edges against those of the card at rest."""
@@ -149,20 +156,36 @@ class LeadMotion:
         return CALL_OF.get(self.kind)
 
     def to_payload(self) -> dict[str, Any]:
-        return {"type": "motion", "t": round(self.t, 3), "camera": self.camera, "zone": self.zone,
-                "card": self.card, "kind": self.kind, "confidence": round(self.confidence, 3),
-                "scores": {k: round(float(v), 3) for k, v in self.scores.items()},
-                "features": dict(self.features), "reason": self.reason}
+        return {
+            "type": "motion",
+            "t": round(self.t, 3),
+            "camera": self.camera,
+            "zone": self.zone,
+            "card": self.card,
+            "kind": self.kind,
+            "confidence": round(self.confidence, 3),
+            "scores": {k: round(float(v), 3) for k, v in self.scores.items()},
+            "features": dict(self.features),
+            "reason": self.reason,
+        }
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> LeadMotion:
-        return cls(t=float(payload["t"]), camera=str(payload["camera"]), zone=str(payload["zone"]),
-                   card=str(payload["card"]), kind=str(payload["kind"]), confidence=float(payload["confidence"]),
-                   scores=dict(payload.get("scores", {})), features=dict(payload.get("features", {})),
-                   reason=str(payload.get("reason", "")))
+        return cls(
+            t=float(payload["t"]),
+            camera=str(payload["camera"]),
+            zone=str(payload["zone"]),
+            card=str(payload["card"]),
+            kind=str(payload["kind"]),
+            confidence=float(payload["confidence"]),
+            scores=dict(payload.get("scores", {})),
+            features=dict(payload.get("features", {})),
+            reason=str(payload.get("reason", "")),
+        )
 
 
 # -- following the card back in time ------------------------------------------------------------
+
 
 def _has_corners(r: CardReading) -> bool:
     return len(r.corners) == 4
@@ -173,8 +196,9 @@ def _center(r: CardReading) -> tuple[float, float]:
     return float(c[0]), float(c[1])
 
 
-def trace_card(frames: Sequence[CardsSeen], zone: str, card: str, t_from: float,
-               th: MotionThresholds = MotionThresholds()) -> list[PathPoint]:
+def trace_card(
+    frames: Sequence[CardsSeen], zone: str, card: str, t_from: float, th: MotionThresholds = MotionThresholds()
+) -> list[PathPoint]:
     """The path of `card`, lying now in `zone` (in the last frame), back to `t_from` at most:
     oldest first. Empty when the last frame has no reading of it with corners."""
     if not frames:
@@ -211,8 +235,9 @@ def trace_card(frames: Sequence[CardsSeen], zone: str, card: str, t_from: float,
             d = math.dist(c, cur.center) / unit
             if d > th.max_speed * dt + th.reach or (best is not None and d >= best[0]):
                 continue
-            if any(o is not cur_r and _has_corners(o) and math.dist(_center(o), c) / unit <= th.rest
-                   for o in later.cards):
+            if any(
+                o is not cur_r and _has_corners(o) and math.dist(_center(o), c) / unit <= th.rest for o in later.cards
+            ):
                 continue  # a card lying there still in the later frame: not the one that moved
             best = (d, r)
         if best is None:
@@ -223,6 +248,7 @@ def trace_card(frames: Sequence[CardsSeen], zone: str, card: str, t_from: float,
 
 
 # -- hands ---------------------------------------------------------------------------------------
+
 
 def _point_to_quad(p: tuple[float, float], quad: Sequence[Sequence[float]]) -> float:
     """Distance from a point to a convex quadrilateral (0 inside), pixels."""
@@ -246,8 +272,9 @@ def _point_to_quad(p: tuple[float, float], quad: Sequence[Sequence[float]]) -> f
     return 0.0 if inside else best
 
 
-def _touching(point: PathPoint, hands: Sequence[HandsSeen], window: tuple[float, float],
-              reach_px: float) -> bool | None:
+def _touching(
+    point: PathPoint, hands: Sequence[HandsSeen], window: tuple[float, float], reach_px: float
+) -> bool | None:
     """Whether a fingertip seen in `window` (seconds) lies on or within `reach_px` of the card;
     None when no hands were looked for in that window."""
     seen = [h for h in hands if window[0] <= h.t <= window[1]]
@@ -263,6 +290,7 @@ def _touching(point: PathPoint, hands: Sequence[HandsSeen], window: tuple[float,
 
 # -- the measures and the classes ------------------------------------------------------------------
 
+
 def _fold(deg: float) -> float:
     return (deg + 90.0) % 180.0 - 90.0
 
@@ -274,14 +302,21 @@ def _ramp(x: float, lohi: tuple[float, float]) -> float:
     return min(1.0, max(0.0, (x - lo) / (hi - lo)))
 
 
-def measure(path: Sequence[PathPoint], hands: Sequence[HandsSeen] = (), period: float | None = None,
-            th: MotionThresholds = MotionThresholds()) -> dict[str, Any]:
+def measure(
+    path: Sequence[PathPoint],
+    hands: Sequence[HandsSeen] = (),
+    period: float | None = None,
+    th: MotionThresholds = MotionThresholds(),
+) -> dict[str, Any]:
     """The measures of a path (oldest first, ending at rest) that the classes are judged on."""
     final = path[-1]
     unit = max(final.length, 1e-6)
     r = len(path) - 1  # the first point of the rest that lasts until the end
-    while (r > 0 and math.dist(path[r - 1].center, final.center) / unit <= th.rest
-           and _changed(path[r - 1].scale(final)) <= th.flat_size[0]):
+    while (
+        r > 0
+        and math.dist(path[r - 1].center, final.center) / unit <= th.rest
+        and _changed(path[r - 1].scale(final)) <= th.flat_size[0]
+    ):
         r -= 1  # a card right above its place is not at rest yet: it looks bigger
     moving, landing = list(path[:r]), path[r]
     rest = path[r:]
@@ -335,15 +370,19 @@ def scores_of(f: Mapping[str, Any], th: MotionThresholds = MotionThresholds()) -
     hand_way = f["hand_on_the_way"]
     # seen once on its way (a quick slide at 5 fps): less sure, unless fingers were on it
     seen_moving = 1.0 if n >= 2 else ((0.9 if hand_way else 0.75) if n == 1 else 0.0)
-    slide = (_ramp(float(f["travelled"]), th.slide_path)
-             * (1.0 - _ramp(float(f["size_change"]), th.flat_size))
-             * _ramp(float(f["straightness"]), th.straightness)
-             * seen_moving
-             * (1.0 - 0.5 * _ramp(gap_periods, th.gap_frames))
-             * (1.0 - 0.5 * _ramp(float(f["turned_deg"]), th.slide_spin))
-             * (1.0 if hand_way else 0.6 if hand_way is False else 0.95))
-    airborne = max(_ramp(float(f["size_growth"]), th.air_size),
-                   _ramp(float(f["turned_deg"]), th.spin) * _ramp(float(f["travelled"]), (0.5, 1.0)))
+    slide = (
+        _ramp(float(f["travelled"]), th.slide_path)
+        * (1.0 - _ramp(float(f["size_change"]), th.flat_size))
+        * _ramp(float(f["straightness"]), th.straightness)
+        * seen_moving
+        * (1.0 - 0.5 * _ramp(gap_periods, th.gap_frames))
+        * (1.0 - 0.5 * _ramp(float(f["turned_deg"]), th.slide_spin))
+        * (1.0 if hand_way else 0.6 if hand_way is False else 0.95)
+    )
+    airborne = max(
+        _ramp(float(f["size_growth"]), th.air_size),
+        _ramp(float(f["turned_deg"]), th.spin) * _ramp(float(f["travelled"]), (0.5, 1.0)),
+    )
     sudden = 1.0 if n == 0 else (_ramp(float(f["net"]), th.jump) if n == 1 else 0.0)
     landing = f["hand_at_landing"]
     seen_air, seen_sudden = {False: (1.0, 0.7), None: (0.75, 0.0), True: (0.25, 0.0)}[landing]
@@ -351,9 +390,16 @@ def scores_of(f: Mapping[str, Any], th: MotionThresholds = MotionThresholds()) -
     return {"slide": round(slide, 4), "toss": round(toss, 4)}
 
 
-def classify_path(path: Sequence[PathPoint], *, camera: str, zone: str, card: str,
-                  hands: Sequence[HandsSeen] = (), period: float | None = None,
-                  th: MotionThresholds = MotionThresholds()) -> LeadMotion:
+def classify_path(
+    path: Sequence[PathPoint],
+    *,
+    camera: str,
+    zone: str,
+    card: str,
+    hands: Sequence[HandsSeen] = (),
+    period: float | None = None,
+    th: MotionThresholds = MotionThresholds(),
+) -> LeadMotion:
     """Judge a path (oldest first; its last point is where the card lies now)."""
     if not path:
         raise ValueError("a path needs at least the point where the card lies")
@@ -367,19 +413,29 @@ def classify_path(path: Sequence[PathPoint], *, camera: str, zone: str, card: st
         kind, conf = "placed", 1.0 - s[best]
         if not f["observations"] and f["hand_at_landing"] is None:
             conf *= 0.6  # first seen lying there, no hands seen: a toss from out of view looks the same
-    return LeadMotion(t=float(f["landed_at"]), camera=camera, zone=zone, card=card, kind=kind,
-                      confidence=round(conf, 3), scores={**s, "placed": round(1.0 - max(s.values()), 4)},
-                      features=f, reason=_reason(kind, f))
+    return LeadMotion(
+        t=float(f["landed_at"]),
+        camera=camera,
+        zone=zone,
+        card=card,
+        kind=kind,
+        confidence=round(conf, 3),
+        scores={**s, "placed": round(1.0 - max(s.values()), 4)},
+        features=f,
+        reason=_reason(kind, f),
+    )
 
 
 def _reason(kind: str, f: Mapping[str, Any]) -> str:
     hands = {True: "a hand on it", False: "no hand on it", None: "hands not seen"}
-    seen = (f"seen {f['observations']} time(s) on its way over {f['travelled']:.1f} card-lengths "
-            f"(straightness {f['straightness']:.2f}, size {100 * f['size_growth']:+.0f}%, turned "
-            f"{f['turned_deg']:.0f} deg, longest gap {f['longest_gap_s']:.2f} s)"
-            if f["observations"] else "first seen where it lies")
-    text = {"slide": "slid along the table", "toss": "tossed: it landed from the air",
-            "placed": "placed"}[kind]
+    seen = (
+        f"seen {f['observations']} time(s) on its way over {f['travelled']:.1f} card-lengths "
+        f"(straightness {f['straightness']:.2f}, size {100 * f['size_growth']:+.0f}%, turned "
+        f"{f['turned_deg']:.0f} deg, longest gap {f['longest_gap_s']:.2f} s)"
+        if f["observations"]
+        else "first seen where it lies"
+    )
+    text = {"slide": "slid along the table", "toss": "tossed: it landed from the air", "placed": "placed"}[kind]
     return f"{text}: {seen}; on landing {hands[f['hand_at_landing']]}"
 
 
@@ -396,8 +452,14 @@ def _period(ts: Iterable[float]) -> float | None:
     return float(np.median(d)) if d else None
 
 
-def lead_motion(frames: Sequence[CardsSeen], zone: str, card: str, since: float,
-                hands: Sequence[HandsSeen] = (), th: MotionThresholds = MotionThresholds()) -> LeadMotion | None:
+def lead_motion(
+    frames: Sequence[CardsSeen],
+    zone: str,
+    card: str,
+    since: float,
+    hands: Sequence[HandsSeen] = (),
+    th: MotionThresholds = MotionThresholds(),
+) -> LeadMotion | None:
     """How `card`, lying in `zone` in the last of `frames` (one camera, oldest first) since
     `since`, got there; None when its corners were not seen (nothing to judge)."""
     if not frames:

@@ -72,9 +72,12 @@ class Proposal:
 
     def to_payload(self, codec: ActionCodec) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "rule": self.rule, "action": None if self.action is None else codec.to_dict(self.action),
-            "confidence": round(float(self.confidence), 3), "reasoning": self.reasoning,
-            "evidence": self.evidence}
+            "rule": self.rule,
+            "action": None if self.action is None else codec.to_dict(self.action),
+            "confidence": round(float(self.confidence), 3),
+            "reasoning": self.reasoning,
+            "evidence": self.evidence,
+        }
         if self.alternative is not None:
             out["alternative"] = codec.to_dict(self.alternative)
         return out
@@ -89,8 +92,13 @@ class Flag:
     alert: bool = False  # an illegal play: tell the table at once
 
     def to_payload(self) -> dict[str, Any]:
-        return {"rule": self.rule, "reason": self.reason, "violation": self.violation,
-                "alert": self.alert, "evidence": self.evidence}
+        return {
+            "rule": self.rule,
+            "reason": self.reason,
+            "violation": self.violation,
+            "alert": self.alert,
+            "evidence": self.evidence,
+        }
 
 
 def _copies(face: str) -> int:
@@ -111,30 +119,54 @@ def duplicates_across(zones: Mapping[str, tuple[str, ...]]) -> dict[str, list[st
     return {c: where[c] for c, n in counts.items() if n > _copies(c)}
 
 
-def reveal_rule(engine: TableEngine, state: TableState, content: ZoneContent, player: str,
-                others: Mapping[str, tuple[str, ...]]) -> Proposal | Flag | None:
-    chickens = [(c, conf) for c, conf in zip(content.cards, content.confidences)
-                if c == UNKNOWN_CARD or card_kind(c) == "chicken"]
+def reveal_rule(
+    engine: TableEngine, state: TableState, content: ZoneContent, player: str, others: Mapping[str, tuple[str, ...]]
+) -> Proposal | Flag | None:
+    chickens = [
+        (c, conf)
+        for c, conf in zip(content.cards, content.confidences)
+        if c == UNKNOWN_CARD or card_kind(c) == "chicken"
+    ]
     if len(chickens) < 3:
         return None  # still being laid (a reveal is 3 or 4 cards)
     evidence: dict[str, Any] = {
-        "zone": content.zone, "camera": content.camera, "cards": list(content.cards),
-        "confidences": [round(c, 3) for c in content.confidences], "since": round(content.since, 3)}
+        "zone": content.zone,
+        "camera": content.camera,
+        "cards": list(content.cards),
+        "confidences": [round(c, 3) for c in content.confidences],
+        "since": round(content.since, 3),
+    }
     if len(chickens) > 4:
-        return Flag("reveal", f"{len(chickens)} cards face up in {player}'s zone: a reveal is 3 or 4",
-                    "RevealWrongSize", evidence)
+        return Flag(
+            "reveal",
+            f"{len(chickens)} cards face up in {player}'s zone: a reveal is 3 or 4",
+            "RevealWrongSize",
+            evidence,
+        )
     unread = sum(1 for c, _ in chickens if c == UNKNOWN_CARD)
     if unread:
-        return Proposal("reveal", None, 0.0,
-                        f"{unread} of the cards in {player}'s zone could not be read: type the reveal "
-                        f"(reveal {player} CARD CARD CARD)", evidence)
+        return Proposal(
+            "reveal",
+            None,
+            0.0,
+            f"{unread} of the cards in {player}'s zone could not be read: type the reveal "
+            f"(reveal {player} CARD CARD CARD)",
+            evidence,
+        )
     dup = duplicates_across({**others, content.zone: content.cards})
     dup = {c: z for c, z in dup.items() if content.zone in z and any(x != content.zone for x in z)}
     if dup:
         evidence["also_seen"] = dup
-        return Flag("reveal", f"contradictory reveal by {player}: " + ", ".join(
-            f"{engine_card(c)} also lies in {', '.join(z for z in zones if z != content.zone)}"
-            for c, zones in dup.items()), "CardSeenElsewhere", evidence)
+        return Flag(
+            "reveal",
+            f"contradictory reveal by {player}: "
+            + ", ".join(
+                f"{engine_card(c)} also lies in {', '.join(z for z in zones if z != content.zone)}"
+                for c, zones in dup.items()
+            ),
+            "CardSeenElsewhere",
+            evidence,
+        )
     cards = tuple(engine_card(c) for c, _ in chickens)
     action = engine.codec.from_dict({"kind": "reveal", "player": player, "cards": list(cards)})
     try:
@@ -144,21 +176,36 @@ def reveal_rule(engine: TableEngine, state: TableState, content: ZoneContent, pl
         text = "contradictory reveal" if v.name in CONTRADICTIONS else "reveal refused"
         return Flag("reveal", f"{text} by {player}: {v.message}", v.name, evidence)
     confidence = min(conf for _, conf in chickens)
-    return Proposal("reveal", action, confidence,
-                    f"after the call the referee waits for {player}'s reveal; {len(cards)} chicken cards "
-                    f"lay face up in {player}'s zone ({content.zone}) for {content.t - content.since:.1f} s: "
-                    f"{' '.join(cards)}", evidence)
+    return Proposal(
+        "reveal",
+        action,
+        confidence,
+        f"after the call the referee waits for {player}'s reveal; {len(cards)} chicken cards "
+        f"lay face up in {player}'s zone ({content.zone}) for {content.t - content.since:.1f} s: "
+        f"{' '.join(cards)}",
+        evidence,
+    )
 
 
-def egg_rule(engine: TableEngine, state: TableState, content: ZoneContent, new_faces: Sequence[tuple[str, float]],
-             waiting: Mapping[str, Any]) -> list[Proposal | Flag]:
+def egg_rule(
+    engine: TableEngine,
+    state: TableState,
+    content: ZoneContent,
+    new_faces: Sequence[tuple[str, float]],
+    waiting: Mapping[str, Any],
+) -> list[Proposal | Flag]:
     out: list[Proposal | Flag] = []
     for face, conf in new_faces:
         if card_kind(face) != "egg":
             continue
         egg = engine_card(face)
-        evidence: dict[str, Any] = {"zone": content.zone, "camera": content.camera, "card": face,
-                                    "confidence": round(conf, 3), "since": round(content.since, 3)}
+        evidence: dict[str, Any] = {
+            "zone": content.zone,
+            "camera": content.camera,
+            "card": face,
+            "confidence": round(conf, 3),
+            "since": round(content.since, 3),
+        }
         action = engine.codec.from_dict({"kind": "draw_egg", "egg": egg})
         try:
             state.verify(action)
@@ -167,25 +214,49 @@ def egg_rule(engine: TableEngine, state: TableState, content: ZoneContent, new_f
             text = "egg already seen" if v.name in CONTRADICTIONS else "egg refused"
             out.append(Flag("egg", f"{text}: {egg}: {v.message}", v.name, evidence))
             continue
-        target = (f"the {waiting.get('breed')} henhouse" if waiting.get("to") == "henhouse"
-                  else f"team {waiting.get('team')}")
-        out.append(Proposal("egg", action, conf,
-                            f"the referee waits for an egg for {target}; the egg {egg} was turned up "
-                            f"in the {content.zone} zone", evidence))
+        target = (
+            f"the {waiting.get('breed')} henhouse" if waiting.get("to") == "henhouse" else f"team {waiting.get('team')}"
+        )
+        out.append(
+            Proposal(
+                "egg",
+                action,
+                conf,
+                f"the referee waits for an egg for {target}; the egg {egg} was turned up in the {content.zone} zone",
+                evidence,
+            )
+        )
         break  # one draw at a time: the next is judged in the next state
     return out
 
 
-def play_rule(engine: TableEngine, state: TableState, content: ZoneContent, face: str, conf: float,
-              knock: Mapping[str, Any] | None, motion: LeadMotion | None = None,
-              motion_entry: int | None = None) -> Proposal | Flag:
+def play_rule(
+    engine: TableEngine,
+    state: TableState,
+    content: ZoneContent,
+    face: str,
+    conf: float,
+    knock: Mapping[str, Any] | None,
+    motion: LeadMotion | None = None,
+    motion_entry: int | None = None,
+) -> Proposal | Flag:
     player = state.to_play
     card = engine_card(face)
-    evidence: dict[str, Any] = {"zone": content.zone, "camera": content.camera, "card": face,
-                                "confidence": round(conf, 3), "since": round(content.since, 3)}
+    evidence: dict[str, Any] = {
+        "zone": content.zone,
+        "camera": content.camera,
+        "card": face,
+        "confidence": round(conf, 3),
+        "since": round(content.since, 3),
+    }
     if player is None:
-        return Flag("play", f"a card ({card}) was laid in the trick zone while nobody is to play",
-                    "NotPlaying", evidence, alert=True)
+        return Flag(
+            "play",
+            f"a card ({card}) was laid in the trick zone while nobody is to play",
+            "NotPlaying",
+            evidence,
+            alert=True,
+        )
     data: dict[str, Any] = {"kind": "play", "player": player, "card": card}
     reasoning = f"{card} was laid face up in the trick zone; it is {player}'s turn"
     if knock is not None and "busso" in engine.lead_calls:
@@ -193,8 +264,7 @@ def play_rule(engine: TableEngine, state: TableState, content: ZoneContent, face
         evidence["knock"] = knock
         reasoning += f"; {player} knocked on the table at {knock['start']:.1f} s before leading: Busso"
     if motion is not None:
-        evidence["motion"] = {"kind": motion.kind, "confidence": round(motion.confidence, 3),
-                              "entry": motion_entry}
+        evidence["motion"] = {"kind": motion.kind, "confidence": round(motion.confidence, 3), "entry": motion_entry}
     action = engine.codec.from_dict(data)
     try:
         state.verify(action)
@@ -206,17 +276,28 @@ def play_rule(engine: TableEngine, state: TableState, content: ZoneContent, face
         return Proposal("play", action, conf, reasoning, evidence)
     how = f"{player}'s card was {motion.reason} ({motion.kind}, confidence {motion.confidence:.2f})"
     if knock is not None:
-        return Proposal("play", action, conf, reasoning + f"; the card also looked {motion.kind}: "
-                        "the knock is the announcement", evidence)
+        return Proposal(
+            "play",
+            action,
+            conf,
+            reasoning + f"; the card also looked {motion.kind}: the knock is the announcement",
+            evidence,
+        )
     if motion.confidence < MIN_MOTION:
-        return Proposal("play", action, conf, reasoning + f"; {how}: too unsure to be an announcement",
-                        evidence)
+        return Proposal("play", action, conf, reasoning + f"; {how}: too unsure to be an announcement", evidence)
     announced = engine.codec.from_dict({**data, "call": call})
     try:
         state.verify(announced)
     except Violation as v:  # not a lead, or a second announcement this hand: the plain play stands
         evidence["motion"]["not_announced"] = v.name
-        return Proposal("play", action, conf, reasoning + f"; {how}, not recorded as {call.capitalize()}: "
-                        f"{v.message}", evidence)
-    return Proposal("play", announced, min(conf, motion.confidence),
-                    reasoning + f"; {how}: {call.capitalize()}", evidence, alternative=action)
+        return Proposal(
+            "play", action, conf, reasoning + f"; {how}, not recorded as {call.capitalize()}: {v.message}", evidence
+        )
+    return Proposal(
+        "play",
+        announced,
+        min(conf, motion.confidence),
+        reasoning + f"; {how}: {call.capitalize()}",
+        evidence,
+        alternative=action,
+    )

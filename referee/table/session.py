@@ -89,9 +89,17 @@ class _Ask:
 
 
 class TableSession:
-    def __init__(self, scorekeeper: Scorekeeper, zones: TableZones, *, clock_origin: float,
-                 threshold: float = 0.8, stabilizer: ZoneStabilizer | None = None,
-                 knock_window: float = 3.0, motion: MotionThresholds | None = None) -> None:
+    def __init__(
+        self,
+        scorekeeper: Scorekeeper,
+        zones: TableZones,
+        *,
+        clock_origin: float,
+        threshold: float = 0.8,
+        stabilizer: ZoneStabilizer | None = None,
+        knock_window: float = 3.0,
+        motion: MotionThresholds | None = None,
+    ) -> None:
         self.sk = scorekeeper
         self.engine: TableEngine = table_engine(scorekeeper.engine)
         if not isinstance(scorekeeper.state, TableState):
@@ -122,8 +130,16 @@ class TableSession:
         self._pending: dict[str, _PendingLead] = {}
 
     @classmethod
-    def start(cls, game: str | Engine, setup: Mapping[str, Any], log_path: str | os.PathLike[str],
-              zones: TableZones, *, clock_origin: float, **kwargs: Any) -> TableSession:
+    def start(
+        cls,
+        game: str | Engine,
+        setup: Mapping[str, Any],
+        log_path: str | os.PathLike[str],
+        zones: TableZones,
+        *,
+        clock_origin: float,
+        **kwargs: Any,
+    ) -> TableSession:
         sk = Scorekeeper.start(game, setup, log_path, time=clock_origin)
         return cls(sk, zones, clock_origin=clock_origin, **kwargs)
 
@@ -204,8 +220,9 @@ class TableSession:
         while queue and queue[0].t < obs.t - self.memory:
             queue.popleft()
 
-    def _observe(self, t: float, payload: dict[str, Any], confidence: float | None = None,
-                 source: str = "camera") -> int:
+    def _observe(
+        self, t: float, payload: dict[str, Any], confidence: float | None = None, source: str = "camera"
+    ) -> int:
         outcome: Outcome = self.sk.observe(payload, time=self.clock(t), source=source, confidence=confidence)
         return _seq(outcome)
 
@@ -222,8 +239,11 @@ class TableSession:
             for z in self.zones.of_camera(obs.camera):
                 self._stable.pop(z.name, None)
         seq = self._observe(obs.t, {"type": "camera", "camera": obs.camera, "ok": obs.ok, "reason": obs.reason})
-        msg = (f"camera {obs.camera} back" if obs.ok else
-               f"camera {obs.camera} lost ({obs.reason or 'no frames'}): the game goes on from the keyboard")
+        msg = (
+            f"camera {obs.camera} back"
+            if obs.ok
+            else f"camera {obs.camera} lost ({obs.reason or 'no frames'}): the game goes on from the keyboard"
+        )
         return out + [Decision("camera", obs.t, msg, seq, {"camera": obs.camera, "ok": obs.ok})]
 
     def _on_signal(self, ev: SignalEvent) -> list[Decision]:
@@ -232,11 +252,22 @@ class TableSession:
             return []
         self._seen_signals.add(key)
         self._signals.append(ev)
-        seq = self._observe(ev.end, {"type": "signal", **ev.to_dict()}, confidence=ev.confidence,
-                            source="microphone" if _heard(ev.signal) else "camera")
+        seq = self._observe(
+            ev.end,
+            {"type": "signal", **ev.to_dict()},
+            confidence=ev.confidence,
+            source="microphone" if _heard(ev.signal) else "camera",
+        )
         sure = " (unsure)" if ev.unsure else ""
-        return [Decision("signal", ev.end, f"signal: {ev.player} {ev.signal} {ev.start:.1f}-{ev.end:.1f} s"
-                         f" ({ev.confidence:.2f}){sure}", seq, ev.to_dict())]
+        return [
+            Decision(
+                "signal",
+                ev.end,
+                f"signal: {ev.player} {ev.signal} {ev.start:.1f}-{ev.end:.1f} s ({ev.confidence:.2f}){sure}",
+                seq,
+                ev.to_dict(),
+            )
+        ]
 
     def _on_content(self, content: ZoneContent) -> list[Decision]:
         previous = self._stable.get(content.zone)
@@ -269,16 +300,22 @@ class TableSession:
         motion_seq: int | None = None
         if zone.role == "trick" and new and new[0][0] != UNKNOWN_CARD and self._leading():
             motion = self._lead_motion(content, new[0][0])
-            if (wait and motion is not None and content.camera in self._hand_cameras
-                    and content.t < motion.t + self.motion.settle):
+            if (
+                wait
+                and motion is not None
+                and content.camera in self._hand_cameras
+                and content.t < motion.t + self.motion.settle
+            ):
                 self._pending[content.zone] = _PendingLead(content, previous, motion.t + self.motion.settle)
                 return []
             if motion is not None:
                 motion_seq = self._observe(content.t, motion.to_payload(), confidence=motion.confidence)
-        seq = self._observe(content.t, content.to_payload(),
-                            confidence=min(content.confidences) if content.confidences else None)
-        out: list[Decision] = [Decision("cards", content.t, f"{content.zone}: {' '.join(content.cards) or '-'}",
-                                        seq, content.to_payload())]
+        seq = self._observe(
+            content.t, content.to_payload(), confidence=min(content.confidences) if content.confidences else None
+        )
+        out: list[Decision] = [
+            Decision("cards", content.t, f"{content.zone}: {' '.join(content.cards) or '-'}", seq, content.to_payload())
+        ]
         if zone.role == "seat":
             out.extend(self._try_reveal(content, seq))
         elif zone.role == "eggs":
@@ -286,8 +323,9 @@ class TableSession:
         elif zone.role == "trick":
             for i, (card, conf) in enumerate(new):
                 first = i == 0 and motion is not None
-                out.extend(self._try_play(content, card, conf, seq, motion if first else None,
-                                          motion_seq if first else None))
+                out.extend(
+                    self._try_play(content, card, conf, seq, motion if first else None, motion_seq if first else None)
+                )
         return out
 
     def _judge_pending(self, t: float, camera: str | None = None) -> list[Decision]:
@@ -348,20 +386,32 @@ class TableSession:
                 out.extend(self._decide(result, t, [seq]))
         return out
 
-    def _try_play(self, content: ZoneContent, card: str, conf: float, seq: int,
-                  motion: LeadMotion | None = None, motion_seq: int | None = None) -> list[Decision]:
+    def _try_play(
+        self,
+        content: ZoneContent,
+        card: str,
+        conf: float,
+        seq: int,
+        motion: LeadMotion | None = None,
+        motion_seq: int | None = None,
+    ) -> list[Decision]:
         player = self.state.to_play
         knock: dict[str, Any] | None = None
         if player is not None and self.state.leading:
             for ev in reversed(self._signals):
-                if (ev.player == player and ev.signal in KNOCK_SIGNALS and not ev.unsure
-                        and ev.confidence >= self.threshold
-                        and content.since - self.knock_window <= ev.end <= content.t):
+                if (
+                    ev.player == player
+                    and ev.signal in KNOCK_SIGNALS
+                    and not ev.unsure
+                    and ev.confidence >= self.threshold
+                    and content.since - self.knock_window <= ev.end <= content.t
+                ):
                     knock = {"signal": ev.signal, "start": ev.start, "end": ev.end, "confidence": ev.confidence}
                     break
         entries = [seq] if motion_seq is None else [motion_seq, seq]
-        return self._decide(play_rule(self.engine, self.state, content, card, conf, knock, motion, motion_seq),
-                            content.t, entries)
+        return self._decide(
+            play_rule(self.engine, self.state, content, card, conf, knock, motion, motion_seq), content.t, entries
+        )
 
     def _decide(self, result: Proposal | Flag, t: float, evidence_entries: list[int]) -> list[Decision]:
         zone, card = result.evidence.get("zone"), result.evidence.get("card")
@@ -374,7 +424,8 @@ class TableSession:
             return [Decision(kind, t, f"{kind.upper()}: {result.reason}", seq, payload)]
         asking = result.action is None or result.confidence < self.threshold
         if result.alternative is not None and (
-                not asking or float(result.evidence.get("confidence", 0.0)) < self.threshold):
+            not asking or float(result.evidence.get("confidence", 0.0)) < self.threshold
+        ):
             result.alternative = None  # only a doubt about the announcement alone offers the plain play
         payload = {**result.to_payload(self.engine.codec), "entries": evidence_entries}
         if asking:
@@ -382,8 +433,10 @@ class TableSession:
             if result.action is not None:
                 self._asks[seq] = _Ask(seq, result, result.action)
                 text = self.engine.codec.to_dict(result.action)
-                msg = (f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
-                       f"confirm with `yes {seq}` or `no {seq}`: {text}")
+                msg = (
+                    f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
+                    f"confirm with `yes {seq}` or `no {seq}`: {text}"
+                )
                 if result.alternative is not None:
                     msg += f"; `no {seq}` records {self.engine.codec.to_dict(result.alternative)} instead"
             else:
@@ -391,21 +444,43 @@ class TableSession:
             return [Decision("ask", t, msg, seq, payload)]
         assert result.action is not None  # not asking: the cards were read
         self._observe(t, {"type": "decision", **payload}, confidence=result.confidence)
-        return self._apply(result.action, t, source="camera", confidence=result.confidence,
-                           text=f"{result.rule}: {result.reasoning}")
+        return self._apply(
+            result.action, t, source="camera", confidence=result.confidence, text=f"{result.rule}: {result.reasoning}"
+        )
 
     def _apply(self, action: Action, t: float, *, source: str, confidence: float, text: str) -> list[Decision]:
         try:
             outcome: Outcome = self.sk.act(action, time=self.clock(t), source=source, confidence=confidence)
         except Violation as v:  # the state moved since the proposal (a keyboard line in between)
-            seq = self._observe(t, {"type": "flag", "rule": "apply", "reason": v.message, "violation": v.name,
-                                    "alert": False, "evidence": {"action": self.engine.codec.to_dict(action)}})
+            seq = self._observe(
+                t,
+                {
+                    "type": "flag",
+                    "rule": "apply",
+                    "reason": v.message,
+                    "violation": v.name,
+                    "alert": False,
+                    "evidence": {"action": self.engine.codec.to_dict(action)},
+                },
+            )
             return [Decision("flag", t, f"FLAG: {v}", seq)]
         self._after_events(outcome.events)
         seq = _seq(outcome)
-        out = [Decision("action", t, f"#{seq} {describe(self.engine, action)}: {outcome.message}",
-                        seq, {"action": self.engine.codec.to_dict(action), "events": outcome.events,
-                                            "source": source, "confidence": confidence, "why": text})]
+        out = [
+            Decision(
+                "action",
+                t,
+                f"#{seq} {describe(self.engine, action)}: {outcome.message}",
+                seq,
+                {
+                    "action": self.engine.codec.to_dict(action),
+                    "events": outcome.events,
+                    "source": source,
+                    "confidence": confidence,
+                    "why": text,
+                },
+            )
+        ]
         return out + self._reconsider(t)
 
     def _after_events(self, events: list[dict[str, Any]]) -> None:
@@ -443,9 +518,15 @@ class TableSession:
             message = self.sk.table() if outcome.command == "show" else (outcome.message or outcome.command)
             return [Decision("keyboard", obs.t, message, None, {"line": text})]
         seq = _seq(outcome)
-        out = [Decision("action" if outcome.command == "action" else outcome.command, obs.t,
-                        f"#{seq} {text}: {outcome.message}", seq,
-                        {"line": text, "events": outcome.events, "source": "keyboard"})]
+        out = [
+            Decision(
+                "action" if outcome.command == "action" else outcome.command,
+                obs.t,
+                f"#{seq} {text}: {outcome.message}",
+                seq,
+                {"line": text, "events": outcome.events, "source": "keyboard"},
+            )
+        ]
         if outcome.command in ("action", "correction"):
             self._after_events(outcome.events)
             out.extend(self._reconsider(obs.t))
@@ -464,17 +545,24 @@ class TableSession:
         if not accept:
             alternative = pending.proposal.alternative
             if alternative is not None:
-                return self._apply(alternative, t, source="keyboard", confidence=1.0,
-                                   text=f"declined #{ask}, the plain action instead: {pending.proposal.reasoning}")
+                return self._apply(
+                    alternative,
+                    t,
+                    source="keyboard",
+                    confidence=1.0,
+                    text=f"declined #{ask}, the plain action instead: {pending.proposal.reasoning}",
+                )
             return [Decision("answer", t, f"#{ask} declined: nothing applied", seq)]
-        return self._apply(pending.action, t, source="keyboard", confidence=1.0,
-                           text=f"confirmed #{ask}: {pending.proposal.reasoning}")
+        return self._apply(
+            pending.action, t, source="keyboard", confidence=1.0, text=f"confirmed #{ask}: {pending.proposal.reasoning}"
+        )
 
 
 def describe(engine: Engine, action: Action) -> str:
     d = engine.codec.to_dict(action)
-    return " ".join(str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v)))
-                    for v in d.values() if v is not None)
+    return " ".join(
+        str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v))) for v in d.values() if v is not None
+    )
 
 
 def _seq(outcome: Outcome) -> int:

@@ -68,11 +68,22 @@ class ZoneStabilizer:
                 self._candidate[zone.name] = cand
             cand.frames += 1
             cand.conf_sums = [a + b for a, b in zip(cand.conf_sums, confs)]
-            if (cand.frames >= self.min_frames and seen.t - cand.since >= self.min_dwell - 1e-9
-                    and self._stable.get(zone.name) != key):
+            if (
+                cand.frames >= self.min_frames
+                and seen.t - cand.since >= self.min_dwell - 1e-9
+                and self._stable.get(zone.name) != key
+            ):
                 self._stable[zone.name] = key
-                out.append(ZoneContent(
-                    t=seen.t, since=cand.since, camera=seen.camera, zone=zone.name, cards=key[0],
-                    confidences=tuple(round(s / cand.frames, 3) for s in cand.conf_sums), face_down=down,
-                    frames=cand.frames))
+                out.append(
+                    ZoneContent(
+                        t=seen.t,
+                        since=cand.since,
+                        camera=seen.camera,
+                        zone=zone.name,
+                        cards=key[0],
+                        confidences=tuple(round(s / cand.frames, 3) for s in cand.conf_sums),
+                        face_down=down,
+                        frames=cand.frames,
+                    )
+                )
         return out

@@ -54,8 +54,7 @@ class Zone:
         return inside
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"name": self.name, "camera": self.camera, "role": self.role,
-             "polygon": [list(p) for p in self.polygon]}
+        d = {"name": self.name, "camera": self.camera, "role": self.role, "polygon": [list(p) for p in self.polygon]}
         if self.player:
             d["player"] = self.player
         return d
@@ -63,15 +62,20 @@ class Zone:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Zone:
         try:
-            return cls(name=str(d["name"]), camera=str(d.get("camera", "cam0")),
-                       polygon=tuple((float(x), float(y)) for x, y in d["polygon"]),
-                       role=str(d.get("role", "other")), player=d.get("player"))
+            return cls(
+                name=str(d["name"]),
+                camera=str(d.get("camera", "cam0")),
+                polygon=tuple((float(x), float(y)) for x, y in d["polygon"]),
+                role=str(d.get("role", "other")),
+                player=d.get("player"),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise BadZones(f"malformed zone {d!r}: {exc}") from None
 
 
-def rect_zone(name: str, camera: str, x0: float, y0: float, x1: float, y1: float, role: str = "other",
-              player: str | None = None) -> Zone:
+def rect_zone(
+    name: str, camera: str, x0: float, y0: float, x1: float, y1: float, role: str = "other", player: str | None = None
+) -> Zone:
     return Zone(name, camera, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)), role, player)
 
 

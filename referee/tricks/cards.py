@@ -94,14 +94,16 @@ _FRENCH_SUIT_WORDS = {
 }
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
-_IT_NAME = {"A": "Asso", "F": "Fante", "C": "Cavallo", "R": "Re", "J": "Fante", "Q": "Donna",
-            "K": "Re"}
-_EN_NAME = {"A": "Ace", "F": "Jack", "C": "Knight", "R": "King", "J": "Jack", "Q": "Queen",
-            "K": "King"}
-_IT_SUIT = {"italian": {"C": "coppe", "D": "denari", "S": "spade", "B": "bastoni"},
-            "french": {"S": "picche", "H": "cuori", "D": "quadri", "C": "fiori"}}
-_EN_SUIT = {"italian": {"C": "cups", "D": "coins", "S": "swords", "B": "batons"},
-            "french": {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}}
+_IT_NAME = {"A": "Asso", "F": "Fante", "C": "Cavallo", "R": "Re", "J": "Fante", "Q": "Donna", "K": "Re"}
+_EN_NAME = {"A": "Ace", "F": "Jack", "C": "Knight", "R": "King", "J": "Jack", "Q": "Queen", "K": "King"}
+_IT_SUIT = {
+    "italian": {"C": "coppe", "D": "denari", "S": "spade", "B": "bastoni"},
+    "french": {"S": "picche", "H": "cuori", "D": "quadri", "C": "fiori"},
+}
+_EN_SUIT = {
+    "italian": {"C": "cups", "D": "coins", "S": "swords", "B": "batons"},
+    "french": {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"},
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,8 +123,7 @@ class Deck:
         return len(self.ranks) * len(self.suits)
 
     def __contains__(self, code: object) -> bool:
-        return (isinstance(code, str) and len(code) >= 2 and code[-1] in self.suits
-                and code[:-1] in self.ranks)
+        return isinstance(code, str) and len(code) >= 2 and code[-1] in self.suits and code[:-1] in self.ranks
 
     def _words(self) -> tuple[dict[str, str], dict[str, str]]:
         rank_words = _ITALIAN_RANK_WORDS if self.style == "italian" else _FRENCH_RANK_WORDS
@@ -147,21 +148,18 @@ class Deck:
             compact = low.replace(" ", "")
             m = re.fullmatch(r"(10|[0-9]|[a-z]+?)([a-z]|[♠♤♥♡♦♢♣♧])", compact)
             if not m:
-                raise CardNotInDeck(f"{raw!r} is not a card of the {self.name} deck",
-                                  card=raw, hint=self.example())
+                raise CardNotInDeck(f"{raw!r} is not a card of the {self.name} deck", card=raw, hint=self.example())
             rank_word, suit_word = m.group(1), m.group(2)
         rank, suit = ranks.get(rank_word.strip()), suits.get(suit_word.strip())
         if rank is None or suit is None:
-            raise CardNotInDeck(f"{raw!r} is not a card of the {self.name} deck",
-                              card=raw, hint=self.example())
+            raise CardNotInDeck(f"{raw!r} is not a card of the {self.name} deck", card=raw, hint=self.example())
         return rank + suit
 
     def parse_suit(self, text: str) -> str:
         _, suits = self._words()
         suit = suits.get(text.strip().lower())
         if suit is None:
-            raise CardNotInDeck(f"{text!r} is not a suit of the {self.name} deck",
-                              suit=text, suits=list(self.suits))
+            raise CardNotInDeck(f"{text!r} is not a suit of the {self.name} deck", suit=text, suits=list(self.suits))
         return suit
 
     def name_of(self, code: str, language: Language = "it") -> str:
@@ -189,15 +187,12 @@ class Deck:
         return "write a card as KS, 10H, K♠ or 'king of spades'"
 
 
-ITALIAN_40 = Deck("italian-40", "italian", ("A", "2", "3", "4", "5", "6", "7", "F", "C", "R"),
-                  ("C", "D", "S", "B"))
-FRENCH_40 = Deck("french-40", "french", ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"),
-                 ("S", "H", "D", "C"))
-FRENCH_32 = Deck("french-32", "french", ("7", "8", "9", "10", "J", "Q", "K", "A"),
-                 ("S", "H", "D", "C"))
-FRENCH_52 = Deck("french-52", "french",
-                 ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
-                 ("S", "H", "D", "C"))
+ITALIAN_40 = Deck("italian-40", "italian", ("A", "2", "3", "4", "5", "6", "7", "F", "C", "R"), ("C", "D", "S", "B"))
+FRENCH_40 = Deck("french-40", "french", ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"), ("S", "H", "D", "C"))
+FRENCH_32 = Deck("french-32", "french", ("7", "8", "9", "10", "J", "Q", "K", "A"), ("S", "H", "D", "C"))
+FRENCH_52 = Deck(
+    "french-52", "french", ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"), ("S", "H", "D", "C")
+)
 DECKS = {d.name: d for d in (ITALIAN_40, FRENCH_40, FRENCH_32, FRENCH_52)}
 
 
@@ -223,13 +218,13 @@ class RankOrder:
     def sort(self, cards: Iterable[str], suits: tuple[str, ...] = ()) -> list[str]:
         """Cards grouped by suit (in `suits` order), strongest first."""
         suit_index = {s: i for i, s in enumerate(suits)}
-        return sorted(cards, key=lambda c: (suit_index.get(suit_of(c), 99), suit_of(c),
-                                            -self.strength(c)))
+        return sorted(cards, key=lambda c: (suit_index.get(suit_of(c), 99), suit_of(c), -self.strength(c)))
 
 
 # Beccaccino (as in Tressette): 3 2 A R C F 7 6 5 4; Ace 1 point, 3 2 and figures 1/3.
 BECCACCINO_ORDER = RankOrder(
-    "beccaccino", ("3", "2", "A", "R", "C", "F", "7", "6", "5", "4"),
+    "beccaccino",
+    ("3", "2", "A", "R", "C", "F", "7", "6", "5", "4"),
     (("A", 3), ("3", 1), ("2", 1), ("R", 1), ("C", 1), ("F", 1)),
 )
 # Bestia (as in Briscola): A 3 K/R Q/C J/F 7 6 5 4 2, in either deck.
@@ -237,5 +232,4 @@ BESTIA_ORDER_IT = RankOrder("bestia-italian", ("A", "3", "R", "C", "F", "7", "6"
 BESTIA_ORDER_FR = RankOrder("bestia-french", ("A", "3", "K", "Q", "J", "7", "6", "5", "4", "2"))
 # Tippen, Mauscheln: the German order, Ace high.
 GERMAN_ORDER_32 = RankOrder("german-32", ("A", "K", "Q", "J", "10", "9", "8", "7"))
-GERMAN_ORDER_52 = RankOrder(
-    "german-52", ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"))
+GERMAN_ORDER_52 = RankOrder("german-52", ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"))

@@ -64,7 +64,7 @@ def parse_cards(deck: Deck, words: Sequence[str], hint: str) -> list[str]:
     while i < len(words):
         take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
         try:
-            out.append(deck.parse(" ".join(words[i:i + take])))
+            out.append(deck.parse(" ".join(words[i : i + take])))
         except CardNotInDeck as exc:
             raise MalformedAction(exc.message, hint=hint) from None
         i += take

@@ -113,8 +113,7 @@ class TrickState(StateBase):
             raise MalformedAction(f"{action!r} is not a {self.title} action")
         player = getattr(action, "player", _NO_PLAYER)
         if player is not _NO_PLAYER and player not in self.players:
-            raise PlayerNotInGame(f"{player!r} is not at this table",
-                                  player=player, players=self.players)
+            raise PlayerNotInGame(f"{player!r} is not at this table", player=player, players=self.players)
         method(action)
 
     def apply(self, action: Action) -> list[Event]:
@@ -155,21 +154,22 @@ class TrickState(StateBase):
     # -- the tricks --------------------------------------------------------------------
     def context(self) -> TrickContext:
         """What the play rules look at for the next card of the current trick."""
-        return TrickContext(tuple(self.trick), self.trump, self.order, self.trick_no,
-                            frozenset(self.holdings.gone), self.deck.suits)
+        return TrickContext(
+            tuple(self.trick), self.trump, self.order, self.trick_no, frozenset(self.holdings.gone), self.deck.suits
+        )
 
     def _verify_turn(self, player: str) -> None:
         if player != self.turn:
-            raise OutOfTurn(f"it is {self.turn}'s turn, not {player}'s", turn=self.turn,
-                            player=player)
+            raise OutOfTurn(f"it is {self.turn}'s turn, not {player}'s", turn=self.turn, player=player)
 
     def playable(self, player: str) -> list[str]:
         """The cards `player` may play now: the legal ones of a known hand, else every card
         that may still be in it."""
         if self.holdings.full:
             return self.holdings.legal(player, self.rules, self.context())
-        return [c for c in self.deck.cards if c not in self.holdings.gone
-                and self.holdings.holder_of(c) in (None, player)]
+        return [
+            c for c in self.deck.cards if c not in self.holdings.gone and self.holdings.holder_of(c) in (None, player)
+        ]
 
     def _revealed(self, player: str, card: str, claims: list[Claim], how: str) -> list[Event]:
         """The events of the earlier offences that `card`, played or shown (`how`: "plays",
@@ -187,8 +187,7 @@ class TrickState(StateBase):
     def _apply_seen(self, a: SeenAction) -> list[Event]:
         events = [Event("seen", {"player": a.player, "cards": list(a.cards)})]
         for card in a.cards:
-            events += self._revealed(a.player, card,
-                                     self.holdings.show(a.player, [card], self.order), "shows")
+            events += self._revealed(a.player, card, self.holdings.show(a.player, [card], self.order), "shows")
         return events
 
     # -- views -------------------------------------------------------------------------
@@ -223,8 +222,9 @@ def seeded_shuffle(cards: Sequence[str], *key: object) -> list[str]:
     return out
 
 
-def read_options(given: Mapping[str, Any] | None, defaults: Mapping[str, Any],
-                 choices: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+def read_options(
+    given: Mapping[str, Any] | None, defaults: Mapping[str, Any], choices: Mapping[str, Sequence[Any]] | None = None
+) -> dict[str, Any]:
     """Table options over their defaults. Values typed at the command line arrive as strings
     and are converted to the default's type; unknown names and values are named errors."""
     out = dict(defaults)
@@ -235,8 +235,9 @@ def read_options(given: Mapping[str, Any] | None, defaults: Mapping[str, Any],
         out[key] = _convert(key, value, default)
         allowed = (choices or {}).get(key)
         if allowed is not None and out[key] not in allowed:
-            raise BadOption(f"option {key}={value!r}: choose one of {list(allowed)}",
-                            option=key, value=value, choices=list(allowed))
+            raise BadOption(
+                f"option {key}={value!r}: choose one of {list(allowed)}", option=key, value=value, choices=list(allowed)
+            )
     return out
 
 
@@ -251,8 +252,9 @@ def _convert(key: str, value: Any, default: Any) -> Any:
                     return False
                 raise ValueError(value)
             return bool(value)
-        if isinstance(default, int) or (default is None and isinstance(value, str)
-                                        and value.strip().lstrip("-").isdigit()):
+        if isinstance(default, int) or (
+            default is None and isinstance(value, str) and value.strip().lstrip("-").isdigit()
+        ):
             if isinstance(value, bool):
                 raise ValueError(value)
             if isinstance(value, str) and value.strip().lower() in ("none", "off", ""):
@@ -260,5 +262,4 @@ def _convert(key: str, value: Any, default: Any) -> Any:
             return int(value)
         return value
     except (TypeError, ValueError):
-        raise BadOption(f"option {key}={value!r} is not a {type(default).__name__}",
-                        option=key, value=value) from None
+        raise BadOption(f"option {key}={value!r} is not a {type(default).__name__}", option=key, value=value) from None

@@ -25,13 +25,17 @@ from referee.tricks.policies import (
 class Holdings:
     """Hands of one deal. `hands` maps player -> cards (full knowledge) or is None (partial)."""
 
-    def __init__(self, players: Sequence[str], deck: Deck, hands: dict[str, list[str]] | None,
-                 counts: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        players: Sequence[str],
+        deck: Deck,
+        hands: dict[str, list[str]] | None,
+        counts: dict[str, int] | None = None,
+    ) -> None:
         self.deck = deck
         self.players = list(players)
         self.full = hands is not None
-        self.hands: dict[str, list[str]] = {p: list(hands.get(p, [])) for p in players} \
-            if hands is not None else {}
+        self.hands: dict[str, list[str]] = {p: list(hands.get(p, [])) for p in players} if hands is not None else {}
         if hands is not None:
             self.counts = {p: len(self.hands[p]) for p in players}
         else:
@@ -57,16 +61,14 @@ class Holdings:
         if card not in self.deck:
             raise CardNotInDeck(f"{card!r} is not a card of the {self.deck.name} deck", card=card)
         if card in self.gone:
-            raise CardAlreadyPlayed(f"{card} has already been played or turned up in this deal",
-                                    card=card)
+            raise CardAlreadyPlayed(f"{card} has already been played or turned up in this deal", card=card)
         if self.counts.get(player, 0) <= 0:
             raise CardNotInHand(f"{player} has no card left", player=player, card=card)
         holder = self.holder_of(card)
         if self.full and holder != player:
             raise CardNotInHand(f"{player} does not hold {card}", player=player, card=card)
         if not self.full and holder is not None and holder != player:
-            raise CardNotInHand(f"{card} is known to be in {holder}'s hand", player=player,
-                                card=card, holder=holder)
+            raise CardNotInHand(f"{card} is known to be in {holder}'s hand", player=player, card=card, holder=holder)
 
     def verify_play(self, player: str, card: str, rules: Rules, ctx: TrickContext) -> None:
         self.verify_card(player, card)
@@ -104,11 +106,9 @@ class Holdings:
             self.verify_card(player, card)
         known = set(self.shown[player]) | set(cards)
         if not self.full and len(known) > self.counts[player]:
-            raise CardNotInHand(f"{player} holds only {self.counts[player]} cards",
-                                player=player, cards=list(cards))
+            raise CardNotInHand(f"{player} holds only {self.counts[player]} cards", player=player, cards=list(cards))
 
-    def play(self, player: str, card: str, rules: Rules | None = None,
-             ctx: TrickContext | None = None) -> list[Claim]:
+    def play(self, player: str, card: str, rules: Rules | None = None, ctx: TrickContext | None = None) -> list[Claim]:
         """Move `card` from the hand to the table; return the claims it breaks (partial)."""
         broken: list[Claim] = []
         if self.full:
@@ -174,7 +174,8 @@ class Holdings:
         return {
             "counts": dict(self.counts),
             "hand": (list(self.hands[viewer]) if self.full else list(self.shown[viewer]))
-            if viewer in self.counts else None,
+            if viewer in self.counts
+            else None,
             "shown": {p: list(c) for p, c in self.shown.items() if c},
             "gone": list(self.gone),
         }

@@ -106,8 +106,12 @@ class Claim:
         return suit_of(card) == self.suit and order.strength(card) > self.above
 
     def to_dict(self) -> dict[str, Any]:
-        return {"suit": self.suit, "above": self.above, "violation": self.violation.__name__,
-                "trick": self.trick_no + 1}
+        return {
+            "suit": self.suit,
+            "above": self.above,
+            "violation": self.violation.__name__,
+            "trick": self.trick_no + 1,
+        }
 
 
 class Policy:
@@ -147,8 +151,11 @@ class FollowSuit(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         if ctx.plays and suit_of(card) != ctx.lead_suit:
             if any(suit_of(c) == ctx.lead_suit for c in hand):
-                raise self.fail(f"{card} does not follow the suit led ({ctx.lead_suit}) "
-                                f"and the hand holds it", card=card, lead=ctx.lead_suit)
+                raise self.fail(
+                    f"{card} does not follow the suit led ({ctx.lead_suit}) and the hand holds it",
+                    card=card,
+                    lead=ctx.lead_suit,
+                )
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         lead = ctx.lead_suit  # None: nothing on the table yet
@@ -187,12 +194,20 @@ class MustTrumpWhenVoid(Policy):
 
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         if suit_of(card) != ctx.trump and self._applies(hand, ctx):
-            raise self.fail(f"{card} is not a trump: a player void in {ctx.lead_suit} must trump",
-                            card=card, lead=ctx.lead_suit, trump=ctx.trump)
+            raise self.fail(
+                f"{card} is not a trump: a player void in {ctx.lead_suit} must trump",
+                card=card,
+                lead=ctx.lead_suit,
+                trump=ctx.trump,
+            )
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
-        if (not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump
-                or suit_of(card) in (ctx.trump, ctx.lead_suit)):
+        if (
+            not ctx.plays
+            or ctx.trump is None
+            or ctx.lead_suit == ctx.trump
+            or suit_of(card) in (ctx.trump, ctx.lead_suit)
+        ):
             return None
         above = ctx.highest_of(ctx.trump) if self.unless_outranked else -1
         return Claim(ctx.trump, above, MustTrump, ctx.trick_no)
@@ -220,8 +235,7 @@ class MustOvertakeWhenFollowing(Policy):
             return
         top = ctx.highest_of(ctx.lead_suit)
         if ctx.order.strength(card) < top and self._better(hand, ctx):
-            raise self.fail(f"{card} does not beat the table and the hand holds a card that does",
-                            card=card)
+            raise self.fail(f"{card} does not beat the table and the hand holds a card that does", card=card)
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if ctx.plays and suit_of(card) == ctx.lead_suit:
@@ -253,12 +267,10 @@ class MustOvertrumpWhenVoid(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         higher = self._higher(hand, ctx)
         if higher and card not in higher:
-            raise self.fail(f"{card} does not overtrump the trump on the table and the hand can",
-                            card=card)
+            raise self.fail(f"{card} does not overtrump the trump on the table and the hand can", card=card)
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
-        if (not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump
-                or suit_of(card) == ctx.lead_suit):
+        if not ctx.plays or ctx.trump is None or ctx.lead_suit == ctx.trump or suit_of(card) == ctx.lead_suit:
             return None
         top = ctx.highest_of(ctx.trump)
         if top < 0:
@@ -353,14 +365,12 @@ class LeadHighestTrump(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         top = self._highest(ctx)
         if top and top in hand and card != top:
-            raise self.fail(f"the leader holds {top}, the highest trump still out, and must lead it",
-                            card=card)
+            raise self.fail(f"the leader holds {top}, the highest trump still out, and must lead it", card=card)
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         top = self._highest(ctx)
         if top and card != top:
-            return Claim(suit_of(top), ctx.order.strength(top) - 1, MustLeadHighestTrump,
-                         ctx.trick_no)
+            return Claim(suit_of(top), ctx.order.strength(top) - 1, MustLeadHighestTrump, ctx.trick_no)
         return None
 
 

@@ -19,8 +19,16 @@ def _load_mouth(path: str) -> list[SignalEvent]:
     out = []
     for d in data:
         if d.get("signal") == "mouth_moving":
-            out.append(SignalEvent(d["player"], d["signal"], float(d["start"]), float(d["end"]),
-                                   float(d.get("confidence", 1.0)), d.get("evidence", {})))
+            out.append(
+                SignalEvent(
+                    d["player"],
+                    d["signal"],
+                    float(d["start"]),
+                    float(d["end"]),
+                    float(d.get("confidence", 1.0)),
+                    d.get("evidence", {}),
+                )
+            )
     return out
 
 
@@ -35,32 +43,43 @@ def _mouth_from_video(path: str) -> list[SignalEvent]:
 @click.argument("path")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option("--windows", "show_windows", is_flag=True, help="Also print the per-window classes.")
-@click.option("--lang", type=click.Choice(["en", "it"]), default="en", show_default=True,
-              help="Language spoken at the table.")
-@click.option("--model", "model_dir", type=click.Path(), default=None,
-              help="A PocketSphinx model folder for --lang (Italian: none ships; see docs/audio.md).")
+@click.option(
+    "--lang", type=click.Choice(["en", "it"]), default="en", show_default=True, help="Language spoken at the table."
+)
+@click.option(
+    "--model",
+    "model_dir",
+    type=click.Path(),
+    default=None,
+    help="A PocketSphinx model folder for --lang (Italian: none ships; see docs/audio.md).",
+)
 @click.option("--no-recognition", is_flag=True, help="Skip speech recognition (speech is 'talking').")
-@click.option("--start", type=float, default=None,
-              help="Session time of the first sample (default: the video's own, or 0).")
-@click.option("--seconds", type=float, default=10.0, show_default=True,
-              help="With `mic`: how long to listen.")
+@click.option(
+    "--start", type=float, default=None, help="Session time of the first sample (default: the video's own, or 0)."
+)
+@click.option("--seconds", type=float, default=10.0, show_default=True, help="With `mic`: how long to listen.")
 @click.option("--device", default=None, help="With `mic`: input device index or name.")
-@click.option("--mouth", "mouth_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="JSON list of mouth_moving events: attribute each sound to a seat.")
-@click.option("--attribute", is_flag=True,
-              help="Attribute each sound to a seat from the mouth cue of the video PATH.")
-def command(path, as_json, show_windows, lang, model_dir, no_recognition, start, seconds, device,
-            mouth_file, attribute):
+@click.option(
+    "--mouth",
+    "mouth_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="JSON list of mouth_moving events: attribute each sound to a seat.",
+)
+@click.option("--attribute", is_flag=True, help="Attribute each sound to a seat from the mouth cue of the video PATH.")
+def command(
+    path, as_json, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file, attribute
+):
     """Report hum, mumble and table talk (TV shows, games, sport) in PATH: a WAV file, a
     video's audio track, or `mic` for the live microphone."""
     with exit_on_error(2, as_json):
-        result = _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, device,
-                      mouth_file, attribute)
+        result = _run(
+            path, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file, attribute
+        )
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
-    click.echo(f"{result['source']}: {result['duration']:.1f} s, noise floor "
-               f"{result['noise_floor_db']:.1f} dBFS")
+    click.echo(f"{result['source']}: {result['duration']:.1f} s, noise floor {result['noise_floor_db']:.1f} dBFS")
     for note in result["notes"]:
         click.echo(f"note: {note}")
     for w in result.get("windows", []):
@@ -69,13 +88,13 @@ def command(path, as_json, show_windows, lang, model_dir, no_recognition, start,
         click.echo("no audible signal")
     for e in result["events"]:
         words = e["evidence"].get("words")
-        click.echo(f"{e['start']:7.2f}-{e['end']:7.2f}  {e['signal']:<11} {e['player']:<10} "
-                   f"conf {e['confidence']:.2f}{' (unsure)' if e['unsure'] else ''}"
-                   + (f"  \"{words}\"" if words else ""))
+        click.echo(
+            f"{e['start']:7.2f}-{e['end']:7.2f}  {e['signal']:<11} {e['player']:<10} "
+            f"conf {e['confidence']:.2f}{' (unsure)' if e['unsure'] else ''}" + (f'  "{words}"' if words else "")
+        )
 
 
-def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file,
-         attribute):
+def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file, attribute):
     from vision.audio import sources  # deferred: vision.audio loads NumPy; --help starts without it
     from vision.audio.attribute import attribute as attribute_events  # deferred: vision.audio loads NumPy
     from vision.audio.pipeline import AudioListener  # deferred: vision.audio loads NumPy
@@ -100,9 +119,14 @@ def _run(path, show_windows, lang, model_dir, no_recognition, start, seconds, de
         events = attribute_events(events, _load_mouth(mouth_file))
     elif attribute:
         events = attribute_events(events, _mouth_from_video(path))
-    out = {"source": clip.source, "start": round(clip.start, 3), "duration": round(clip.duration, 3),
-           "noise_floor_db": round(analysis.noise_floor_db, 2), "notes": notes,
-           "events": [e.to_dict() for e in events]}
+    out = {
+        "source": clip.source,
+        "start": round(clip.start, 3),
+        "duration": round(clip.duration, 3),
+        "noise_floor_db": round(analysis.noise_floor_db, 2),
+        "notes": notes,
+        "events": [e.to_dict() for e in events],
+    }
     if show_windows:
         out["windows"] = [w.to_dict() for w in analysis.windows]
     return out

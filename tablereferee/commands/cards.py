@@ -37,8 +37,9 @@ def draw_cards(image, cards):
         if d["face_up"] and d["label"] == "unknown":
             colour = (0, 165, 255)
         cv2.polylines(out, [quad.astype(np.int32)], True, colour, max(1, int(2 * scale)), cv2.LINE_AA)
-        cv2.line(out, tuple(quad[0].astype(int)), tuple(quad[1].astype(int)), colour, max(2, int(5 * scale)),
-                 cv2.LINE_AA)
+        cv2.line(
+            out, tuple(quad[0].astype(int)), tuple(quad[1].astype(int)), colour, max(2, int(5 * scale)), cv2.LINE_AA
+        )
         text = d["label"] if d["face_up"] else "face down"
         if d["face_up"] and d["label"] != "unknown":
             text += f" {d['confidence']:.2f}"
@@ -103,25 +104,44 @@ def _text_lines(rec: dict) -> list[str]:
 
 @click.command("cards")
 @click.argument("path")
-@click.option("--deck", "deck_name", default=None,
-              help="Deck to identify against: built in (beccato, italian, french52, french40, or DECK:DESIGN) "
-                   "or enrolled with `referee enroll-deck`. Without it cards are found but not named.")
-@click.option("--decks-dir", type=click.Path(file_okay=False), default=None,
-              help="Folder of enrolled decks (default ~/.local/share/table-referee/decks).")
+@click.option(
+    "--deck",
+    "deck_name",
+    default=None,
+    help="Deck to identify against: built in (beccato, italian, french52, french40, or DECK:DESIGN) "
+    "or enrolled with `referee enroll-deck`. Without it cards are found but not named.",
+)
+@click.option(
+    "--decks-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder of enrolled decks (default ~/.local/share/table-referee/decks).",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per frame (JSON Lines).")
-@click.option("--overlay", "overlay", type=click.Path(dir_okay=False), default=None,
-              help="Write the picture or video with the cards drawn.")
+@click.option(
+    "--overlay",
+    "overlay",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the picture or video with the cards drawn.",
+)
 @click.option("--model", type=click.Path(dir_okay=False), default=None, help="Card detector ONNX model.")
 @click.option("--conf", type=float, default=0.25, show_default=True, help="Detector confidence threshold.")
-@click.option("--zones", "zones_file", type=click.Path(dir_okay=False), default=None,
-              help="Table layout JSON (zones in table coordinates; see vision/cards/zones.py).")
+@click.option(
+    "--zones",
+    "zones_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Table layout JSON (zones in table coordinates; see vision/cards/zones.py).",
+)
 @click.option("--seats", default=None, help="Comma-separated players clockwise from the camera side: default zones.")
 @click.option("--possible", default=None, help="Comma-separated card ids still possible (resolves near ties).")
 @click.option("--every", type=click.IntRange(min=1), default=1, show_default=True, help="Read every Nth frame.")
 @click.option("--max-frames", type=click.IntRange(min=1), default=None, help="Stop after N frames read.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="onnxruntime threads.")
-def command(path, deck_name, decks_dir, as_json, overlay, model, conf, zones_file, seats, possible,
-            every, max_frames, threads):
+def command(
+    path, deck_name, decks_dir, as_json, overlay, model, conf, zones_file, seats, possible, every, max_frames, threads
+):
     """Read the cards in PATH: an image, a video file or a camera index (0, 1...)."""
     from vision.cards.detector import CardDetector  # deferred: loads OpenCV; --help starts without it
     from vision.cards.reader import CardReader  # deferred: loads OpenCV
@@ -133,8 +153,11 @@ def command(path, deck_name, decks_dir, as_json, overlay, model, conf, zones_fil
     writer = None
     try:
         deck = load_deck(deck_name, decks_dir) if deck_name else None
-        layout = TableLayout.load(zones_file) if zones_file else (
-            TableLayout.default([s.strip() for s in seats.split(",") if s.strip()]) if seats else None)
+        layout = (
+            TableLayout.load(zones_file)
+            if zones_file
+            else (TableLayout.default([s.strip() for s in seats.split(",") if s.strip()]) if seats else None)
+        )
         source = open_frames(path)
         detector = CardDetector(model, conf=conf, threads=threads)
         tracker = CardTracker(frame_rate=(source.fps or 25.0) / every) if source.kind != "image" else None

@@ -92,8 +92,12 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
         violation = result.violation
         assert violation is not None
         report.update(
-            {"entry": result.violation_entry, "violation": violation.name,
-             "message": violation.message, "details": jsonable(violation.details)}
+            {
+                "entry": result.violation_entry,
+                "violation": violation.name,
+                "message": violation.message,
+                "details": jsonable(violation.details),
+            }
         )
     if as_json:
         report["state"] = jsonable(result.state.snapshot())

@@ -26,7 +26,9 @@ def command(session, entry, before, after, out, no_landmarks):
     with exit_on_error():
         result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks)
     click.echo(f"dispute package: {result['folder']}")
-    click.echo(f"  clip.mp4 ({result['clip_frames']} frames, {result['window'][0]:.1f}-{result['window'][1]:.1f} s),"
-               f" excerpt.jsonl, reasoning.md, package.json")
+    click.echo(
+        f"  clip.mp4 ({result['clip_frames']} frames, {result['window'][0]:.1f}-{result['window'][1]:.1f} s),"
+        f" excerpt.jsonl, reasoning.md, package.json"
+    )
     for r in result["reasoning"]:
         click.echo(f"  {r.get('type')}: {r.get('reasoning') or r.get('reason')}")

@@ -27,8 +27,13 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 
 @click.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), help="session folder (default sessions/demo-TIME)")
-@click.option("--source", type=click.Path(file_okay=False), default=str(DEMO), show_default=False,
-              help="the recorded session to referee (default: the bundled demo)")
+@click.option(
+    "--source",
+    type=click.Path(file_okay=False),
+    default=str(DEMO),
+    show_default=False,
+    help="the recorded session to referee (default: the bundled demo)",
+)
 @click.option("--finder", type=click.Choice(["detector", "detector+outline", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
 @click.option("--threads", type=int, default=None)
@@ -45,15 +50,19 @@ def command(out, source, finder, model, threads, no_clip, quiet):
         config = TableConfig.from_manifest(src.manifest, finder=finder, model=model)
         out_dir = Path(out) if out else default_session_path("demo")
         if not quiet:
-            click.echo(f"refereeing {src.path} ({config.game}, players {', '.join(config.setup['players'])}; "
-                       f"cards found by the {config.finder} finder, read against the {config.deck} templates)")
+            click.echo(
+                f"refereeing {src.path} ({config.game}, players {', '.join(config.setup['players'])}; "
+                f"cards found by the {config.finder} finder, read against the {config.deck} templates)"
+            )
         echo = None if quiet else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
         result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo)
     session = result.session
     click.echo("")
     click.echo(session.engine.render(session.state))
-    click.echo(f"\nsession folder: {result.folder.path}   ({result.seconds:.1f} s to referee "
-               f"{result.duration:.1f} s of recording: {result.seconds / max(result.duration, 1e-9):.2f}x real time)")
+    click.echo(
+        f"\nsession folder: {result.folder.path}   ({result.seconds:.1f} s to referee "
+        f"{result.duration:.1f} s of recording: {result.seconds / max(result.duration, 1e-9):.2f}x real time)"
+    )
     actions = [{"source": e.source, **e.payload["action"]} for e in session.log.entries if e.kind == "action"]
     code = 0
     expected_file = src.path / "expected.json"
@@ -71,14 +80,22 @@ def command(out, source, finder, model, threads, no_clip, quiet):
                 if a not in expected["actions"]:
                     click.echo(f"  extra:  {a}")
     if not no_clip:
-        target = next((e.seq for e in session.log.entries
-                       if e.kind == "action" and e.payload["action"].get("kind") in ("reveal", "play")), None)
+        target = next(
+            (
+                e.seq
+                for e in session.log.entries
+                if e.kind == "action" and e.payload["action"].get("kind") in ("reveal", "play")
+            ),
+            None,
+        )
         target = target or next((e.seq for e in session.log.entries if e.kind == "action"), None)
         if target is not None:
             try:
                 package = make_dispute(result.folder.path, target)
-                click.echo(f"dispute package for entry {target}: {package['folder']} "
-                           f"(clip.mp4, excerpt.jsonl, reasoning.md, package.json)")
+                click.echo(
+                    f"dispute package for entry {target}: {package['folder']} "
+                    f"(clip.mp4, excerpt.jsonl, reasoning.md, package.json)"
+                )
             except RefereeError as exc:
                 click.echo(f"dispute clip: {exc}", err=True)
     session.close()

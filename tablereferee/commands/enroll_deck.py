@@ -19,17 +19,38 @@ from tablereferee.commands._errors import echo_error
 @click.command("enroll-deck")
 @click.argument("name")
 @click.argument("photos", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--base", default=None,
-              help="The deck the printing follows (beccato, italian, french52, french40): "
-                   "the card ids and the guided order come from it.")
-@click.option("--cards", "cards", default=None,
-              help="Comma-separated card ids in photo order (default: --base's order, or the photo file names).")
-@click.option("--per-photo", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Cards on each photo (a sheet), read in rows, left to right.")
-@click.option("--back", "backs", multiple=True, type=click.Path(dir_okay=False),
-              help="A photo of the deck's back (repeatable): face-down cards are then recognised as backs.")
-@click.option("--decks-dir", type=click.Path(file_okay=False), default=None,
-              help="Where enrolled decks live (default ~/.local/share/table-referee/decks).")
+@click.option(
+    "--base",
+    default=None,
+    help="The deck the printing follows (beccato, italian, french52, french40): "
+    "the card ids and the guided order come from it.",
+)
+@click.option(
+    "--cards",
+    "cards",
+    default=None,
+    help="Comma-separated card ids in photo order (default: --base's order, or the photo file names).",
+)
+@click.option(
+    "--per-photo",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cards on each photo (a sheet), read in rows, left to right.",
+)
+@click.option(
+    "--back",
+    "backs",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="A photo of the deck's back (repeatable): face-down cards are then recognised as backs.",
+)
+@click.option(
+    "--decks-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where enrolled decks live (default ~/.local/share/table-referee/decks).",
+)
 @click.option("--replace", is_flag=True, help="Replace a deck of the same name.")
 @click.option("--model", type=click.Path(dir_okay=False), default=None, help="Card detector ONNX model.")
 @click.option("--guide", "show_guide", is_flag=True, help="Print the order of the photos and exit.")
@@ -51,8 +72,17 @@ def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, mod
             if model:
                 raise
             detector = None  # the contour finder alone
-        result = enroll_deck(name, photos, base=base, labels=labels, per_photo=per_photo,
-                             back_photos=backs, detector=detector, decks_dir=decks_dir, replace=replace)
+        result = enroll_deck(
+            name,
+            photos,
+            base=base,
+            labels=labels,
+            per_photo=per_photo,
+            back_photos=backs,
+            detector=detector,
+            decks_dir=decks_dir,
+            replace=replace,
+        )
     except RefereeError as exc:
         echo_error(exc, as_json)
         if not as_json:

@@ -56,9 +56,14 @@ def print_decision(d: Decision) -> None:
 @click.command("live")
 @click.option("--table", "table", type=click.Path(dir_okay=False), help="table file (session manifest JSON)")
 @click.option("--from", "from_session", type=click.Path(file_okay=False), help="take the table from a session folder")
-@click.option("--camera", "cameras", multiple=True, metavar="NAME=SOURCE",
-              help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable); "
-                   "default with --from: every camera recorded in that session, played at its speed")
+@click.option(
+    "--camera",
+    "cameras",
+    multiple=True,
+    metavar="NAME=SOURCE",
+    help="a camera: webcam index, video file, stream URL or recorded camera folder (repeatable); "
+    "default with --from: every camera recorded in that session, played at its speed",
+)
 @click.option("--out", type=click.Path(file_okay=False), help="session folder to write (default sessions/GAME-TIME)")
 @click.option("--finder", type=click.Choice(["detector", "detector+outline", "contour"]), help="how cards are found")
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
@@ -68,11 +73,28 @@ def print_decision(d: Decision) -> None:
 @click.option("--fast", is_flag=True, help="read video files as fast as possible instead of at their speed")
 @click.option("--no-record", is_flag=True, help="do not record the video")
 @click.option("--mic", "mic", default=None, help="table microphone: device index or name (recorded and listened to)")
-@click.option("--segment-seconds", type=float, default=10.0, show_default=True,
-              help="length of the recorded video segments (a crash loses at most one)")
-def command(table: str | None, from_session: str | None, cameras: tuple[str, ...], out: str | None,
-            finder: str | None, model: str | None, threshold: float | None, duration: float | None,
-            threads: int | None, fast: bool, no_record: bool, segment_seconds: float, mic: str | None) -> None:
+@click.option(
+    "--segment-seconds",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="length of the recorded video segments (a crash loses at most one)",
+)
+def command(
+    table: str | None,
+    from_session: str | None,
+    cameras: tuple[str, ...],
+    out: str | None,
+    finder: str | None,
+    model: str | None,
+    threshold: float | None,
+    duration: float | None,
+    threads: int | None,
+    fast: bool,
+    no_record: bool,
+    segment_seconds: float,
+    mic: str | None,
+) -> None:
     """Referee a live table from its cameras and the keyboard, and record the session."""
     from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
     from tablereferee.run import run_live  # deferred: loads OpenCV; --help starts without it
@@ -92,9 +114,19 @@ def command(table: str | None, from_session: str | None, cameras: tuple[str, ...
         specs[name] = int(spec) if spec.isdigit() and not Path(spec).exists() else spec
     out_dir = Path(out) if out else default_session_path(config.game)
     with exit_on_error(EXIT_UNREADABLE):
-        result = run_live(specs, out_dir, config, keyboard=sys.stdin, paced=not fast, duration=duration,
-                          threads=threads, record=not no_record, echo=print_decision,
-                          segment_seconds=segment_seconds, microphone=mic)
+        result = run_live(
+            specs,
+            out_dir,
+            config,
+            keyboard=sys.stdin,
+            paced=not fast,
+            duration=duration,
+            threads=threads,
+            record=not no_record,
+            echo=print_decision,
+            segment_seconds=segment_seconds,
+            microphone=mic,
+        )
     result.session.close()
     click.echo(result.session.engine.render(result.session.state))
     click.echo(f"session: {result.folder.path}  ({json.dumps(result.summary())})")

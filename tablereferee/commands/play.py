@@ -171,12 +171,22 @@ def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="A table option (repeatable).")
 @click.option("--variant", help="Shorthand for --option variant=NAME.")
 @click.option("--seed", type=int, help="Seed of a simulated deal (full knowledge).")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=str),
-              help="The session log to write (default: sessions/<game>-<time>.db).")
-@click.option("--script", type=click.Path(exists=True, dir_okay=False, path_type=str),
-              help="Read the commands (and an optional '---' YAML setup block) from FILE.")
-@click.option("--resume", type=click.Path(dir_okay=False, path_type=str),
-              help="Continue a log (SQLite: appended in place; JSON lines: imported into --log).")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="The session log to write (default: sessions/<game>-<time>.db).",
+)
+@click.option(
+    "--script",
+    type=click.Path(exists=True, dir_okay=False, path_type=str),
+    help="Read the commands (and an optional '---' YAML setup block) from FILE.",
+)
+@click.option(
+    "--resume",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Continue a log (SQLite: appended in place; JSON lines: imported into --log).",
+)
 @click.option("--stop-on-error", is_flag=True, help="In a script, stop at the first rejected line.")
 @click.option("--quiet", is_flag=True, help="Show the table only at the start and the end.")
 def command(

@@ -73,9 +73,11 @@ def command(session, out, reuse, finder, model, threshold, threads, quiet, as_js
                 click.echo(f"same log as {src.log_path}: {cmp['entries'][0]} entries, {cmp['actions'][0]} actions")
             else:
                 d = cmp["first_difference"]
-                click.echo(f"the logs differ from entry {d['entry']} "
-                           f"({cmp['entries'][0]} vs {cmp['entries'][1]} entries); "
-                           f"{'same' if cmp['same_actions'] else 'DIFFERENT'} actions")
+                click.echo(
+                    f"the logs differ from entry {d['entry']} "
+                    f"({cmp['entries'][0]} vs {cmp['entries'][1]} entries); "
+                    f"{'same' if cmp['same_actions'] else 'DIFFERENT'} actions"
+                )
                 for a in cmp["only_original"]:
                     click.echo(f"  only in the original: {a}")
                 for a in cmp["only_replay"]:

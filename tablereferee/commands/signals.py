@@ -16,23 +16,42 @@ from referee.core import RefereeError
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (events, and landmarks with --landmarks).")
 @click.option("--landmarks", is_flag=True, help="Also print the per-frame landmarks.")
-@click.option("--overlay", type=click.Path(dir_okay=False),
-              help="Write OUT.mp4 with landmarks, seats and events drawn.")
-@click.option("--calibration", "calibration_path", type=click.Path(dir_okay=False),
-              help="A table calibration JSON (seats, table lines); proposed from the first seconds when absent.")
+@click.option(
+    "--overlay", type=click.Path(dir_okay=False), help="Write OUT.mp4 with landmarks, seats and events drawn."
+)
+@click.option(
+    "--calibration",
+    "calibration_path",
+    type=click.Path(dir_okay=False),
+    help="A table calibration JSON (seats, table lines); proposed from the first seconds when absent.",
+)
 @click.option("--save-calibration", type=click.Path(dir_okay=False), help="Write the calibration used (to edit it).")
 @click.option("--names", help="Comma-separated player names for proposed seats (left to right).")
 @click.option("--mirrored", is_flag=True, help="The source is a mirrored (selfie) view.")
 @click.option("--fps", type=float, default=10.0, show_default=True, help="Frames per second to analyse.")
 @click.option("--free", "free_path", type=click.Path(dir_okay=False), help="A learnt Free Signal JSON to look for.")
 @click.option("--max-frames", type=int, help="Stop after this many frames (cameras).")
-@click.option("--learn-free", type=click.Path(dir_okay=False),
-              help="Learn a Free Signal from 3-5 demonstration SOURCEs and write it to this JSON.")
+@click.option(
+    "--learn-free",
+    type=click.Path(dir_okay=False),
+    help="Learn a Free Signal from 3-5 demonstration SOURCEs and write it to this JSON.",
+)
 @click.option("--player", help="With --learn-free: the seat whose gesture is learnt (default: the first).")
-def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: str | None,
-            calibration_path: str | None, save_calibration: str | None, names: str | None, mirrored: bool,
-            fps: float, free_path: str | None, max_frames: int | None, learn_free: str | None,
-            player: str | None) -> None:
+def command(
+    sources: tuple[str, ...],
+    as_json: bool,
+    landmarks: bool,
+    overlay: str | None,
+    calibration_path: str | None,
+    save_calibration: str | None,
+    names: str | None,
+    mirrored: bool,
+    fps: float,
+    free_path: str | None,
+    max_frames: int | None,
+    learn_free: str | None,
+    player: str | None,
+) -> None:
     """Recognise the Beccato! body signals (touches, raised hands, elbows, taps, winks, moving
     mouths) in SOURCE: an image, a video file or a camera index. With --learn-free, the SOURCEs
     are 3-5 recordings of a team's own gesture."""
@@ -54,8 +73,13 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
         if max_frames is None and source.isdigit():
             max_frames = 300
         frames, calibration = landmarks_from_media(
-            source, calibration, fps=fps, names=names.split(",") if names else None, mirrored=mirrored,
-            max_frames=max_frames)
+            source,
+            calibration,
+            fps=fps,
+            names=names.split(",") if names else None,
+            mirrored=mirrored,
+            max_frames=max_frames,
+        )
         events = detect_signals(frames, calibration, free=free)
         if save_calibration:
             calibration.save(save_calibration)
@@ -65,8 +89,12 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
         raise click.ClickException(f"{exc.name}: {exc.message}") from None
 
     if as_json:
-        out = {"source": source, "calibration": calibration.to_dict(), "problems": calibration.status(),
-               "events": [e.to_dict() for e in events]}
+        out = {
+            "source": source,
+            "calibration": calibration.to_dict(),
+            "problems": calibration.status(),
+            "events": [e.to_dict() for e in events],
+        }
         if landmarks:
             out["landmarks"] = [f.to_dict() for f in frames]
         json.dump(out, sys.stdout)
@@ -78,8 +106,10 @@ def command(sources: tuple[str, ...], as_json: bool, landmarks: bool, overlay: s
         for f in frames:
             parts = []
             for p in f.persons:
-                parts.append(f"{p.seat}: face={'yes' if p.face is not None else 'no'} "
-                             f"pose={'yes' if p.pose is not None else 'no'} hands={','.join(sorted(p.hands)) or '-'}")
+                parts.append(
+                    f"{p.seat}: face={'yes' if p.face is not None else 'no'} "
+                    f"pose={'yes' if p.pose is not None else 'no'} hands={','.join(sorted(p.hands)) or '-'}"
+                )
             click.echo(f"{f.t:7.2f}s  " + "; ".join(parts))
     if not events:
         click.echo("no signal seen")
@@ -104,8 +134,16 @@ def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
         learnt.save(out)
     except RefereeError as exc:
         raise click.ClickException(f"{exc.name}: {exc.message}") from None
-    click.echo(json.dumps({"free_signal": out, "demonstrations": len(sources), "threshold": round(learnt.threshold, 4),
-                           "template_lengths": [len(t) for t in learnt.templates]}))
+    click.echo(
+        json.dumps(
+            {
+                "free_signal": out,
+                "demonstrations": len(sources),
+                "threshold": round(learnt.threshold, 4),
+                "template_lengths": [len(t) for t in learnt.templates],
+            }
+        )
+    )
 
 
 def _write_overlay(source, frames, calibration, events, path, max_frames) -> None:

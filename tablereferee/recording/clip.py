@@ -68,8 +68,10 @@ def _describe(entry: Entry) -> str:
         if kind == "cards":
             return f"cards in {p['zone']}: {', '.join(p['cards']) or 'none'} (confidences {p['confidences']})"
         if kind == "signal":
-            return (f"signal {p['signal']} by {p['player']} {p['start']:.2f}-{p['end']:.2f} s, confidence "
-                    f"{p['confidence']}{' (unsure)' if p.get('unsure') else ''}")
+            return (
+                f"signal {p['signal']} by {p['player']} {p['start']:.2f}-{p['end']:.2f} s, confidence "
+                f"{p['confidence']}{' (unsure)' if p.get('unsure') else ''}"
+            )
         if kind in ("decision", "ask"):
             return f"{kind} by rule `{p['rule']}` (confidence {p['confidence']}): {p['reasoning']}"
         if kind == "flag":
@@ -77,8 +79,9 @@ def _describe(entry: Entry) -> str:
         if kind == "camera":
             return f"camera {p['camera']} {'back' if p['ok'] else 'lost'} {p.get('reason', '')}"
         if kind == "motion":
-            return (f"{p['card']} came into {p['zone']} {p['kind']} (confidence {p['confidence']}): "
-                    f"{p.get('reason', '')}")
+            return (
+                f"{p['card']} came into {p['zone']} {p['kind']} (confidence {p['confidence']}): {p.get('reason', '')}"
+            )
         if kind == "answer":
             return f"answer to ask #{p['ask']}: {'yes' if p['accepted'] else 'no'}"
         return f"observation {kind}"
@@ -87,8 +90,14 @@ def _describe(entry: Entry) -> str:
     return f"{entry.kind}: {p}"
 
 
-def make_dispute(session: str | Path, entry: int, before: float = 3.0, after: float = 3.0,
-                 out: str | Path | None = None, draw_landmarks: bool = True) -> dict[str, Any]:
+def make_dispute(
+    session: str | Path,
+    entry: int,
+    before: float = 3.0,
+    after: float = 3.0,
+    out: str | Path | None = None,
+    draw_landmarks: bool = True,
+) -> dict[str, Any]:
     folder = SessionFolder.open(session)
     contents = read_log(folder.log_path)
     if not 1 <= entry <= len(contents.entries):
@@ -113,36 +122,61 @@ def make_dispute(session: str | Path, entry: int, before: float = 3.0, after: fl
     frames = _render_clip(folder, contents.entries, origin, t0, t1, clip, entry, draw_landmarks)
     models = folder.manifest.get("models", {})
     package = {
-        "session": str(folder.path), "entry": target.to_dict(), "time": round(t_event, 3),
+        "session": str(folder.path),
+        "entry": target.to_dict(),
+        "time": round(t_event, 3),
         "window": [round(t0, 3), round(t1, 3)],
         "reasoning": [r.payload for r in reasons],
         "confidence": target.confidence,
         "evidence_entries": evidence_seqs,
         "confidences": {e.seq: e.confidence for e in excerpt if e.confidence is not None},
-        "models": models, "versions": folder.manifest.get("versions", {}),
-        "engine_version": contents.header.engine_version, "game": contents.header.game,
+        "models": models,
+        "versions": folder.manifest.get("versions", {}),
+        "engine_version": contents.header.engine_version,
+        "game": contents.header.game,
         "files": {"clip": clip.name if frames else None, "excerpt": "excerpt.jsonl", "reasoning": "reasoning.md"},
         "clip_frames": frames,
     }
     (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    lines = [f"# Entry {entry} of {folder.path.name}", "",
-             f"At {t_event:.2f} s on the session clock: {_describe(target)}.", ""]
+    lines = [
+        f"# Entry {entry} of {folder.path.name}",
+        "",
+        f"At {t_event:.2f} s on the session clock: {_describe(target)}.",
+        "",
+    ]
     if reasons:
         lines += ["## Why", ""] + [f"- #{r.seq}: {_describe(r)}" for r in reasons] + [""]
     if evidence:
-        lines += ["## Evidence", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}"
-                                        for e in evidence] + [""]
+        lines += (
+            ["## Evidence", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in evidence] + [""]
+        )
     lines += ["## Around it", ""] + [f"- #{e.seq} at {e.time - origin:.2f} s: {_describe(e)}" for e in window] + [""]
-    lines += ["## Models", "", "```json", json.dumps(models, indent=1), "```", "",
-              f"Game engine: {contents.header.game} {contents.header.engine_version}.",
-              f"Clip: {clip.name} ({frames} frames, {t0:.1f}-{t1:.1f} s)." if frames else
-              "Clip: no video was recorded in this window."]
+    lines += [
+        "## Models",
+        "",
+        "```json",
+        json.dumps(models, indent=1),
+        "```",
+        "",
+        f"Game engine: {contents.header.game} {contents.header.engine_version}.",
+        f"Clip: {clip.name} ({frames} frames, {t0:.1f}-{t1:.1f} s)."
+        if frames
+        else "Clip: no video was recorded in this window.",
+    ]
     (out_dir / "reasoning.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {"folder": str(out_dir), **package}
 
 
-def _render_clip(folder: SessionFolder, entries: list[Entry], origin: float, t0: float, t1: float,
-                 path: Path, entry: int, draw_landmarks: bool) -> int:
+def _render_clip(
+    folder: SessionFolder,
+    entries: list[Entry],
+    origin: float,
+    t0: float,
+    t1: float,
+    path: Path,
+    entry: int,
+    draw_landmarks: bool,
+) -> int:
     manifest = folder.manifest
     cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
     if not cams:
@@ -171,7 +205,7 @@ def _render_clip(folder: SessionFolder, entries: list[Entry], origin: float, t0:
                 small = ins.at(t, signals)
                 h, w = small.shape[:2]
                 if y - h >= 0 and w <= canvas.shape[1]:
-                    canvas[y - h:y, canvas.shape[1] - w - 10:canvas.shape[1] - 10] = small
+                    canvas[y - h : y, canvas.shape[1] - w - 10 : canvas.shape[1] - 10] = small
                 y -= h + 10
             _banner(canvas, t, [e for e in entries if e.time - origin <= t + 1e-6], entry, signals)
             writer.write(t - t0, canvas)
@@ -196,8 +230,14 @@ def _card_reader(manifest: dict[str, Any], camera: str) -> CardStage | None:
     opts = manifest.get("options", {})
     try:
         zones = TableZones.from_list(manifest["zones"])
-        return CardStage(camera, deck=opts.get("deck", "beccato"), finder=opts.get("finder", "detector"),
-                         locate=zones.locate, fps=None, model=opts.get("model"))
+        return CardStage(
+            camera,
+            deck=opts.get("deck", "beccato"),
+            finder=opts.get("finder", "detector"),
+            locate=zones.locate,
+            fps=None,
+            model=opts.get("model"),
+        )
     except (RefereeError, KeyError, ValueError):
         return None
 
@@ -205,8 +245,9 @@ def _card_reader(manifest: dict[str, Any], camera: str) -> CardStage | None:
 class _Inset:
     """Another camera, scaled to a third of the width, with its landmarks drawn."""
 
-    def __init__(self, folder: SessionFolder, camera: str, manifest: dict[str, Any], t0: float, t1: float,
-                 landmarks: bool) -> None:
+    def __init__(
+        self, folder: SessionFolder, camera: str, manifest: dict[str, Any], t0: float, t1: float, landmarks: bool
+    ) -> None:
         self.frames = [(t, im) for t, im in read_segments(folder.camera_dir(camera)) if t0 - 1 <= t <= t1]
         self.camera = camera
         self.extractor: LandmarkExtractor | None = None
@@ -248,8 +289,16 @@ def _draw_zones(canvas: np.ndarray, zones: list[dict], camera: str) -> None:
             continue
         pts = np.array(z["polygon"], np.int32)
         cv2.polylines(canvas, [pts], True, (200, 200, 200), 1, cv2.LINE_AA)
-        cv2.putText(canvas, z["name"], (int(pts[:, 0].min()) + 6, int(pts[:, 1].min()) + 18),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.55, (230, 230, 230), 1, cv2.LINE_AA)
+        cv2.putText(
+            canvas,
+            z["name"],
+            (int(pts[:, 0].min()) + 6, int(pts[:, 1].min()) + 18),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.55,
+            (230, 230, 230),
+            1,
+            cv2.LINE_AA,
+        )
 
 
 def _draw_cards(canvas: np.ndarray, dets) -> None:
@@ -265,8 +314,9 @@ def _draw_cards(canvas: np.ndarray, dets) -> None:
         cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
 
 
-def _banner(canvas: np.ndarray, t: float, so_far: list[Entry], entry: int,
-            signals: Sequence[Mapping[str, Any]]) -> None:
+def _banner(
+    canvas: np.ndarray, t: float, so_far: list[Entry], entry: int, signals: Sequence[Mapping[str, Any]]
+) -> None:
     h, w = canvas.shape[:2]
     cv2.rectangle(canvas, (0, h - 64), (w, h), (0, 0, 0), -1)
     last = [e for e in so_far if e.kind in ("action", "correction") or e.payload.get("type") in ("flag", "ask")][-2:]
@@ -275,8 +325,9 @@ def _banner(canvas: np.ndarray, t: float, so_far: list[Entry], entry: int,
     live = [s for s in signals if s["start"] <= t <= s["end"] + 0.5]
     sig = "  ".join(f"{s['player']}: {s['signal']} {s['confidence']:.2f}" for s in live)
     mark = f"[entry #{entry}]" if any(e.seq == entry for e in so_far) else ""
-    cv2.putText(canvas, f"{mark} {sig}"[:150], (10, h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 255), 1,
-                cv2.LINE_AA)
+    cv2.putText(
+        canvas, f"{mark} {sig}"[:150], (10, h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 255), 1, cv2.LINE_AA
+    )
 
 
 def _short(e: Entry) -> str:

@@ -86,8 +86,14 @@ class SegmentWriter:
     segment's start), so a camera that skipped frames or ran at 7 fps is replayed at the right
     moments. Thread-safe (a grabber thread writes while the table reads)."""
 
-    def __init__(self, folder: str | os.PathLike[str], segment_seconds: float = 10.0, crf: int = 26,
-                 preset: str = "veryfast", max_fps: float | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        segment_seconds: float = 10.0,
+        crf: int = 26,
+        preset: str = "veryfast",
+        max_fps: float | None = None,
+    ) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.segment_seconds = float(segment_seconds)
@@ -248,7 +254,7 @@ class SessionFolder:
         samples = np.zeros(int(round((end - start) * SAMPLE_RATE)) + 1, np.float32)
         for p in parts:
             i = int(round((p.start - start) * SAMPLE_RATE))
-            samples[i:i + len(p.samples)] = p.samples[: len(samples) - i]
+            samples[i : i + len(p.samples)] = p.samples[: len(samples) - i]
         return AudioClip(samples, start=start, source=str(self.audio_dir))
 
     def camera_dir(self, name: str) -> Path:

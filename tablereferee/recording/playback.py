@@ -44,8 +44,9 @@ class RecordedCamera(CaptureSource):
         return frame
 
 
-def camera_stream(name: str, folder: str | Path, lost_after: float = 2.0,
-                  end: float | None = None) -> Iterator[CameraFrame | CameraStatus]:
+def camera_stream(
+    name: str, folder: str | Path, lost_after: float = 2.0, end: float | None = None
+) -> Iterator[CameraFrame | CameraStatus]:
     last: float | None = None
     index = 0
     for t, image in read_segments(folder):

@@ -23,8 +23,7 @@ def test_one_mouth_moving():
 def test_nobody():
     (ev,) = attribute([HUM], [mouth("bruno", 20, 22)])
     assert ev.player == "unknown"
-    assert ev.evidence["who"] == {"candidates": {}, "mouth_overlap_s": {},
-                                  "attribution": "nobody's mouth moving"}
+    assert ev.evidence["who"] == {"candidates": {}, "mouth_overlap_s": {}, "attribution": "nobody's mouth moving"}
 
 
 def test_several():
@@ -46,8 +45,12 @@ def test_a_brief_twitch_is_not_a_candidate():
 
 
 def test_intervals_of_one_seat_add_up_and_other_signals_are_ignored():
-    ms = [mouth("anna", 10, 10.5), mouth("anna", 11, 11.5), mouth("anna", 12, 12.5),
-          SignalEvent("bruno", "touch_nose_left", 10, 14, 0.9)]
+    ms = [
+        mouth("anna", 10, 10.5),
+        mouth("anna", 11, 11.5),
+        mouth("anna", 12, 12.5),
+        SignalEvent("bruno", "touch_nose_left", 10, 14, 0.9),
+    ]
     assert overlaps(HUM, ms) == {"anna": pytest.approx(1.5)}
     assert attribute([HUM], ms)[0].player == "anna"
     # short moves that add up to under a quarter of the hum do not make a candidate

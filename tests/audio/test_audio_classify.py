@@ -11,9 +11,10 @@ from vision.audio.classify import CLASSES, Classifier, default_classifier, viter
 from vision.audio.sources import SAMPLE_RATE, AudioClip, load
 
 
-@pytest.mark.parametrize("name,label", [("hum.wav", "hum"), ("mumble.wav", "mumble"),
-                                        ("speech_en_tv.wav", "speech"),
-                                        ("silence_taps.wav", "silence")])
+@pytest.mark.parametrize(
+    "name,label",
+    [("hum.wav", "hum"), ("mumble.wav", "mumble"), ("speech_en_tv.wav", "speech"), ("silence_taps.wav", "silence")],
+)
 def test_fixture_windows_get_their_class(analyses, labels, name, label):
     a, b = labels[name]["content"]
     inside = [w for w in analyses[name].windows if w.start >= a - 0.05 and w.end <= b + 0.05]
@@ -130,8 +131,8 @@ def test_calibrated_noise_spectrum_keeps_a_hum_dark_in_hiss():
     measured during calibration, is taken out before the spectral balance."""
     rng = np.random.default_rng(3)
     t = np.arange(3 * SAMPLE_RATE) / SAMPLE_RATE
-    hum = sum(np.sin(2 * np.pi * 150 * k * t) / k ** 2 for k in range(1, 6))
-    hum[: SAMPLE_RATE] = 0  # the calibration second
+    hum = sum(np.sin(2 * np.pi * 150 * k * t) / k**2 for k in range(1, 6))
+    hum[:SAMPLE_RATE] = 0  # the calibration second
     hum *= 0.05 / np.sqrt(np.mean(hum[SAMPLE_RATE:] ** 2))
     noise = rng.standard_normal(len(t)) * 0.05 * 10 ** (-6 / 20)
     clip = AudioClip((hum + noise).astype(np.float32))

@@ -36,10 +36,10 @@ def test_video_track_without_recognition():
 
 
 def test_mouth_file_attributes_the_event(tmp_path):
-    mouth = [{"player": "carla", "signal": "mouth_moving", "start": 0.9, "end": 4.2,
-              "confidence": 0.9, "evidence": {}},
-             {"player": "dario", "signal": "touch_nose_left", "start": 0, "end": 5,
-              "confidence": 0.9, "evidence": {}}]
+    mouth = [
+        {"player": "carla", "signal": "mouth_moving", "start": 0.9, "end": 4.2, "confidence": 0.9, "evidence": {}},
+        {"player": "dario", "signal": "touch_nose_left", "start": 0, "end": 5, "confidence": 0.9, "evidence": {}},
+    ]
     (tmp_path / "mouth.json").write_text(json.dumps({"events": mouth}))
     r = run(fixture_path("hum.wav"), "--json", "--mouth", str(tmp_path / "mouth.json"))
     (e,) = json.loads(r.stdout)["events"]
@@ -51,11 +51,14 @@ def test_italian_without_model_says_so():
     assert r.exit_code == 0 and "note: no 'it' recognition model" in r.stdout
 
 
-@pytest.mark.parametrize("make,error", [
-    (lambda p: p.write_bytes(b""), "EmptyAudio"),
-    (lambda p: p.write_bytes(b"RIFF....WAVEjunkjunkjunk" * 20), "CorruptAudio"),
-    (None, "AudioFileNotFound"),
-])
+@pytest.mark.parametrize(
+    "make,error",
+    [
+        (lambda p: p.write_bytes(b""), "EmptyAudio"),
+        (lambda p: p.write_bytes(b"RIFF....WAVEjunkjunkjunk" * 20), "CorruptAudio"),
+        (None, "AudioFileNotFound"),
+    ],
+)
 def test_bad_files(tmp_path, make, error):
     p = tmp_path / "x.wav"
     if make:

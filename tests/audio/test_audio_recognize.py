@@ -17,8 +17,7 @@ def test_english_talk_about_sport_and_tv(analyses):
     assert "football" in sport.evidence["words"].split()
     assert {k["word"] for k in sport.evidence["keywords"]} >= {"football"}
     assert sport.evidence["language"] == "en"
-    assert all(sport.start - 0.3 <= w.start < w.end <= sport.end + 0.3
-               for w in analyses["speech_en_sport.wav"].words)
+    assert all(sport.start - 0.3 <= w.start < w.end <= sport.end + 0.3 for w in analyses["speech_en_sport.wav"].words)
 
 
 def test_game_talk_is_talking_without_a_topic(analyses):
@@ -88,8 +87,15 @@ def test_long_talk_with_two_topics_gives_two_events(monkeypatch):
         lang, source = "en", "fake"
 
         def words(self, clip):
-            said = [(2, "football"), (3, "goals"), (20, "your"), (21, "turn"), (22, "chicken"),
-                    (50, "episode"), (51, "television")]
+            said = [
+                (2, "football"),
+                (3, "goals"),
+                (20, "your"),
+                (21, "turn"),
+                (22, "chicken"),
+                (50, "episode"),
+                (51, "television"),
+            ]
             return [Word(w, clip.start + t, clip.start + t + 0.5, 0.9) for t, w in said]
 
     from vision.audio import pipeline
@@ -99,8 +105,7 @@ def test_long_talk_with_two_topics_gives_two_events(monkeypatch):
     clip = AudioClip((np.random.default_rng(0).standard_normal(n) * 0.01).astype(np.float32))
     wins = listener.classify(clip)[:2]
     evs, _ = listener._speech_events(clip, 0.0, 60.0, wins, pipeline.F.NoiseFloor(-40.0, 1.0))
-    assert [(e.signal, e.start, e.end) for e in evs] == [("talk_sport", 0.0, 5.5),
-                                                         ("talk_tv", 48.0, 53.5)]
+    assert [(e.signal, e.start, e.end) for e in evs] == [("talk_sport", 0.0, 5.5), ("talk_tv", 48.0, 53.5)]
 
 
 def test_recognizer_on_noise_too_short_for_a_word_hears_nothing():

@@ -47,6 +47,7 @@ def test_video_audio_track_matches_the_wav_it_was_made_from():
     video = sources.load(fixture_path("video_with_audio.mp4"))
     wav = sources.load(fixture_path("speech_en_sport.wav"))
     assert abs(video.duration - wav.duration) < 0.15
+
     # AAC is lossy and delays the start a little, but the loudness envelope matches once aligned
     def env(x):  # 10 ms RMS
         n = len(x) // 160
@@ -54,16 +55,19 @@ def test_video_audio_track_matches_the_wav_it_was_made_from():
 
     a, b = env(video.samples), env(wav.samples)
     n = min(len(a), len(b)) - 30
-    best = max((np.corrcoef(a[k:k + n], b[:n])[0, 1], k) for k in range(0, 20))
+    best = max((np.corrcoef(a[k : k + n], b[:n])[0, 1], k) for k in range(0, 20))
     assert best[0] > 0.9, best
     assert best[1] * 0.01 < 0.2  # the encoder's priming delay, well under 0.2 s
 
 
-@pytest.mark.parametrize("content,error", [
-    (b"", errors.EmptyAudio),
-    (b"RIFF\x24\x00\x00\x00WAVEfmt " + os.urandom(200), errors.CorruptAudio),
-    (os.urandom(4000), errors.CorruptAudio),
-])
+@pytest.mark.parametrize(
+    "content,error",
+    [
+        (b"", errors.EmptyAudio),
+        (b"RIFF\x24\x00\x00\x00WAVEfmt " + os.urandom(200), errors.CorruptAudio),
+        (os.urandom(4000), errors.CorruptAudio),
+    ],
+)
 def test_bad_files_raise_named_errors(tmp_path, content, error):
     p = tmp_path / "bad.wav"
     p.write_bytes(content)
@@ -107,6 +111,7 @@ def test_clip_must_be_mono():
 
 
 # ---- microphone: no machine running the tests is assumed to have one ------------------------
+
 
 class FakeSoundDevice:
     class PortAudioError(Exception):

@@ -6,8 +6,9 @@ import pytest
 from vision.audio import synth
 from vision.audio.sources import SAMPLE_RATE
 
-needs_tools = pytest.mark.skipif(not synth.have_tools(),
-                                 reason="espeak-ng and sox not installed (bash scripts/install-debian.sh)")
+needs_tools = pytest.mark.skipif(
+    not synth.have_tools(), reason="espeak-ng and sox not installed (bash scripts/install-debian.sh)"
+)
 
 
 def test_fitting_and_heldout_voices_do_not_overlap():
@@ -18,18 +19,20 @@ def test_fitting_and_heldout_voices_do_not_overlap():
 @needs_tools
 @pytest.mark.parametrize("label", synth.CLASSES)
 def test_make_clip_is_labelled_and_deterministic(label):
-    a = synth.make_clip(label, np.random.default_rng(5), synth.HELDOUT_VOICES_EN,
-                        synth.HELDOUT_VOICES_IT, seconds=1.5, noise="pink")
-    b = synth.make_clip(label, np.random.default_rng(5), synth.HELDOUT_VOICES_EN,
-                        synth.HELDOUT_VOICES_IT, seconds=1.5, noise="pink")
+    a = synth.make_clip(
+        label, np.random.default_rng(5), synth.HELDOUT_VOICES_EN, synth.HELDOUT_VOICES_IT, seconds=1.5, noise="pink"
+    )
+    b = synth.make_clip(
+        label, np.random.default_rng(5), synth.HELDOUT_VOICES_EN, synth.HELDOUT_VOICES_IT, seconds=1.5, noise="pink"
+    )
     assert np.array_equal(a.clip.samples, b.clip.samples)
     s, e = a.content
     assert s == synth.LEAD and e <= a.clip.duration - 0.45
     lead = a.clip.samples[: int(SAMPLE_RATE * s)]
-    body = a.clip.samples[int(SAMPLE_RATE * s): int(SAMPLE_RATE * e)]
+    body = a.clip.samples[int(SAMPLE_RATE * s) : int(SAMPLE_RATE * e)]
     if label != "silence":
         # the content stands above the room noise by about the chosen SNR
-        gain = 10 * np.log10(np.mean(body ** 2) / np.mean(lead ** 2))
+        gain = 10 * np.log10(np.mean(body**2) / np.mean(lead**2))
         assert gain > 8
     assert a.label_at(0.0, 1.0) == "silence" and a.label_at(s, min(e, s + 1.0)) == label
 

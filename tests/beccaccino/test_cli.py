@@ -43,11 +43,11 @@ def test_typed_lines_with_a_seed_refuse_a_revoke_and_keep_going(tmp_path):
     follow = [c for c in hand if c[-1] == lead[-1]]
     off = [c for c in hand if c[-1] != lead[-1]]
     assert follow and off, "seed 21 gives the second player a choice"
-    lines = [f"declare {b} coppe", f"play {b} {lead} volo", f"play {nxt} {off[0]}",
-             f"play {nxt} {follow[0]}"]
+    lines = [f"declare {b} coppe", f"play {b} {lead} volo", f"play {nxt} {off[0]}", f"play {nxt} {follow[0]}"]
     log = tmp_path / "typed.db"
-    result = run("play", "beccaccino", "--players", "A,B,C,D", "--seed", 21, "--log", log,
-                 "--script", _script(tmp_path, lines))
+    result = run(
+        "play", "beccaccino", "--players", "A,B,C,D", "--seed", 21, "--log", log, "--script", _script(tmp_path, lines)
+    )
     assert result.exit_code == EXIT_VIOLATION  # one line was rejected
     assert "rejected: Revoke" in result.output
     assert "trick 1/10" in result.output
@@ -56,8 +56,9 @@ def test_typed_lines_with_a_seed_refuse_a_revoke_and_keep_going(tmp_path):
 
 
 def test_setup_errors_exit_with_usage(tmp_path):
-    result = run("play", "beccaccino", "--players", "A,B,C", "--log", tmp_path / "x.db",
-                 "--script", _script(tmp_path, []))
+    result = run(
+        "play", "beccaccino", "--players", "A,B,C", "--log", tmp_path / "x.db", "--script", _script(tmp_path, [])
+    )
     assert result.exit_code == 2 and "BadPlayerCount" in result.output
 
 

@@ -9,8 +9,7 @@ from referee.beccaccino import ENGINE
 from tests import playthrough
 
 HERE = Path(__file__).parent / "playthroughs"
-FILES = {"seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
-                         "options": {"target": 41}}}
+FILES = {"seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7, "options": {"target": 41}}}
 
 
 def choose(state, rng):

@@ -24,9 +24,11 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
     hidden = {}
     revokes = set()  # (hand, trick, player) of the revokes really made
     if partial:  # the referee knows nothing; the "table" deals from the seed
+
         def deal():
             cards = seeded_shuffle(ITALIAN_40.cards, "table", seed, state.hand_no)
-            return {p: cards[i * 10:(i + 1) * 10] for i, p in enumerate(PLAYERS)}
+            return {p: cards[i * 10 : (i + 1) * 10] for i, p in enumerate(PLAYERS)}
+
         hidden = deal()
     steps = 0
     while not state.is_over:
@@ -44,8 +46,7 @@ def play_random_game(seed, rng, target, call_out=False, partial=False):
                 action = marafone[0] if marafone and rng.random() < 0.8 else rng.choice(plays)
             # a random card that is NOT legal must be refused and change nothing
             if state.phase == "play":
-                others = [c for c in ITALIAN_40.cards
-                          if Play(state.turn, c) not in legal]
+                others = [c for c in ITALIAN_40.cards if Play(state.turn, c) not in legal]
                 if others:
                     assert_refused(state, Play(state.turn, rng.choice(others)))
         if not partial and rng.random() < 0.2:
@@ -71,8 +72,15 @@ def probe_any(state, rng):
     one changes nothing."""
     p = rng.choice(PLAYERS + ["Nobody"])
     card = rng.choice(ITALIAN_40.cards)
-    action = rng.choice([Declare(p, rng.choice("CDSBX")), Look(p), Marafona(p),
-                         Play(p, card), Play(p, card, rng.choice(["busso", "volo", "striscio", "x"]))])
+    action = rng.choice(
+        [
+            Declare(p, rng.choice("CDSBX")),
+            Look(p),
+            Marafona(p),
+            Play(p, card),
+            Play(p, card, rng.choice(["busso", "volo", "striscio", "x"])),
+        ]
+    )
     assert_accepted_iff_legal(state, action)
 
 

@@ -279,9 +279,13 @@ def test_bad_setups_are_named(setup, error):
 
 
 def test_teams_by_name_and_options_from_the_command_line():
-    s = ENGINE.new_game({"players": PLAYERS, "teams": {"Noi": ["Anna", "Carla"],
-                                                       "Voi": ["Ben", "Dan"]},
-                         "options": {"target": "31", "dealer": "Carla"}})
+    s = ENGINE.new_game(
+        {
+            "players": PLAYERS,
+            "teams": {"Noi": ["Anna", "Carla"], "Voi": ["Ben", "Dan"]},
+            "options": {"target": "31", "dealer": "Carla"},
+        }
+    )
     assert s.team_of == {"Anna": "Noi", "Carla": "Noi", "Ben": "Voi", "Dan": "Voi"}
     assert s.options == {"target": 31, "dealer": "Carla"}
 
@@ -341,8 +345,7 @@ def test_scorekeeper_lines():
     assert p(s, "marafona Dan") == Marafona("Dan")
     assert p(s, "fuori Carla") == CallOut("Carla")
     assert p(s, "look Carla") == Look("Carla")
-    for bad in ["", "dance Anna", "play", "play Anna", "play Anna 9Z", "declare Anna",
-                "declare Anna hearts"]:
+    for bad in ["", "dance Anna", "play", "play Anna", "play Anna 9Z", "declare Anna", "declare Anna hearts"]:
         with pytest.raises(MalformedAction) as info:
             p(s, bad)
         assert info.value.details.get("hint")
@@ -361,8 +364,14 @@ def test_render_shows_the_table():
 
 
 def test_actions_round_trip_through_the_codec():
-    for action in [Declare("Anna", "D"), Look("Ben"), Play("Anna", "3D", "volo"), Play("Ben", "RC"),
-                   Marafona("Dan"), CallOut("Carla")]:
+    for action in [
+        Declare("Anna", "D"),
+        Look("Ben"),
+        Play("Anna", "3D", "volo"),
+        Play("Ben", "RC"),
+        Marafona("Dan"),
+        CallOut("Carla"),
+    ]:
         assert ENGINE.codec.from_dict(action.to_dict()) == action
 
 

@@ -45,8 +45,9 @@ def of_kind(events: Iterable[Event], kind: str) -> list[dict[str, Any]]:
     return [dict(e.data) for e in events if e.kind == kind]
 
 
-def random_game(setup: dict[str, Any], rng: random.Random, pass_bias: float = 0.9,
-                max_steps: int = 3000) -> tuple[BeccatoState, list[Action]]:
+def random_game(
+    setup: dict[str, Any], rng: random.Random, pass_bias: float = 0.9, max_steps: int = 3000
+) -> tuple[BeccatoState, list[Action]]:
     """Play a full-knowledge game choosing uniformly among legal actions, mostly passes."""
     state = ENGINE.new_game(setup)
     history: list[Action] = []

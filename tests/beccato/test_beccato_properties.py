@@ -25,8 +25,14 @@ from referee.beccato.table import alternating
 
 from .helpers import choose, fill_henhouses, new_table, play
 
-SPLITS = {4: [[2, 2]], 5: [[3, 2]], 6: [[3, 3], [2, 2, 2]], 7: [[3, 2, 2]],
-          8: [[3, 3, 2], [2, 2, 2, 2]], 9: [[3, 3, 3], [3, 2, 2, 2]]}
+SPLITS = {
+    4: [[2, 2]],
+    5: [[3, 2]],
+    6: [[3, 3], [2, 2, 2]],
+    7: [[3, 2, 2]],
+    8: [[3, 3, 2], [2, 2, 2, 2]],
+    9: [[3, 3, 3], [3, 2, 2, 2]],
+}
 ALL_SPLITS = [(n, sizes) for n, splits in SPLITS.items() for sizes in splits]
 
 
@@ -161,17 +167,19 @@ def play_and_check(setup: dict, rng: random.Random, probe_every: int = 5) -> Non
     assert again.snapshot() == state.snapshot()
 
 
-VARIANTS = st.fixed_dictionaries({
-    "pass_direction": st.sampled_from(["left", "right"]),
-    "caught_reward": st.sampled_from(["choice", "deck"]),
-    "serama_triple_counts": st.booleans(),
-    "signal_change": st.booleans(),
-    "free_signal": st.booleans(),
-    "calling_chickens": st.booleans(),
-    "egg_pyramid": st.booleans(),
-    "pyramid_level_bonus": st.booleans(),
-    "pyramid_guild_fill": st.booleans(),
-})
+VARIANTS = st.fixed_dictionaries(
+    {
+        "pass_direction": st.sampled_from(["left", "right"]),
+        "caught_reward": st.sampled_from(["choice", "deck"]),
+        "serama_triple_counts": st.booleans(),
+        "signal_change": st.booleans(),
+        "free_signal": st.booleans(),
+        "calling_chickens": st.booleans(),
+        "egg_pyramid": st.booleans(),
+        "pyramid_level_bonus": st.booleans(),
+        "pyramid_guild_fill": st.booleans(),
+    }
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -185,8 +193,11 @@ MAIN_VARIANTS = ["signal_change", "free_signal", "calling_chickens", "egg_pyrami
 
 
 @pytest.mark.parametrize("players", [5, 6])
-@pytest.mark.parametrize("flags", list(itertools.product([False, True], repeat=len(MAIN_VARIANTS))),
-                         ids=lambda f: "".join("x" if v else "-" for v in f))
+@pytest.mark.parametrize(
+    "flags",
+    list(itertools.product([False, True], repeat=len(MAIN_VARIANTS))),
+    ids=lambda f: "".join("x" if v else "-" for v in f),
+)
 def test_every_variant_combination_plays_to_the_end(players, flags):
     options = dict(zip(MAIN_VARIANTS, flags))
     seed = players * 100 + sum(2**i for i, f in enumerate(flags) if f)
@@ -228,18 +239,41 @@ def _states():
     return [partial_play, partial_reveal, full_choose]
 
 
-WORDS = ["Nicola", "Simona", "Claudia", "Reds", "Blues", "orloff", "serama", "sussex", "deck", "chick",
-         "star-1", "moon-1", "b1", "m1", "top", "hum", "free", "?", ""]
+WORDS = [
+    "Nicola",
+    "Simona",
+    "Claudia",
+    "Reds",
+    "Blues",
+    "orloff",
+    "serama",
+    "sussex",
+    "deck",
+    "chick",
+    "star-1",
+    "moon-1",
+    "b1",
+    "m1",
+    "top",
+    "hum",
+    "free",
+    "?",
+    "",
+]
 VALUES = st.one_of(
-    st.none(), st.integers(-3, 3), st.booleans(), st.sampled_from(WORDS), st.text(max_size=6),
+    st.none(),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.sampled_from(WORDS),
+    st.text(max_size=6),
     st.lists(st.sampled_from(WORDS[5:8] + ["padovana", "brahma"]), max_size=5),
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(factory=st.sampled_from(_states()), kind=st.sampled_from(sorted(ENGINE.codec.classes)),
-       data=st.data())
+@given(factory=st.sampled_from(_states()), kind=st.sampled_from(sorted(ENGINE.codec.classes)), data=st.data())
 def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, kind, data):
     state = factory()
     cls = ENGINE.codec.classes[kind]
@@ -259,9 +293,19 @@ def test_any_decoded_action_is_applied_or_named_and_never_half_applied(factory, 
 def test_every_mistyped_field_is_malformed_in_every_phase(factory):
     state = factory()
     before = state.snapshot()
-    good = {"player": "Nicola", "caller": "Nicola", "target": "Simona", "team": "Reds", "egg": "star-1",
-            "card": "orloff", "breed": "orloff", "cards": ["orloff"] * 3, "source": "deck", "place": "b2",
-            "signal": "hum"}
+    good = {
+        "player": "Nicola",
+        "caller": "Nicola",
+        "target": "Simona",
+        "team": "Reds",
+        "egg": "star-1",
+        "card": "orloff",
+        "breed": "orloff",
+        "cards": ["orloff"] * 3,
+        "source": "deck",
+        "place": "b2",
+        "signal": "hum",
+    }
     for kind, cls in ENGINE.codec.classes.items():
         for field in dataclasses.fields(cls):
             for bad in ([], ["x"], 3, {"a": 1}, [1, 2, 3]):

@@ -23,12 +23,16 @@ def test_the_three_narratives_at_a_real_table():
     assert state.waiting_for() == {"step": "play", "holder": "Nicola"}
 
     # 1. Nicola thinks Claudia winked: Coccodé. Claudia holds three Orloff.
-    events = play(state, [
-        "pass Nicola", "pass Simona",  # the cards travel: Nicola to Simona, Simona to Claudia
-        "coccode Nicola",
-        "reveal Claudia orloff orloff orloff",
-        "reveal Cecilia padovana brahma serama",
-    ])
+    events = play(
+        state,
+        [
+            "pass Nicola",
+            "pass Simona",  # the cards travel: Nicola to Simona, Simona to Claudia
+            "coccode Nicola",
+            "reveal Claudia orloff orloff orloff",
+            "reveal Cecilia padovana brahma serama",
+        ],
+    )
     resolved = of_kind(events, "call_resolved")[0]
     assert resolved["correct"] and resolved["awarded_to"] == ["Reds"]
     assert eggs(state, "Reds") == ["moon-1"]  # the egg of the Orloff henhouse
@@ -39,11 +43,14 @@ def test_the_three_narratives_at_a_real_table():
     assert (state.round, state.dealer) == (2, "Simona")
 
     # 2. New round: Mariano calls Coccodé wrongly; the opposing team draws from the deck.
-    events = play(state, [
-        "Coccodè Mariano",
-        "reveal Simona orloff padovana brahma",
-        "reveal Federico orloff padovana cocincina",
-    ])
+    events = play(
+        state,
+        [
+            "Coccodè Mariano",
+            "reveal Simona orloff padovana brahma",
+            "reveal Federico orloff padovana cocincina",
+        ],
+    )
     assert of_kind(events, "call_resolved")[0]["correct"] is False
     assert state.waiting_for() == {"step": "draw", "to": "team", "team": "Reds"}
     play(state, ["egg deck star-1"])  # Nicola draws the top of the egg deck
@@ -106,8 +113,9 @@ def test_chicchirichi_after_receiving_the_fourth_serama():
     for _ in range(5):
         play(state, [f"egg {state.deck[0]}"])
     top = state.deck[0]
-    events = play(state, ["pass Nicola serama", "chicchirichi Simona",
-                          "reveal Simona serama serama serama serama", f"egg {top}"])
+    events = play(
+        state, ["pass Nicola serama", "chicchirichi Simona", "reveal Simona serama serama serama serama", f"egg {top}"]
+    )
     assert of_kind(events, "call_resolved")[0]["correct"]
     assert eggs(state, "Blues") == [top]
 
@@ -124,10 +132,12 @@ def test_wrong_chicchirichi_gives_every_opposing_team_an_egg():
 
 
 def three_team_table():
-    return ENGINE.new_game({
-        "players": ["A1", "B1", "C1", "A2", "B2", "C2"],
-        "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
-    })
+    return ENGINE.new_game(
+        {
+            "players": ["A1", "B1", "C1", "A2", "B2", "C2"],
+            "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
+        }
+    )
 
 
 # The three Egg Pyramid totals. Guild symbol of the team: "star"; others: "dollar".
@@ -136,15 +146,27 @@ OTHER = ["dollar-1", "dollar-2", "dollar-3"]
 
 
 def test_pyramid_simona_24():
-    slots = {"b1": Card(OWN[0]), "b2": Card(OWN[1]), "b3": Card(OWN[2]),
-             "m1": Card(OTHER[0]), "m2": Card(OTHER[1]), "top": Card("chick")}
+    slots = {
+        "b1": Card(OWN[0]),
+        "b2": Card(OWN[1]),
+        "b3": Card(OWN[2]),
+        "m1": Card(OTHER[0]),
+        "m2": Card(OTHER[1]),
+        "top": Card("chick"),
+    }
     # (2+2+2) x 2 + (1+1) + 5 x 2
     assert pyramid_score(slots, "star").points == 24
 
 
 def test_pyramid_nicola_9_with_face_down_eggs():
-    slots = {"b1": Card(OWN[0]), "b2": Card(OWN[1], face_up=False), "b3": Card(OTHER[0]),
-             "m1": Card(OWN[2]), "m2": Card(OTHER[1], face_up=False), "top": Card(OWN[3])}
+    slots = {
+        "b1": Card(OWN[0]),
+        "b2": Card(OWN[1], face_up=False),
+        "b3": Card(OTHER[0]),
+        "m1": Card(OWN[2]),
+        "m2": Card(OTHER[1], face_up=False),
+        "top": Card(OWN[3]),
+    }
     # 2+0+1, 2+0 (a face-down egg breaks the Level bonus), 2 x 2
     assert pyramid_score(slots, "star").points == 9
 

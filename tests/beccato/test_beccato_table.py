@@ -29,29 +29,40 @@ def table(**extra):
 def test_full_knowledge_deal_three_each_four_to_the_dealer_and_the_deck_runs_out():
     state = new_table(seed=1)
     assert {p: len(h) for p, h in state.hands.items()} == {
-        "Nicola": 4, "Simona": 3, "Claudia": 3, "Federico": 3, "Cecilia": 3, "Mariano": 3}
+        "Nicola": 4,
+        "Simona": 3,
+        "Claudia": 3,
+        "Federico": 3,
+        "Cecilia": 3,
+        "Mariano": 3,
+    }
     assert sum(map(Counter, state.hands.values()), Counter()) == Counter(
-        {"orloff": 3, "padovana": 3, "brahma": 3, "cocincina": 3, "livornese": 3, "serama": 4})
+        {"orloff": 3, "padovana": 3, "brahma": 3, "cocincina": 3, "livornese": 3, "serama": 4}
+    )
 
 
-@pytest.mark.parametrize("direction, receiver, next_dealer", [("left", "Simona", "Simona"),
-                                                              ("right", "Mariano", "Mariano")])
+@pytest.mark.parametrize(
+    "direction, receiver, next_dealer", [("left", "Simona", "Simona"), ("right", "Mariano", "Mariano")]
+)
 def test_passing_direction_and_the_next_dealer(direction, receiver, next_dealer):
     state = table(options={"pass_direction": direction})
     events = play(state, ["pass Nicola"])
     assert of_kind(events, "passed")[0]["to"] == receiver
     assert state.holder == receiver
-    play(state, ["caught Simona Nicola" if direction == "left" else "caught Claudia Mariano",
-                 "reveal Nicola orloff padovana brahma" if direction == "left" else
-                 "reveal Mariano orloff padovana brahma", "egg star-1"])
+    play(
+        state,
+        [
+            "caught Simona Nicola" if direction == "left" else "caught Claudia Mariano",
+            "reveal Nicola orloff padovana brahma" if direction == "left" else "reveal Mariano orloff padovana brahma",
+            "egg star-1",
+        ],
+    )
     assert state.dealer == next_dealer and state.holder == next_dealer and state.round == 2
 
 
 def test_explicit_deals_for_several_rounds_then_the_seed():
-    hands = {"a": ["orloff"] * 3 + ["serama"], "b": ["padovana"] * 3, "c": ["brahma"] * 3,
-             "d": ["serama"] * 3}
-    second = {"a": ["padovana"] * 3, "b": ["orloff"] * 3 + ["serama"], "c": ["brahma"] * 3,
-              "d": ["serama"] * 3}
+    hands = {"a": ["orloff"] * 3 + ["serama"], "b": ["padovana"] * 3, "c": ["brahma"] * 3, "d": ["serama"] * 3}
+    second = {"a": ["padovana"] * 3, "b": ["orloff"] * 3 + ["serama"], "c": ["brahma"] * 3, "d": ["serama"] * 3}
     state = ENGINE.new_game({"players": ["a", "b", "c", "d"], "deals": [hands, second]})
     assert state.table.full and state.hands["a"] == sorted(hands["a"])
     while state.phase == "draw":
@@ -84,8 +95,7 @@ def test_five_players_pass_through_the_imaginary_seat():
 
 
 def test_five_player_dealer_skips_the_imaginary_seat_and_pile_draws_are_chance():
-    state = ENGINE.new_game({"players": ["Anna", "Bruno", "Carla", "Dario", "Elena"], "seed": 4,
-                             "dealer": "Elena"})
+    state = ENGINE.new_game({"players": ["Anna", "Bruno", "Carla", "Dario", "Elena"], "seed": 4, "dealer": "Elena"})
     assert len(state.hands["?"]) == 3 and len(state.hands["Elena"]) == 4
     while state.phase == "draw":
         play(state, [f"egg {state.deck[0]}"])
@@ -99,8 +109,14 @@ def test_five_player_dealer_skips_the_imaginary_seat_and_pile_draws_are_chance()
 
 
 def test_plain_five_player_game_without_the_imaginary_seat():
-    state = ENGINE.new_game({"players": ["a", "b", "c", "d", "e"], "options": {"five_player": False},
-                             "teams": {"x": ["a", "c", "e"], "y": ["b", "d"]}, "seed": 2})
+    state = ENGINE.new_game(
+        {
+            "players": ["a", "b", "c", "d", "e"],
+            "options": {"five_player": False},
+            "teams": {"x": ["a", "c", "e"], "y": ["b", "d"]},
+            "seed": 2,
+        }
+    )
     assert "?" not in state.hands and len(state.henhouses) == 4
 
 
@@ -120,22 +136,30 @@ def test_three_serama_for_caught_b4(counts, correct):
 
 def test_three_serama_never_make_a_coccode():
     state = table()
-    events = play(state, ["coccode Nicola", "reveal Claudia serama serama serama",
-                          "reveal Cecilia orloff padovana brahma"])
+    events = play(
+        state, ["coccode Nicola", "reveal Claudia serama serama serama", "reveal Cecilia orloff padovana brahma"]
+    )
     assert of_kind(events, "call_resolved")[0]["correct"] is False
 
 
 def test_four_cards_holding_a_triple_count_b5():
     state = table()
-    play(state, ["pass Nicola", "pass Simona", "coccode Nicola",
-                 "reveal Claudia padovana padovana padovana cocincina", "reveal Cecilia orloff brahma serama"])
+    play(
+        state,
+        [
+            "pass Nicola",
+            "pass Simona",
+            "coccode Nicola",
+            "reveal Claudia padovana padovana padovana cocincina",
+            "reveal Cecilia orloff brahma serama",
+        ],
+    )
     assert [e["egg"] for e in state.collections["Reds"]] == ["moon-2"]
 
 
 def test_two_triples_let_the_team_choose_the_henhouse():
     state = table()
-    play(state, ["coccode Nicola", "reveal Claudia orloff orloff orloff",
-                 "reveal Cecilia padovana padovana padovana"])
+    play(state, ["coccode Nicola", "reveal Claudia orloff orloff orloff", "reveal Cecilia padovana padovana padovana"])
     assert state.waiting_for() == {"step": "choose", "team": "Reds", "options": ["orloff", "padovana"]}
     play(state, ["take Reds padovana", "egg star-7"])
     assert state.henhouses["padovana"] == "star-7"
@@ -144,24 +168,31 @@ def test_two_triples_let_the_team_choose_the_henhouse():
 @pytest.mark.parametrize("breed, correct", [("orloff", True), ("padovane", False)])
 def test_calling_chickens_b12(breed, correct):
     state = table(options={"calling_chickens": True})
-    events = play(state, [f"coccode Nicola {breed}", "reveal Claudia orloff orloff orloff",
-                          "reveal Cecilia padovana brahma serama"])
+    events = play(
+        state,
+        [f"coccode Nicola {breed}", "reveal Claudia orloff orloff orloff", "reveal Cecilia padovana brahma serama"],
+    )
     resolved = of_kind(events, "call_resolved")[0]
     assert resolved["correct"] is correct
     assert resolved["awarded_to"] == (["Reds"] if correct else ["Blues"])
 
 
 def test_several_teams_reaching_six_at_once_end_the_game_and_may_share_the_win():
-    state = ENGINE.new_game({"players": ["A1", "B1", "C1", "A2", "B2", "C2"],
-                             "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
-                             "guilds": {"A": "sun", "B": "star", "C": "moon"}})
+    state = ENGINE.new_game(
+        {
+            "players": ["A1", "B1", "C1", "A2", "B2", "C2"],
+            "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
+            "guilds": {"A": "sun", "B": "star", "C": "moon"},
+        }
+    )
     fill_henhouses(state, ["dollar-1", "dollar-2", "dollar-3", "dollar-4", "dollar-5"])
     # A1's wrong Chicchirichì six times: B and C each draw an egg each time (B7)
     for n in range(6):
         play(state, ["chicchirichi A1", "reveal A1 orloff padovana brahma"])
         assert not state.is_over or n == 5
-        play(state, [f"egg sun-{n + 1}" if n < 5 else "egg dollar-6",
-                     "egg dollar-7" if n == 5 else f"egg moon-{n + 1}"])
+        play(
+            state, [f"egg sun-{n + 1}" if n < 5 else "egg dollar-6", "egg dollar-7" if n == 5 else f"egg moon-{n + 1}"]
+        )
     assert state.is_over
     scores = state.result["scores"]
     assert scores["B"]["eggs"] == scores["C"]["eggs"] == 6
@@ -171,9 +202,13 @@ def test_several_teams_reaching_six_at_once_end_the_game_and_may_share_the_win()
 
 
 def test_a_tie_on_points_and_own_eggs_is_a_shared_win_b8():
-    state = ENGINE.new_game({"players": ["A1", "B1", "C1", "A2", "B2", "C2"],
-                             "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
-                             "guilds": {"A": "sun", "B": "star", "C": "moon"}})
+    state = ENGINE.new_game(
+        {
+            "players": ["A1", "B1", "C1", "A2", "B2", "C2"],
+            "teams": {"A": ["A1", "A2"], "B": ["B1", "B2"], "C": ["C1", "C2"]},
+            "guilds": {"A": "sun", "B": "star", "C": "moon"},
+        }
+    )
     fill_henhouses(state, ["sun-1", "sun-2", "sun-3", "sun-4", "sun-5"])
     to_c = ["sun-6", "sun-7", "dollar-7", "star-1", "star-2", "star-3"]  # none of them C's Guild
     for n in range(6):  # A1's wrong Chicchirichì: B, then C, draw from the deck
@@ -185,8 +220,12 @@ def test_a_tie_on_points_and_own_eggs_is_a_shared_win_b8():
 
 def test_when_the_egg_deck_runs_out_awards_come_from_the_henhouses_b9():
     players = [f"p{i}" for i in range(9)]
-    state = ENGINE.new_game({"players": players, "teams": {
-        "A": ["p0", "p4", "p7"], "B": ["p1", "p5"], "C": ["p2", "p6"], "D": ["p3", "p8"]}})
+    state = ENGINE.new_game(
+        {
+            "players": players,
+            "teams": {"A": ["p0", "p4", "p7"], "B": ["p1", "p5"], "C": ["p2", "p6"], "D": ["p3", "p8"]},
+        }
+    )
     houses = list(state.henhouses)
     for _ in houses:
         play(state, [f"egg {state.deck[0]}"])
@@ -290,28 +329,31 @@ def test_setup_records_options_and_rulings():
 
 
 # -- the scorekeeper's language ---------------------------------------------------------------
-@pytest.mark.parametrize("line, kind, fields", [
-    ("Coccodé nicola", "coccode", {"caller": "Nicola", "breed": None}),
-    ("coccodè Nicola", "coccode", {"caller": "Nicola"}),
-    ("COCCODE Nicola Orloff", "coccode", {"breed": "Orloff"}),
-    ("Beccato! Simona Cecilia", "caught", {"caller": "Simona", "target": "Cecilia"}),
-    ("caught simona cecilia", "caught", {"caller": "Simona", "target": "Cecilia"}),
-    ("Chicchirichì Simona", "chicchirichi", {"caller": "Simona"}),
-    ("chicchirichi Simona", "chicchirichi", {"caller": "Simona"}),
-    ("reveal Claudia orloff orloff orloff", "reveal", {"cards": ("orloff", "orloff", "orloff")}),
-    ("seen Claudia orloff Padovane", "show_cards", {"player": "Claudia", "cards": ("orloff", "Padovane")}),
-    ("pass Nicola", "pass", {"card": None}),
-    ("pass Nicola serama", "pass", {"card": "serama"}),
-    ("pile", "draw_from_pile", {"card": None}),
-    ("egg deck star-3", "draw_egg", {"egg": "star-3"}),
-    ("draw star-3", "draw_egg", {"egg": "star-3"}),
-    ("take Simona deck", "take_egg", {"team": "Blues", "source": "deck"}),
-    ("take blues orloff", "take_egg", {"team": "Blues"}),
-    ("place Reds star-1 t", "place_egg", {"place": "top"}),
-    ("signal Reds star-1 hum", "change_signal", {"signal": "hum"}),
-    ("coccode 'Zorro the Great'", "coccode", {"caller": "Zorro the Great"}),
-    ("take Greens deck", "take_egg", {"team": "Greens"}),
-])
+@pytest.mark.parametrize(
+    "line, kind, fields",
+    [
+        ("Coccodé nicola", "coccode", {"caller": "Nicola", "breed": None}),
+        ("coccodè Nicola", "coccode", {"caller": "Nicola"}),
+        ("COCCODE Nicola Orloff", "coccode", {"breed": "Orloff"}),
+        ("Beccato! Simona Cecilia", "caught", {"caller": "Simona", "target": "Cecilia"}),
+        ("caught simona cecilia", "caught", {"caller": "Simona", "target": "Cecilia"}),
+        ("Chicchirichì Simona", "chicchirichi", {"caller": "Simona"}),
+        ("chicchirichi Simona", "chicchirichi", {"caller": "Simona"}),
+        ("reveal Claudia orloff orloff orloff", "reveal", {"cards": ("orloff", "orloff", "orloff")}),
+        ("seen Claudia orloff Padovane", "show_cards", {"player": "Claudia", "cards": ("orloff", "Padovane")}),
+        ("pass Nicola", "pass", {"card": None}),
+        ("pass Nicola serama", "pass", {"card": "serama"}),
+        ("pile", "draw_from_pile", {"card": None}),
+        ("egg deck star-3", "draw_egg", {"egg": "star-3"}),
+        ("draw star-3", "draw_egg", {"egg": "star-3"}),
+        ("take Simona deck", "take_egg", {"team": "Blues", "source": "deck"}),
+        ("take blues orloff", "take_egg", {"team": "Blues"}),
+        ("place Reds star-1 t", "place_egg", {"place": "top"}),
+        ("signal Reds star-1 hum", "change_signal", {"signal": "hum"}),
+        ("coccode 'Zorro the Great'", "coccode", {"caller": "Zorro the Great"}),
+        ("take Greens deck", "take_egg", {"team": "Greens"}),
+    ],
+)
 def test_parse_command(line, kind, fields):
     state = new_table()
     action = ENGINE.parse_command(state, line)
@@ -320,15 +362,18 @@ def test_parse_command(line, kind, fields):
         assert getattr(action, name) == value
 
 
-@pytest.mark.parametrize("line, hint", [
-    ("", "coccode"),
-    ("dance Nicola", "coccode"),
-    ("caught Simona", "usage: caught"),
-    ("reveal", "usage: reveal"),
-    ("seen Claudia a b c d e", "usage: seen"),
-    ("place Reds star-1 roof", "b1"),
-    ("coccode 'Nicola", "quote"),
-])
+@pytest.mark.parametrize(
+    "line, hint",
+    [
+        ("", "coccode"),
+        ("dance Nicola", "coccode"),
+        ("caught Simona", "usage: caught"),
+        ("reveal", "usage: reveal"),
+        ("seen Claudia a b c d e", "usage: seen"),
+        ("place Reds star-1 roof", "b1"),
+        ("coccode 'Nicola", "quote"),
+    ],
+)
 def test_bad_lines_are_malformed_with_a_hint(line, hint):
     with pytest.raises(MalformedAction) as info:
         ENGINE.parse_command(new_table(), line)
@@ -347,8 +392,19 @@ def test_render_and_help():
     play(state, ["egg star-1"])
     assert "Blues to place star-1" in ENGINE.render(state)
     help_text = ENGINE.command_help()
-    for verb in ("coccode", "caught", "chicchirichi", "reveal", "seen", "pass", "pile", "egg", "take", "place",
-                 "signal"):
+    for verb in (
+        "coccode",
+        "caught",
+        "chicchirichi",
+        "reveal",
+        "seen",
+        "pass",
+        "pile",
+        "egg",
+        "take",
+        "place",
+        "signal",
+    ):
         assert verb in help_text
 
 
@@ -401,14 +457,17 @@ def test_cards_seen_in_a_hand_are_remembered_until_the_reveal():
     play(state, ["reveal Claudia orloff padovana padovana"])
 
 
-@pytest.mark.parametrize("lines, bad, expected", [
-    (["seen Claudia orloff orloff"], "seen Cecilia orloff orloff", V.CardAlreadySeen),
-    (["seen Claudia orloff orloff padovana"], "seen Claudia brahma cocincina", V.RevealWrongSize),
-    ([], "seen Claudia orloff orloff orloff orloff", V.TooManyOfBreed),
-    ([], "seen Claudia sussex", V.CardNotInDeck),
-    ([], "seen Zorro orloff", V.PlayerNotInGame),
-    (["coccode Nicola"], "seen Claudia orloff", V.OutOfOrder),
-])
+@pytest.mark.parametrize(
+    "lines, bad, expected",
+    [
+        (["seen Claudia orloff orloff"], "seen Cecilia orloff orloff", V.CardAlreadySeen),
+        (["seen Claudia orloff orloff padovana"], "seen Claudia brahma cocincina", V.RevealWrongSize),
+        ([], "seen Claudia orloff orloff orloff orloff", V.TooManyOfBreed),
+        ([], "seen Claudia sussex", V.CardNotInDeck),
+        ([], "seen Zorro orloff", V.PlayerNotInGame),
+        (["coccode Nicola"], "seen Claudia orloff", V.OutOfOrder),
+    ],
+)
 def test_cards_seen_are_checked_like_reveals(lines, bad, expected):
     state = table()
     play(state, lines)

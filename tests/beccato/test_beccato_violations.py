@@ -49,12 +49,27 @@ def known_hand_of_four():
     """Four players; cards passed face up until b's whole hand of four is known."""
     state = ENGINE.new_game({"players": ["a", "b", "c", "d"]})
     fill_henhouses(state, ["moon-1", "moon-2", "moon-3"])
-    play(state, [f"pass {p} {c}" for p, c in [
-        ("a", "orloff"), ("b", "padovana"), ("c", "padovana"), ("d", "padovana"),
-        ("a", "orloff"), ("b", "brahma"), ("c", "brahma"), ("d", "brahma"),
-        ("a", "orloff"), ("b", "serama"), ("c", "serama"), ("d", "serama"),
-        ("a", "padovana"),
-    ]])
+    play(
+        state,
+        [
+            f"pass {p} {c}"
+            for p, c in [
+                ("a", "orloff"),
+                ("b", "padovana"),
+                ("c", "padovana"),
+                ("d", "padovana"),
+                ("a", "orloff"),
+                ("b", "brahma"),
+                ("c", "brahma"),
+                ("d", "brahma"),
+                ("a", "orloff"),
+                ("b", "serama"),
+                ("c", "serama"),
+                ("d", "serama"),
+                ("a", "padovana"),
+            ]
+        ],
+    )
     assert sorted(state.hands["b"]) == ["orloff", "orloff", "orloff", "padovana"]
     return state
 
@@ -83,8 +98,11 @@ CASES = [
     (V.WrongTeam, partial, "caught Nicola Claudia"),
     (V.WrongTeam, partial, "caught Nicola Nicola"),
     (V.NotYourTurn, partial, "pass Simona"),
-    (V.NotYourChoice, lambda: partial("caught Simona Cecilia", "reveal Cecilia padovana padovana padovana"),
-     "take Reds deck"),
+    (
+        V.NotYourChoice,
+        lambda: partial("caught Simona Cecilia", "reveal Cecilia padovana padovana padovana"),
+        "take Reds deck",
+    ),
     (V.OutOfOrder, lambda: partial("coccode Nicola"), "coccode Simona"),
     (V.OutOfOrder, lambda: new_table(), "pass Nicola"),
     (V.OutOfOrder, partial, "egg star-1"),
@@ -101,35 +119,67 @@ CASES = [
     (V.CardNotInHand, known_hand_of_four, "pass b brahma"),
     (V.CardRequired, full, "pass Nicola"),
     (V.TooManyOfBreed, lambda: partial("coccode Nicola"), "reveal Claudia orloff orloff orloff orloff"),
-    (V.CardAlreadySeen, lambda: partial("coccode Nicola", "reveal Claudia orloff orloff orloff"),
-     "reveal Cecilia orloff padovana brahma"),
-    (V.CardAlreadySeen, lambda: partial("pass Nicola orloff", "pass Simona padovana", "pass Claudia orloff",
-                                        "pass Federico padovana", "pass Cecilia orloff", "pass Mariano padovana"),
-     "pass Nicola orloff"),
+    (
+        V.CardAlreadySeen,
+        lambda: partial("coccode Nicola", "reveal Claudia orloff orloff orloff"),
+        "reveal Cecilia orloff padovana brahma",
+    ),
+    (
+        V.CardAlreadySeen,
+        lambda: partial(
+            "pass Nicola orloff",
+            "pass Simona padovana",
+            "pass Claudia orloff",
+            "pass Federico padovana",
+            "pass Cecilia orloff",
+            "pass Mariano padovana",
+        ),
+        "pass Nicola orloff",
+    ),
     (V.RevealWrongSize, lambda: partial("coccode Nicola"), "reveal Claudia orloff orloff"),
-    (V.RevealWrongSize, lambda: partial("coccode Nicola", "reveal Claudia orloff orloff orloff serama"),
-     "reveal Cecilia padovana padovana brahma serama"),
+    (
+        V.RevealWrongSize,
+        lambda: partial("coccode Nicola", "reveal Claudia orloff orloff orloff serama"),
+        "reveal Cecilia padovana padovana brahma serama",
+    ),
     (V.RevealDoesNotMatchHand, lambda: full("coccode Nicola"), "reveal Claudia orloff orloff orloff"),
-    (V.RevealDoesNotMatchHand, lambda: partial("pass Nicola orloff", "caught Nicola Simona"),
-     "reveal Simona padovana padovana padovana"),
+    (
+        V.RevealDoesNotMatchHand,
+        lambda: partial("pass Nicola orloff", "caught Nicola Simona"),
+        "reveal Simona padovana padovana padovana",
+    ),
     (V.EggNotInDeck, lambda: new_table(), "egg zebra-9"),
-    (V.EggNotInDeck, lambda: partial("coccode Nicola", "reveal Claudia orloff orloff orloff",
-                                     "reveal Cecilia padovana brahma serama"), "egg moon-2"),
+    (
+        V.EggNotInDeck,
+        lambda: partial(
+            "coccode Nicola", "reveal Claudia orloff orloff orloff", "reveal Cecilia padovana brahma serama"
+        ),
+        "egg moon-2",
+    ),
     (V.EggNotOnTop, not_on_top, None),
-    (V.EggSourceNotAllowed, lambda: partial("caught Simona Cecilia", "reveal Cecilia padovana padovana padovana"),
-     "take Blues chick"),
+    (
+        V.EggSourceNotAllowed,
+        lambda: partial("caught Simona Cecilia", "reveal Cecilia padovana padovana padovana"),
+        "take Blues chick",
+    ),
     (V.NoFaceUpEgg, lambda: partial(signal_change=True), "signal Reds moon-1"),
     (V.EggNotFaceUp, lambda: partial(*WRONG_CAUGHT_OF_REDS, signal_change=True), "signal Reds moon-1"),
-    (V.PyramidPlaceNotAllowed, lambda: partial("caught Simona Nicola", "reveal Nicola orloff padovana brahma",
-                                               "egg star-1", egg_pyramid=True), "place Reds star-1 top"),
+    (
+        V.PyramidPlaceNotAllowed,
+        lambda: partial("caught Simona Nicola", "reveal Nicola orloff padovana brahma", "egg star-1", egg_pyramid=True),
+        "place Reds star-1 top",
+    ),
     (V.VariantNotInPlay, lambda: partial(*WRONG_CAUGHT_OF_REDS), "signal Reds star-1"),
     (V.VariantNotInPlay, partial, "coccode Nicola orloff"),
     (V.VariantNotInPlay, partial, PlaceEgg("Reds", "star-1", "b1")),
     (V.BreedRequired, lambda: partial(calling_chickens=True), "coccode Nicola"),
     (V.UnknownSignal, lambda: partial(*WRONG_CAUGHT_OF_REDS, signal_change=True), "signal Reds star-1 juggle"),
     (V.UnknownSignal, lambda: partial(*WRONG_CAUGHT_OF_REDS, signal_change=True), "signal Reds star-1 free"),
-    (V.NotYourChoice, lambda: partial("caught Simona Nicola", "reveal Nicola orloff padovana brahma",
-                                      "egg star-1", egg_pyramid=True), "place Blues star-1 b1"),
+    (
+        V.NotYourChoice,
+        lambda: partial("caught Simona Nicola", "reveal Nicola orloff padovana brahma", "egg star-1", egg_pyramid=True),
+        "place Blues star-1 b1",
+    ),
 ]
 
 
@@ -187,10 +237,20 @@ def test_every_violation_is_reached_by_a_case():
         ({"players": ["a", "b", "c", "d"], "eggs": "star-1"}, V.BadDeal),
         ({"players": ["a", "b", "c", "d"], "deals": "x"}, V.BadDeal),
         ({"players": ["a", "b", "c", "d"], "deals": [{"a": []}]}, V.BadDeal),
-        ({"players": ["a", "b", "c", "d"], "deals": [{"a": ["orloff"] * 4, "b": ["padovana"] * 3,
-                                                      "c": ["brahma"] * 3, "d": ["serama"] * 3}]}, V.BadDeal),
-        ({"players": ["a", "b", "c", "d"], "deals": [{"a": ["orloff"] * 3, "b": ["padovana"] * 3,
-                                                      "c": ["brahma"] * 3, "d": ["serama"] * 3}]}, V.BadDeal),
+        (
+            {
+                "players": ["a", "b", "c", "d"],
+                "deals": [{"a": ["orloff"] * 4, "b": ["padovana"] * 3, "c": ["brahma"] * 3, "d": ["serama"] * 3}],
+            },
+            V.BadDeal,
+        ),
+        (
+            {
+                "players": ["a", "b", "c", "d"],
+                "deals": [{"a": ["orloff"] * 3, "b": ["padovana"] * 3, "c": ["brahma"] * 3, "d": ["serama"] * 3}],
+            },
+            V.BadDeal,
+        ),
         ({"players": ["a", "b", "c", "d"], "signals": {"dollar": "juggle"}}, V.BadSignal),
         ({"players": ["a", "b", "c", "d"], "signals": {"dollar": "free"}}, V.BadSignal),
         ({"players": ["a", "b", "c", "d"], "signals": {"greens": "hum"}}, V.BadSignal),
@@ -222,8 +282,11 @@ def test_reveal_of_wrong_type_is_malformed():
 def _json_values():
     names = st.sampled_from(["a", "b", "c", "d", "e", "f", "dollar", "star", "orloff", "serama", "hum", "?", ""])
     leaves = st.one_of(st.none(), st.booleans(), st.integers(-2, 12), names)
-    return st.recursive(leaves, lambda inner: st.one_of(
-        st.lists(inner, max_size=6), st.dictionaries(names, inner, max_size=4)), max_leaves=12)
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(names, inner, max_size=4)),
+        max_leaves=12,
+    )
 
 
 def _setups():

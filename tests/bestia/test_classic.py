@@ -48,11 +48,17 @@ def test_the_nine_chip_pot_settled_six_and_three_with_carla_in_bestia():
     # Stake 3, the pot holds 9 (6 left over + Eva's stake). Anna and Ben knock, Carla takes new
     # cards, the others pass. Anna wins two tricks (6), Ben one (3), Carla none: she pays 9.
     # With the next dealer's 3 the next pot holds 12: 4 a trick.
-    deal = {"trump": "5H",
-            "hands": {"Anna": ["AH", "3H", "KS"], "Ben": ["AS", "QD", "JC"],
-                      "Carla": ["2C", "4D", "5C"], "Dan": ["7D", "6D", "5D"],
-                      "Eva": ["7C", "4C", "JD"]},
-            "stock": ["4S", "2D", "6C"]}
+    deal = {
+        "trump": "5H",
+        "hands": {
+            "Anna": ["AH", "3H", "KS"],
+            "Ben": ["AS", "QD", "JC"],
+            "Carla": ["2C", "4D", "5C"],
+            "Dan": ["7D", "6D", "5D"],
+            "Eva": ["7C", "4C", "JD"],
+        },
+        "stock": ["4S", "2D", "6C"],
+    }
     s = game(FIVE, deals=[deal], dealer="Eva", pot=6, stake=3)
     assert s.pot == 9 and s.stacks["Eva"] == 47
     assert s.queue[0] == "Anna"  # the player to the dealer's right speaks first
@@ -80,9 +86,15 @@ def test_the_nine_chip_pot_settled_six_and_three_with_carla_in_bestia():
 def test_k_spades_4_hearts_7_hearts():
     # Hearts are trumps. Ben leads the K♠; Carla has no spades and must trump (4♥); Dan plays
     # his last trump, the 7♥, and wins the trick; he leads next.
-    deal = {"trump": "2H",
-            "hands": {"Anna": ["QS", "JS", "2S"], "Ben": ["KS", "AD", "3D"],
-                      "Carla": ["4H", "5D", "6C"], "Dan": ["7H", "2D", "3C"]}}
+    deal = {
+        "trump": "2H",
+        "hands": {
+            "Anna": ["QS", "JS", "2S"],
+            "Ben": ["KS", "AD", "3D"],
+            "Carla": ["4H", "5D", "6C"],
+            "Dan": ["7H", "2D", "3C"],
+        },
+    }
     s = game(["Anna", "Ben", "Carla", "Dan"], deals=[deal], dealer="Anna")
     for p in ["Ben", "Carla", "Dan", "Anna"]:
         s.apply(Knock(p))
@@ -102,9 +114,15 @@ def test_k_spades_4_hearts_7_hearts():
 
 
 def test_revoke_and_out_of_turn_are_refused():
-    deal = {"trump": "2H",
-            "hands": {"Anna": ["QS", "JD", "2C"], "Ben": ["KS", "AD", "3D"],
-                      "Carla": ["4S", "5D", "6C"], "Dan": ["7H", "2D", "3C"]}}
+    deal = {
+        "trump": "2H",
+        "hands": {
+            "Anna": ["QS", "JD", "2C"],
+            "Ben": ["KS", "AD", "3D"],
+            "Carla": ["4S", "5D", "6C"],
+            "Dan": ["7H", "2D", "3C"],
+        },
+    }
     s = game(["Anna", "Ben", "Carla", "Dan"], deals=[deal], dealer="Anna")
     with pytest.raises(OutOfTurn):
         s.apply(Knock("Carla"))
@@ -210,9 +228,11 @@ def test_a_revoke_revealed_later_costs_the_pot_when_the_table_says_so():
 
 
 def test_bestia_col_buco():
-    deal = {"trump": "2H", "buco": ["AH", "3H", "KH"],
-            "hands": {"Anna": ["QS", "JD", "2C"], "Ben": ["KS", "AD", "3D"],
-                      "Carla": ["4S", "5D", "6C"]}}
+    deal = {
+        "trump": "2H",
+        "buco": ["AH", "3H", "KH"],
+        "hands": {"Anna": ["QS", "JD", "2C"], "Ben": ["KS", "AD", "3D"], "Carla": ["4S", "5D", "6C"]},
+    }
     s = game(["Anna", "Ben", "Carla"], variant="buco", deals=[deal], dealer="Anna")
     s.apply(Buco("Ben"))
     assert s.holdings.hands["Ben"] == ["AH", "3H", "KH"] and s.status["Ben"] == "in"
@@ -233,11 +253,13 @@ def test_bestia_col_buco():
 
 
 def test_house_rules_on_leading_are_enforced():
-    deal = {"trump": "2H",
-            "hands": {"Anna": ["QS", "JD", "2C"], "Ben": ["AH", "4H", "3D"],
-                      "Carla": ["3H", "KH", "6C"]}}
-    s = game(["Anna", "Ben", "Carla"], deals=[deal], dealer="Anna", lead_trump_ace=True,
-             highest_trump=True, lead_trump=True)
+    deal = {
+        "trump": "2H",
+        "hands": {"Anna": ["QS", "JD", "2C"], "Ben": ["AH", "4H", "3D"], "Carla": ["3H", "KH", "6C"]},
+    }
+    s = game(
+        ["Anna", "Ben", "Carla"], deals=[deal], dealer="Anna", lead_trump_ace=True, highest_trump=True, lead_trump=True
+    )
     for p in ["Ben", "Carla", "Anna"]:
         s.apply(Knock(p))
     with pytest.raises(MustLeadTrumpAce):
@@ -273,9 +295,10 @@ def test_a_house_rule_broken_unseen_costs_the_pot():
 
 
 def test_payment_cap_limits_a_bestia():
-    deal = {"trump": "5H",
-            "hands": {"Anna": ["AH", "3H", "KH"], "Ben": ["2S", "4D", "5C"],
-                      "Carla": ["7D", "6D", "5D"]}}
+    deal = {
+        "trump": "5H",
+        "hands": {"Anna": ["AH", "3H", "KH"], "Ben": ["2S", "4D", "5C"], "Carla": ["7D", "6D", "5D"]},
+    }
     s = game(["Anna", "Ben", "Carla"], deals=[deal], dealer="Carla", pot=27, cap=10)
     for p in ["Anna", "Ben"]:
         s.apply(Knock(p))
@@ -295,9 +318,10 @@ def test_forced_round_after_a_deal_without_bestia():
 
 
 def test_settlement_remainder_stays_in_the_pot():
-    deal = {"trump": "5H",
-            "hands": {"Anna": ["AH", "3H", "KH"], "Ben": ["2S", "4D", "5C"],
-                      "Carla": ["7D", "6D", "5D"]}}
+    deal = {
+        "trump": "5H",
+        "hands": {"Anna": ["AH", "3H", "KH"], "Ben": ["2S", "4D", "5C"], "Carla": ["7D", "6D", "5D"]},
+    }
     s = game(["Anna", "Ben", "Carla"], deals=[deal], dealer="Carla", pot=7)
     s.apply(Knock("Anna"))
     s.apply(Knock("Ben"))
@@ -334,8 +358,18 @@ def test_the_game_ends_after_the_agreed_deals_with_nobody_in_bestia():
         ({"players": ["A", "B", "C"], "options": {"forced_round": "maybe"}}, BadOption),
         ({"players": ["A", "B", "C"], "options": {"variant": "italian", "buco": True}}, BadOption),
         ({"players": ["A", "B", "C"], "deals": [{"trump": "2H", "hands": {"A": ["AH"]}}]}, BadDeal),
-        ({"players": ["A", "B", "C"], "deals": [{"trump": "AH", "hands": {
-            "A": ["AH", "2H", "3H"], "B": ["4H", "5H", "6H"], "C": ["7H", "JH", "QH"]}}]}, BadDeal),
+        (
+            {
+                "players": ["A", "B", "C"],
+                "deals": [
+                    {
+                        "trump": "AH",
+                        "hands": {"A": ["AH", "2H", "3H"], "B": ["4H", "5H", "6H"], "C": ["7H", "JH", "QH"]},
+                    }
+                ],
+            },
+            BadDeal,
+        ),
     ],
 )
 def test_bad_setups_are_named(setup, error):
@@ -371,8 +405,17 @@ def test_view_hides_the_other_hands_and_the_stock():
 
 
 def test_actions_round_trip_through_the_codec():
-    for action in [Knock("A"), Pass("B"), Gioco("C", ("KS", "2D")), Gioco("C", (), 2), Terzo("D"),
-                   Buco("E"), Doctor("F", False), Play("G", "KS"), TurnTrump("4H")]:
+    for action in [
+        Knock("A"),
+        Pass("B"),
+        Gioco("C", ("KS", "2D")),
+        Gioco("C", (), 2),
+        Terzo("D"),
+        Buco("E"),
+        Doctor("F", False),
+        Play("G", "KS"),
+        TurnTrump("4H"),
+    ]:
         assert ENGINE.codec.from_dict(action.to_dict()) == action
 
 

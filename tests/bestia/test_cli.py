@@ -17,10 +17,13 @@ def run(*args, input=None):
     return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
 
 
-@pytest.mark.parametrize("name, ending", [
-    ("example.bestia", "GAME OVER after 2 deals: Anna +7, Ben +3, Carla -5, Dan +4, Eva -3"),
-    ("italian.bestia", "GAME OVER after 2 deals"),
-])
+@pytest.mark.parametrize(
+    "name, ending",
+    [
+        ("example.bestia", "GAME OVER after 2 deals: Anna +7, Ben +3, Carla -5, Dan +4, Eva -3"),
+        ("italian.bestia", "GAME OVER after 2 deals"),
+    ],
+)
 def test_example_scripts_play_and_check(tmp_path, name, ending):
     log = tmp_path / "game.db"
     result = run("play", "bestia", "--script", GAMES / name, "--log", log, "--quiet")
@@ -44,8 +47,9 @@ def test_variant_option_and_a_refused_card(tmp_path):
     script = tmp_path / "lines.txt"
     script.write_text("busso B\nplay B 2 di spade\nplay C fante di coppe\nplay C 6S\n")
     log = tmp_path / "g.db"
-    result = run("play", "bestia", "--variant", "italian", "--players", "A,B,C,D", "--seed", 1,
-                 "--log", log, "--script", script)
+    result = run(
+        "play", "bestia", "--variant", "italian", "--players", "A,B,C,D", "--seed", 1, "--log", log, "--script", script
+    )
     assert "Bestia a 5 carte" in result.output
     assert result.exit_code == EXIT_VIOLATION and "line 3: rejected: Revoke" in result.output
     assert "trick 1/5: B 2 di spade, C 6 di spade; D to play" in result.output
@@ -55,6 +59,7 @@ def test_variant_option_and_a_refused_card(tmp_path):
 def test_unknown_variant_is_a_usage_error(tmp_path):
     script = tmp_path / "empty.txt"
     script.write_text("")
-    result = run("play", "bestia", "--variant", "scopa", "--players", "A,B,C",
-                 "--log", tmp_path / "g.db", "--script", script)
+    result = run(
+        "play", "bestia", "--variant", "scopa", "--players", "A,B,C", "--log", tmp_path / "g.db", "--script", script
+    )
     assert result.exit_code == 2 and "scopa" in result.output and "julepe" in result.output

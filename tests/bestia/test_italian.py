@@ -24,16 +24,24 @@ FOUR = ["Anna", "Ben", "Carla", "Dan"]
 FIVE = FOUR + ["Eva"]
 
 # Bastoni are trumps (the 7 is turned up). Anna's hand is the weakest of the table.
-WEAK_ANNA = {"trump": "7B", "hands": {
-    "Anna": ["2C", "4C", "5D", "2S", "4S"],
-    "Ben": ["AC", "3C", "AD", "AS", "3S"],
-    "Carla": ["RC", "CC", "3D", "RS", "CS"],
-    "Dan": ["FC", "6C", "RD", "FS", "6S"]}}
-STRONG_ANNA = {"trump": "7B", "hands": {
-    "Anna": ["AB", "3B", "RB", "CB", "FB"],
-    "Ben": ["AC", "3C", "AD", "AS", "3S"],
-    "Carla": ["RC", "CC", "3D", "RS", "CS"],
-    "Dan": ["FC", "6C", "RD", "FS", "6S"]}}
+WEAK_ANNA = {
+    "trump": "7B",
+    "hands": {
+        "Anna": ["2C", "4C", "5D", "2S", "4S"],
+        "Ben": ["AC", "3C", "AD", "AS", "3S"],
+        "Carla": ["RC", "CC", "3D", "RS", "CS"],
+        "Dan": ["FC", "6C", "RD", "FS", "6S"],
+    },
+}
+STRONG_ANNA = {
+    "trump": "7B",
+    "hands": {
+        "Anna": ["AB", "3B", "RB", "CB", "FB"],
+        "Ben": ["AC", "3C", "AD", "AS", "3S"],
+        "Carla": ["RC", "CC", "3D", "RS", "CS"],
+        "Dan": ["FC", "6C", "RD", "FS", "6S"],
+    },
+}
 
 
 def italian(deals=None, seed=None, players=FOUR, **options):
@@ -178,11 +186,15 @@ def test_one_round_bidding():
 
 
 def test_strozzo_rules_in_play():
-    deal = {"trump": "7B", "hands": {
-        "Anna": ["2C", "4C", "5D", "2S", "4S"],
-        "Ben": ["AC", "3C", "AD", "AS", "3S"],
-        "Carla": ["3B", "CC", "3D", "RS", "CS"],
-        "Dan": ["AB", "6C", "RD", "FS", "6S"]}}
+    deal = {
+        "trump": "7B",
+        "hands": {
+            "Anna": ["2C", "4C", "5D", "2S", "4S"],
+            "Ben": ["AC", "3C", "AD", "AS", "3S"],
+            "Carla": ["3B", "CC", "3D", "RS", "CS"],
+            "Dan": ["AB", "6C", "RD", "FS", "6S"],
+        },
+    }
     s = italian(deals=[deal])
     s.apply(Knock("Anna"))
     s.apply(Play("Anna", "4C"))
@@ -206,11 +218,15 @@ def test_strozzo_rules_in_play():
 
 
 def test_must_trump_and_overtrump():
-    deal = {"trump": "7B", "hands": {
-        "Anna": ["5D", "2C", "4C", "2S", "4S"],
-        "Ben": ["4B", "3C", "AC", "AS", "3S"],
-        "Carla": ["3B", "2B", "RC", "RS", "CS"],
-        "Dan": ["AD", "6C", "2D", "FS", "6S"]}}
+    deal = {
+        "trump": "7B",
+        "hands": {
+            "Anna": ["5D", "2C", "4C", "2S", "4S"],
+            "Ben": ["4B", "3C", "AC", "AS", "3S"],
+            "Carla": ["3B", "2B", "RC", "RS", "CS"],
+            "Dan": ["AD", "6C", "2D", "FS", "6S"],
+        },
+    }
     s = italian(deals=[deal])
     s.apply(Knock("Anna"))
     s.apply(Play("Anna", "5D"))

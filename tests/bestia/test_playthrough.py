@@ -10,14 +10,26 @@ from tests import playthrough
 
 HERE = Path(__file__).parent / "playthroughs"
 FILES = {
-    "classic-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan", "Eva"], "seed": 7,
-                            "options": {"variant": "classic", "stake": 3, "cap": 30}},
-    "italian-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
-                            "options": {"variant": "italian", "stake": 5, "fee": 1}},
-    "julepe-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
-                           "options": {"variant": "julepe", "cap": 40}},
-    "mauscheln-seed-7.json": {"players": ["Anna", "Ben", "Carla", "Dan"], "seed": 7,
-                              "options": {"variant": "mauscheln", "cap": 40}},
+    "classic-seed-7.json": {
+        "players": ["Anna", "Ben", "Carla", "Dan", "Eva"],
+        "seed": 7,
+        "options": {"variant": "classic", "stake": 3, "cap": 30},
+    },
+    "italian-seed-7.json": {
+        "players": ["Anna", "Ben", "Carla", "Dan"],
+        "seed": 7,
+        "options": {"variant": "italian", "stake": 5, "fee": 1},
+    },
+    "julepe-seed-7.json": {
+        "players": ["Anna", "Ben", "Carla", "Dan"],
+        "seed": 7,
+        "options": {"variant": "julepe", "cap": 40},
+    },
+    "mauscheln-seed-7.json": {
+        "players": ["Anna", "Ben", "Carla", "Dan"],
+        "seed": 7,
+        "options": {"variant": "mauscheln", "cap": 40},
+    },
 }
 
 

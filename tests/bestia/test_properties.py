@@ -13,8 +13,15 @@ from hypothesis import strategies as st
 from referee.bestia import ENGINE, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Terzo, TurnTrump
 from tests.tricks.properties import assert_accepted_iff_legal, check_table_contract, replay
 
-VARIANT_PLAYERS = {"classic": (3, 7), "buco": (3, 7), "italian": (3, 6), "roman": (4, 6),
-                   "tippen": (3, 6), "julepe": (3, 7), "mauscheln": (3, 9)}
+VARIANT_PLAYERS = {
+    "classic": (3, 7),
+    "buco": (3, 7),
+    "italian": (3, 6),
+    "roman": (4, 6),
+    "tippen": (3, 6),
+    "julepe": (3, 7),
+    "mauscheln": (3, 9),
+}
 
 
 @st.composite
@@ -22,11 +29,21 @@ def tables(draw):
     variant = draw(st.sampled_from(sorted(VARIANT_PLAYERS)))
     low, high = VARIANT_PLAYERS[variant]
     n = draw(st.integers(low, high))
-    options = {"variant": variant, "deals_to_play": draw(st.integers(1, 4)),
-               "cap": draw(st.sampled_from([None, 12, 30])),
-               "pot": draw(st.sampled_from([0, 3, 6]))}
-    for flag in ("forced_round", "lead_trump_ace", "lead_trump", "highest_trump",
-                 "obbligo_asso", "obbligo_asso_highest", "until_no_bestia"):
+    options = {
+        "variant": variant,
+        "deals_to_play": draw(st.integers(1, 4)),
+        "cap": draw(st.sampled_from([None, 12, 30])),
+        "pot": draw(st.sampled_from([0, 3, 6])),
+    }
+    for flag in (
+        "forced_round",
+        "lead_trump_ace",
+        "lead_trump",
+        "highest_trump",
+        "obbligo_asso",
+        "obbligo_asso_highest",
+        "until_no_bestia",
+    ):
         options[flag] = draw(st.booleans())
     if variant in ("italian", "roman"):
         options["one_round"] = draw(st.booleans())
@@ -38,8 +55,7 @@ def tables(draw):
         options["exchange_up_to"] = draw(st.sampled_from([None, 3]))
     if variant == "julepe":
         options["without_twos"] = draw(st.sampled_from([None, True, False]))
-    return {"players": [f"P{i}" for i in range(n)], "options": options,
-            "seed": draw(st.integers(0, 10_000))}
+    return {"players": [f"P{i}" for i in range(n)], "options": options, "seed": draw(st.integers(0, 10_000))}
 
 
 def choose(state, rng):
@@ -59,8 +75,14 @@ def choose(state, rng):
 def deck_accounted(state):
     snap = state.snapshot()
     cards = snap["cards"]
-    every = ([c for h in cards["hands"].values() for c in h] + cards["gone"] + snap["stock"]
-             + snap["thrown"] + snap["aside"] + (snap["buco"] or []))
+    every = (
+        [c for h in cards["hands"].values() for c in h]
+        + cards["gone"]
+        + snap["stock"]
+        + snap["thrown"]
+        + snap["aside"]
+        + (snap["buco"] or [])
+    )
     assert len(every) == len(set(every)), "a card in two places"
     assert sorted(every) == sorted(state.deck.cards), "a card missing"
     assert snap["stock_count"] == len(snap["stock"])
@@ -138,12 +160,24 @@ def probe_any(state, rng):
     card = rng.choice(state.deck.cards)
     hand = state.holdings.hand(p) if p in state.players else None
     discards = tuple(rng.sample(hand, min(len(hand), rng.randint(0, 2)))) if hand else ()
-    action = rng.choice([Knock(p), Pass(p), Terzo(p), Buco(p), Doctor(p, rng.random() < 0.5),
-                         Gioco(p, discards), Rob(p, card), Play(p, card), TurnTrump(card)])
+    action = rng.choice(
+        [
+            Knock(p),
+            Pass(p),
+            Terzo(p),
+            Buco(p),
+            Doctor(p, rng.random() < 0.5),
+            Gioco(p, discards),
+            Rob(p, card),
+            Play(p, card),
+            TurnTrump(card),
+        ]
+    )
     legal = state.legal_actions()
     if isinstance(action, Gioco):  # the order of the discards does not matter
-        same = [a for a in legal if isinstance(a, Gioco) and a.player == p
-                and sorted(a.discards) == sorted(action.discards)]
+        same = [
+            a for a in legal if isinstance(a, Gioco) and a.player == p and sorted(a.discards) == sorted(action.discards)
+        ]
         action = same[0] if same else action
     assert_accepted_iff_legal(state, action, legal)
 

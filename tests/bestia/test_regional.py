@@ -16,10 +16,14 @@ def test_julepe_deck_drops_the_twos_when_fewer_than_six_play():
     assert len(game(six, "julepe", seed=1).deck) == 40
 
 
-JULEPE_DEAL = {"trump": "4B", "hands": {
-    "Anna": ["AB", "3B", "RB", "5C", "6C"],
-    "Ben": ["AC", "3C", "5D", "6D", "7D"],
-    "Carla": ["7C", "4D", "5S", "6S", "7S"]}}
+JULEPE_DEAL = {
+    "trump": "4B",
+    "hands": {
+        "Anna": ["AB", "3B", "RB", "5C", "6C"],
+        "Ben": ["AC", "3C", "5D", "6D", "7D"],
+        "Carla": ["7C", "4D", "5S", "6S", "7S"],
+    },
+}
 
 
 def test_julepe_the_dealer_robs_the_trump_and_two_tricks_make_the_julepe():
@@ -41,8 +45,7 @@ def test_julepe_the_dealer_robs_the_trump_and_two_tricks_make_the_julepe():
     s.apply(Gioco("Carla"))
     assert s.phase == "play" and s.turn == "Anna"
     events = []
-    for card in ["AB", "5D", "4B", "3B", "6D", "5S", "RB", "7D", "6S",
-                 "5C", "AC", "7C", "3C", "4D", "6C"]:
+    for card in ["AB", "5D", "4B", "3B", "6D", "5S", "RB", "7D", "6S", "5C", "AC", "7C", "3C", "4D", "6C"]:
         events += s.apply(Play(s.turn, card))
     result = settled(events)
     assert result["tricks"] == {"Anna": 3, "Ben": 2, "Carla": 0}
@@ -57,10 +60,10 @@ def test_julepe_has_no_gioco_while_declaring():
         s.apply(Gioco(s.queue[0]))
 
 
-MAUSCHELN_DEAL = {"trump": "7H", "hands": {
-    "Anna": ["8S", "9S", "10S", "JS"],
-    "Ben": ["AS", "KS", "QS", "AD"],
-    "Carla": ["7D", "8D", "9D", "10D"]}}
+MAUSCHELN_DEAL = {
+    "trump": "7H",
+    "hands": {"Anna": ["8S", "9S", "10S", "JS"], "Ben": ["AS", "KS", "QS", "AD"], "Carla": ["7D", "8D", "9D", "10D"]},
+}
 
 
 def test_mauscheln_a_mauschler_with_no_trick_pays_double():
@@ -88,10 +91,14 @@ def test_mauscheln_a_mauschler_with_no_trick_pays_double():
 
 
 def test_mauscheln_beat_the_trick_and_a_mauschler_with_one_trick_pays_the_pot():
-    deal = {"trump": "7H", "hands": {
-        "Anna": ["8S", "9S", "10S", "JS"],
-        "Ben": ["AS", "KS", "7S", "AD"],
-        "Carla": ["7D", "8D", "9D", "10D"]}}
+    deal = {
+        "trump": "7H",
+        "hands": {
+            "Anna": ["8S", "9S", "10S", "JS"],
+            "Ben": ["AS", "KS", "7S", "AD"],
+            "Carla": ["7D", "8D", "9D", "10D"],
+        },
+    }
     s = game(THREE, "mauscheln", deals=[deal], dealer="Carla")
     s.apply(Knock("Anna"))
     s.apply(Knock("Ben"))

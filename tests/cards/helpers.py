@@ -34,8 +34,9 @@ def place(image: np.ndarray, card, corners, design: str = "classic") -> np.ndarr
     return np.where(wmask[..., None] > 127, warped, image)
 
 
-def quad(cx: float, cy: float, height: float, angle: float = 0.0, aspect: float = 63 / 88,
-         skew: float = 0.0) -> np.ndarray:
+def quad(
+    cx: float, cy: float, height: float, angle: float = 0.0, aspect: float = 63 / 88, skew: float = 0.0
+) -> np.ndarray:
     """Corners of an upright card of `height` px centred at (cx, cy), turned `angle` degrees
     clockwise, with a little perspective (`skew`: the top edge shorter by that fraction)."""
     w, h = height * aspect, height
@@ -60,5 +61,6 @@ def assert_runs_without_torch(code: str) -> None:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().endswith("ok")
+
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cards"

@@ -42,8 +42,25 @@ def test_rounds_alternate_and_ratio_is_per_round(tmp_path):
     pt = tmp_path / "model.pt"
     pt.write_bytes(b"stand-in")
     out = tmp_path / "bench.json"
-    assert bench_cards.main(["--frames", "2", "--warmup", "1", "--rounds", "2", "--pt", str(pt),
-                             "--baseline-python", str(fake_python(tmp_path, log)), "--json", str(out)]) == 0
+    assert (
+        bench_cards.main(
+            [
+                "--frames",
+                "2",
+                "--warmup",
+                "1",
+                "--rounds",
+                "2",
+                "--pt",
+                str(pt),
+                "--baseline-python",
+                str(fake_python(tmp_path, log)),
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
     calls = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(calls) == 2  # one baseline pass per round
@@ -59,8 +76,25 @@ def test_rounds_alternate_and_ratio_is_per_round(tmp_path):
 
 def test_without_baseline_reports_why(tmp_path):
     out = tmp_path / "bench.json"
-    assert bench_cards.main(["--frames", "1", "--warmup", "0", "--rounds", "1", "--pt", str(tmp_path / "none.pt"),
-                             "--baseline-python", str(tmp_path / "no-python"), "--json", str(out)]) == 0
+    assert (
+        bench_cards.main(
+            [
+                "--frames",
+                "1",
+                "--warmup",
+                "0",
+                "--rounds",
+                "1",
+                "--pt",
+                str(tmp_path / "none.pt"),
+                "--baseline-python",
+                str(tmp_path / "no-python"),
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
     assert "error" in result["ultralytics"] and "ratio_detect" not in result
     assert result["detect_ms"] > 0

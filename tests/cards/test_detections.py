@@ -7,8 +7,11 @@ from vision.cards.geometry import fold_orientation, orientation_of
 
 
 def three():
-    d = CardDetections.from_corners([quad(100, 100, 80), quad(300, 100, 80, 90), quad(500, 300, 80, 180)],
-                                    confidence=[0.9, 0.3, 0.6], face_up=[True, True, False])
+    d = CardDetections.from_corners(
+        [quad(100, 100, 80), quad(300, 100, 80, 90), quad(500, 300, 80, 180)],
+        confidence=[0.9, 0.3, 0.6],
+        face_up=[True, True, False],
+    )
     d.label[0] = "7C"
     d.label_confidence[0] = 0.95
     return d

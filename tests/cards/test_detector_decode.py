@@ -1,6 +1,5 @@
 """Decoding of the Ultralytics pose layout on made-up outputs, and the shipped model's layout."""
 
-
 import numpy as np
 import pytest
 
@@ -116,6 +115,8 @@ def test_collapsed_keypoints_give_way_to_the_box():
     kpts[0, :, :2] = [[148, 170], [152, 170], [152, 176], [148, 176]]  # collapsed
     kpts[1, :, :2] = [[310, 110], [390, 112], [392, 240], [308, 238]]  # a card
     out = det.to_detections(boxes, np.array([0.8, 0.9], np.float32), np.array([0, 0]), kpts, 1.0, (0, 0), (480, 640))
-    assert np.allclose(np.sort(out.corners[0].reshape(-1)),
-                       np.sort(np.array([[100, 100], [200, 100], [200, 250], [100, 250]], np.float32).reshape(-1)))
+    assert np.allclose(
+        np.sort(out.corners[0].reshape(-1)),
+        np.sort(np.array([[100, 100], [200, 100], [200, 250], [100, 250]], np.float32).reshape(-1)),
+    )
     assert np.allclose(out.corners[1].mean(axis=0), kpts[1, :, :2].mean(axis=0))

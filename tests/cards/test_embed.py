@@ -1,7 +1,6 @@
 """The card embedding (vision/cards/embed.py): the shipped model, what it tells apart in a
 printing it never saw, and identification without it."""
 
-
 import numpy as np
 import pytest
 
@@ -54,8 +53,11 @@ def test_tells_apart_the_faces_of_a_printing_it_never_saw(embedder, deck_name):
     deck the rank always (clubs against spades in outlined pips are its known weak spot,
     docs/card-reading.md), the suit mostly."""
     cards = faces(deck_name)
-    pick = cards[::4] if deck_name != "french52" else \
-        [c for c in cards if c.id.endswith(("C", "S")) and c.id[:-1] in ("3", "6", "8", "10", "K")]
+    pick = (
+        cards[::4]
+        if deck_name != "french52"
+        else [c for c in cards if c.id.endswith(("C", "S")) and c.id[:-1] in ("3", "6", "8", "10", "K")]
+    )
     refs = embedder.embed([to_canonical(render_card(c, HELD_OUT_DESIGN, 4.0)) for c in cards])
     got = embedder.embed(photos(deck_name, pick, HELD_OUT_DESIGN, seed=4))
     nearest = [cards[int(j)] for j in np.argmax(got @ refs.T, axis=1)]
@@ -130,8 +132,9 @@ def test_between_such_faces_their_grey_decides_whatever_light_the_templates_were
     lamp = lamp * np.where(np.arange(h) < h // 3, 0.7, 1.0)[:, None, None]  # and a shadow's edge
     lit = [np.clip(im * lamp * [1.0, 0.9, 1.15], 0, 255).astype(np.uint8) for im in clean]  # and a colour cast
     deck = I.CardIdentifier("enrolled", [c.face_key for c in cards], lit)
-    assert np.corrcoef(I.CropFeatures.of(clean[0]).grey[0].ravel(),
-                       I.CropFeatures.of(lit[0]).grey[0].ravel())[0, 1] > 0.85
+    assert (
+        np.corrcoef(I.CropFeatures.of(clean[0]).grey[0].ravel(), I.CropFeatures.of(lit[0]).grey[0].ravel())[0, 1] > 0.85
+    )
     crops = photos("french52", cards, HELD_OUT_DESIGN, seed=9, height=110)
     right = []
     for card, crop in zip(cards, crops):

@@ -49,8 +49,9 @@ def test_enroll_a_sheet_in_reading_order(tmp_path):
     cards = CARDS[:6]
     sheet = cloth(h=900, w=1200, seed=9)
     for k, card in enumerate(cards):  # two rows of three
-        sheet = place(sheet, card, quad(220 + 380 * (k % 3), 230 + 440 * (k // 3), 360, 3 * (k - 2), aspect=58 / 98),
-                      "outline")
+        sheet = place(
+            sheet, card, quad(220 + 380 * (k % 3), 230 + 440 * (k // 3), 360, 3 * (k - 2), aspect=58 / 98), "outline"
+        )
     p = tmp_path / "sheet.png"
     cv2.imwrite(str(p), degrade(sheet))
     res = E.enroll_deck("sheet-deck", [p], labels=[c.face_key for c in cards], per_photo=6, decks_dir=tmp_path)

@@ -42,8 +42,9 @@ def test_rendered_decks_identify_in_photos(deck_name):
     crops = read_back(deck_name, "classic", cards, seed=len(deck_name))
     results = [deck.faces.identify(c) for c in crops]
     right = [r.label == c.face_key for r, c in zip(results, cards)]
-    assert sum(right) >= len(cards) - 1, [(c.face_key, r.label) for r, c in zip(results, cards)
-                                          if r.label != c.face_key]
+    assert sum(right) >= len(cards) - 1, [
+        (c.face_key, r.label) for r, c in zip(results, cards) if r.label != c.face_key
+    ]
     assert np.median([r.confidence for r in results]) > 0.7
 
 
@@ -119,19 +120,25 @@ def test_the_grey_compared_between_siblings_parts_a_club_from_a_spade_more_than_
     `flat_field` leaves) stays nearer its drawn self than the spade is. The grey levels with only
     the smooth light divided out would put the shadowed club further from its template than
     from the spade's."""
-    club, spade = (to_canonical(render_card(next(c for c in faces("french52") if c.id == k), HELD_OUT_DESIGN, 4.0))
-                   for k in ("9C", "9S"))
+    club, spade = (
+        to_canonical(render_card(next(c for c in faces("french52") if c.id == k), HELD_OUT_DESIGN, 4.0))
+        for k in ("9C", "9S")
+    )
     h, w = club.shape[:2]
-    photographed = [club * 0.5 + 60, club * np.linspace(0.5, 1.1, w)[None, :, None],
-                    club * np.where(np.arange(w) < w // 2, 0.55, 1.0)[None, :, None],  # a shadow down the middle
-                    club * np.where(np.arange(h) < h // 3, 0.6, 1.0)[:, None, None]]  # ... across the top
+    photographed = [
+        club * 0.5 + 60,
+        club * np.linspace(0.5, 1.1, w)[None, :, None],
+        club * np.where(np.arange(w) < w // 2, 0.55, 1.0)[None, :, None],  # a shadow down the middle
+        club * np.where(np.arange(h) < h // 3, 0.6, 1.0)[:, None, None],
+    ]  # ... across the top
 
     def corr(a, b, local=True):
         a, b = (np.clip(im, 0, 255).astype(np.uint8) for im in (a, b))
         if local:
             return float(np.corrcoef(I.CropFeatures.of(a).grey[0].ravel(), I.CropFeatures.of(b).grey[0].ravel())[0, 1])
-        return float(np.corrcoef(I._grey(I._inner(I.flat_field(a))).ravel(),
-                                 I._grey(I._inner(I.flat_field(b))).ravel())[0, 1])
+        return float(
+            np.corrcoef(I._grey(I._inner(I.flat_field(a))).ravel(), I._grey(I._inner(I.flat_field(b))).ravel())[0, 1]
+        )
 
     lit = [corr(club, im) for im in photographed]
     assert min(lit) > 0.85 and corr(club, spade) < min(lit) - 0.05, (corr(club, spade), lit)
@@ -218,8 +225,12 @@ def test_siblings_printed_alike_are_left_to_the_second_look_and_those_in_other_c
     with_base = read_deck_folder(write_deck_folder(tmp_path / "a", "a", chosen, {}, base="french52")).faces
     without = read_deck_folder(write_deck_folder(tmp_path / "b", "b", chosen, {})).faces
     assert with_base.labels == without.labels
-    pairs = {(a, b) for i, a in enumerate(with_base.labels) for j, b in enumerate(with_base.labels)
-             if i != j and with_base._blind[i, j]}
+    pairs = {
+        (a, b)
+        for i, a in enumerate(with_base.labels)
+        for j, b in enumerate(with_base.labels)
+        if i != j and with_base._blind[i, j]
+    }
     assert pairs == {("7C", "7S"), ("7S", "7C")}, pairs
     assert not (without._blind & ~np.eye(len(without), dtype=bool)).any()
 
@@ -242,7 +253,7 @@ def test_the_second_look_takes_in_the_siblings_of_every_face_it_weighs(monkeypat
     q = quad(480, 360, 300, 5, skew=0.03)
     lit = place(cloth(seed=1), card("french52", "5S"), q, "outline").astype(np.float32)
     lit[..., 2] *= 1.3  # a red lamp
-    lit[..., 0] /= 1.3 ** 0.5
+    lit[..., 0] /= 1.3**0.5
     crop = rectify(degrade(np.clip(lit, 0, 255).astype(np.uint8), seed=1), q)
     sims = deck.similarities(crop).max(axis=0)
     first = [deck.labels[j] for j in np.argsort(-sims)[:3]]

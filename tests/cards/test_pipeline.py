@@ -77,8 +77,10 @@ def test_a_card_keeps_its_track_id_and_name_while_a_hand_passes(detector):
 
 def test_enrolling_with_the_detector(detector, tmp_path):
     cards = [card("french52", c) for c in ("AS", "7H", "QC")]
-    photos = [(c.id, degrade(place(cloth(seed=k), c, quad(480, 360, 420, 5 * k, skew=0.05), "outline"), seed=k))
-              for k, c in enumerate(cards)]
+    photos = [
+        (c.id, degrade(place(cloth(seed=k), c, quad(480, 360, 420, 5 * k, skew=0.05), "outline"), seed=k))
+        for k, c in enumerate(cards)
+    ]
     assert find_cards(photos[0][1], detector)[0].method == "detector"
     res = enroll_images("mine", photos, [c.id for c in cards], detector=detector, decks_dir=tmp_path)
     assert res.methods.get("detector", 0) >= 2

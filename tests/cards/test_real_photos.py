@@ -25,7 +25,6 @@ CARDS = {  # file: [(name, centre x, centre y)], from fixtures/cards/cards.json
 }
 
 
-
 @pytest.fixture(scope="module")
 def detector():
     return CardDetector()
@@ -33,9 +32,14 @@ def detector():
 
 def covering(quads, x, y):
     """Index of the first quad that holds the point (x, y), or None."""
-    return next((i for i, q in enumerate(quads)
-                 if cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)),
-                                         False) >= 0), None)
+    return next(
+        (
+            i
+            for i, q in enumerate(quads)
+            if cv2.pointPolygonTest(q.reshape(-1, 1, 2).astype(np.float32), (float(x), float(y)), False) >= 0
+        ),
+        None,
+    )
 
 
 def misses(detector, name):

@@ -42,16 +42,27 @@ def spoil(q, rng, shift=0.06, turn=8.0, scale=0.1, jitter=0.02):
     return (out + rng.normal(0, jitter * diag, (4, 2))).astype(np.float32)
 
 
-SCENE_CARDS = [("french52", "7H", "outline"), ("french52", "QS", "classic"), ("italian", "3B", "outline"),
-               ("italian", "CD", "bold"), ("beccato", "chicken:orloff:1", "outline"),
-               ("beccato", "egg:moon-3", "classic")]
+SCENE_CARDS = [
+    ("french52", "7H", "outline"),
+    ("french52", "QS", "classic"),
+    ("italian", "3B", "outline"),
+    ("italian", "CD", "bold"),
+    ("beccato", "chicken:orloff:1", "outline"),
+    ("beccato", "egg:moon-3", "classic"),
+]
 
 
 def scene(deck, cid, design, seed, height=230, angle=None):
     rng = np.random.default_rng(seed)
     aspect = 58 / 98 if deck == "italian" else 63 / 88
-    q = quad(480 + rng.uniform(-60, 60), 360 + rng.uniform(-40, 40), height,
-             rng.uniform(-40, 40) if angle is None else angle, aspect=aspect, skew=rng.uniform(0, 0.06))
+    q = quad(
+        480 + rng.uniform(-60, 60),
+        360 + rng.uniform(-40, 40),
+        height,
+        rng.uniform(-40, 40) if angle is None else angle,
+        aspect=aspect,
+        skew=rng.uniform(0, 0.06),
+    )
     colour = tuple(int(v) for v in rng.integers(30, 140, 3))
     img = degrade(place(cloth(colour=colour, seed=seed), card(deck, cid), q, design), seed=seed)
     return img, q
@@ -126,9 +137,13 @@ def test_no_edge_to_find_keeps_the_detectors_quad():
 def test_degenerate_quads_come_back_without_an_error():
     img, truth = scene("french52", "7H", "classic", seed=2)
     reader = CardReader(None, load_deck("french52"))
-    for q in (np.full((4, 2), 300, np.float32), quad(480, 360, 6), quad(2000, 2000, 100),
-              np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float32),
-              np.array([[np.nan, 0], [1, 0], [1, 1], [0, 1]], np.float32)):
+    for q in (
+        np.full((4, 2), 300, np.float32),
+        quad(480, 360, 6),
+        quad(2000, 2000, 100),
+        np.array([[0, 0], [100, 0], [200, 0], [300, 0]], np.float32),
+        np.array([[np.nan, 0], [1, 0], [1, 1], [0, 1]], np.float32),
+    ):
         assert snap_and_refine(img, q).shape == (4, 2)
         assert len(list(candidate_quads(img, q))) >= 1
         assert reader.identify(img, CardDetections.from_corners(q[None])).label[0] is None
@@ -139,7 +154,7 @@ def test_guesses_include_the_card_when_the_detector_turned_its_quad_far():
     rough = spoil(truth, np.random.default_rng(7), shift=0.03, turn=0, scale=0.05)
     c = rough.mean(axis=0)
     a = np.radians(40)
-    rough = ((rough - c) @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32).T + c)
+    rough = (rough - c) @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32).T + c
     assert corner_error(rough, truth) > 0.15
     best = min(corner_error(g, truth) for g in candidate_quads(img, rough.astype(np.float32), aspect=63 / 88))
     assert best < 0.025
@@ -148,8 +163,14 @@ def test_guesses_include_the_card_when_the_detector_turned_its_quad_far():
 @pytest.mark.parametrize("angle", [-35, -10, 20, 60])
 def test_a_turned_card_is_one_of_the_two_inscribed_in_its_box(angle):
     truth = quad(400, 300, 200, angle, aspect=63 / 88)
-    box = np.float32([[*truth.min(0)], [truth[:, 0].max(), truth[:, 1].min()], [*truth.max(0)],
-                      [truth[:, 0].min(), truth[:, 1].max()]])
+    box = np.float32(
+        [
+            [*truth.min(0)],
+            [truth[:, 0].max(), truth[:, 1].min()],
+            [*truth.max(0)],
+            [truth[:, 0].min(), truth[:, 1].max()],
+        ]
+    )
     assert axis_aligned(box) and not axis_aligned(truth)
     cards = inscribed_cards(box, 63 / 88)
     assert len(cards) == 2
@@ -167,8 +188,14 @@ def test_keypoints_that_collapsed_leave_a_box_from_which_the_turned_card_is_foun
     img = np.where(checks[..., None], np.uint8([150, 60, 110]), np.uint8([60, 140, 70])).astype(np.uint8)
     truth = quad(470, 350, 240, 40)
     img = degrade(place(img, card("beccato", "egg:moon-3"), truth, "outline"), seed=3)
-    box = np.float32([[*truth.min(0)], [truth[:, 0].max(), truth[:, 1].min()], [*truth.max(0)],
-                      [truth[:, 0].min(), truth[:, 1].max()]])
+    box = np.float32(
+        [
+            [*truth.min(0)],
+            [truth[:, 0].max(), truth[:, 1].min()],
+            [*truth.max(0)],
+            [truth[:, 0].min(), truth[:, 1].max()],
+        ]
+    )
     assert corner_error(box, truth) > 0.15
     first = list(itertools.islice(candidate_quads(img, box, aspect=63 / 88), CardReader(None).max_guesses))
     best = min(corner_error(g, truth) for g in first)
@@ -186,7 +213,7 @@ def test_a_card_on_a_plaid_stands_out_from_the_table_whichever_way_the_quad_is_t
     rough = spoil(truth, np.random.default_rng(8), shift=0.03, turn=0, scale=0.05)
     c = rough.mean(axis=0)
     a = np.radians(35)
-    rough = ((rough - c) @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32).T + c)
+    rough = (rough - c) @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32).T + c
     assert corner_error(rough, truth) > 0.15
     box = unlike_table(img, rough.astype(np.float32))
     # rough (the card's green ground strip passes for cloth), but turned the right way...
@@ -242,8 +269,9 @@ def test_refined_reading_still_finds_every_real_card(detector, name):
         found = reader.read(image)
         up = found[found.face_up]
         for what, x, y in CARDS[name]:
-            assert any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0
-                       for q in up.corners), (name, what, np.round(up.centers).tolist())
+            assert any(
+                cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0 for q in up.corners
+            ), (name, what, np.round(up.centers).tolist())
 
 
 def test_an_unsure_card_is_aligned_onto_what_its_siblings_share(monkeypatch):
@@ -262,8 +290,11 @@ def test_an_unsure_card_is_aligned_onto_what_its_siblings_share(monkeypatch):
     assert not np.array_equal(shared, faces.images[club]) and not np.array_equal(shared, faces.images[spade])
     used = []
     align = R.align_to_template
-    monkeypatch.setattr(R, "align_to_template", lambda image, q, template, upside_down=False:
-                        used.append(template) or align(image, q, template, upside_down))
+    monkeypatch.setattr(
+        R,
+        "align_to_template",
+        lambda image, q, template, upside_down=False: used.append(template) or align(image, q, template, upside_down),
+    )
     img, truth = scene("french52", "9C", "outline", seed=3, height=120)
     rough = spoil(truth, np.random.default_rng(3), shift=0.03, turn=5, scale=0.05)
     width = float(np.linalg.norm(rough[1] - rough[0]))

@@ -55,15 +55,25 @@ def test_empty_frames_are_fine():
 def test_default_layout_places_cards():
     layout = TableLayout.default(["Anna", "Bruno", "Carla", "Dario"])
     size = (1000, 1000)
-    d = frame([(500, 440, None, 0), (500, 600, None, 0), (500, 950, None, 0), (50, 500, None, 0),
-               (500, 50, None, 0), (950, 500, None, 0)])
+    d = frame(
+        [
+            (500, 440, None, 0),
+            (500, 600, None, 0),
+            (500, 950, None, 0),
+            (50, 500, None, 0),
+            (500, 50, None, 0),
+            (950, 500, None, 0),
+        ]
+    )
     out = layout.assign(d, size)
     assert out.zone.tolist() == [HENHOUSES, CENTRE, "Anna", "Bruno", "Carla", "Dario"]
 
 
 def test_layout_from_json_with_table_corners(tmp_path):
-    doc = {"table_corners": [[100, 100], [900, 100], [900, 700], [100, 700]],
-           "zones": [{"name": "pile", "polygon": [[0, 0], [0.5, 0], [0.5, 0.5], [0, 0.5]]}]}
+    doc = {
+        "table_corners": [[100, 100], [900, 100], [900, 700], [100, 700]],
+        "zones": [{"name": "pile", "polygon": [[0, 0], [0.5, 0], [0.5, 0.5], [0, 0.5]]}],
+    }
     p = tmp_path / "t.json"
     p.write_text(json.dumps(doc))
     layout = TableLayout.load(p)

@@ -48,8 +48,9 @@ def test_breeds_guilds_and_eggs_are_the_engines_names():
     assert D.engine_name(D.card("beccato", "chick")) == engine_cards.CHICK
 
 
-@pytest.mark.parametrize("ours, theirs", [("italian", "italian-40"), ("french52", "french-52"),
-                                         ("french40", "french-40")])
+@pytest.mark.parametrize(
+    "ours, theirs", [("italian", "italian-40"), ("french52", "french-52"), ("french40", "french-40")]
+)
 def test_suited_ids_are_the_trick_engines_codes(ours, theirs):
     assert sorted(c.id for c in D.deck(ours)) == sorted(trick_cards.DECKS[theirs].cards)
 

@@ -53,8 +53,13 @@ def test_breakdown_and_thresholds_account_for_every_face_up_card(tmp_path):
     # the shipped model on a few held-out scenes: every face-up card lands in one group of each
     # kind, and the sweep at the evaluation's own threshold repeats its headline numbers
     G.write_dataset(tmp_path / "d", {"test": 4}, seed=3, width=640, progress=False)
-    res = E.evaluate(DEFAULT_MODEL, tmp_path / "d" / "data.yaml", imgsz=E.model_input_size(DEFAULT_MODEL),
-                     with_ultralytics=False, sweep=(0.25, 0.5, 0.9))
+    res = E.evaluate(
+        DEFAULT_MODEL,
+        tmp_path / "d" / "data.yaml",
+        imgsz=E.model_input_size(DEFAULT_MODEL),
+        with_ultralytics=False,
+        sweep=(0.25, 0.5, 0.9),
+    )
     assert res["face_up_cards"] > 0
     for kind in ("background", "deck", "short_side", "visible"):
         groups = res["recall_face_up_by"][kind]

@@ -37,9 +37,17 @@ def test_sure_reads_account_for_every_named_clear_card(tmp_path):
 def test_totals_sum_the_counts_of_every_seed_and_deck():
     def run(deck, right, n, sure_wrong):
         wrong = min(1, n - right)
-        return {"deck": deck, "id_enrolled_gt_clear": EV.rates(n, right, n - right - wrong, wrong),
-                "sure_enrolled_clear": {"confidence_at_least": EV.SURE, "named": n - 1, "sure": n - 2,
-                                        "sure_wrong": sure_wrong, "unsure_wrong": 0}}
+        return {
+            "deck": deck,
+            "id_enrolled_gt_clear": EV.rates(n, right, n - right - wrong, wrong),
+            "sure_enrolled_clear": {
+                "confidence_at_least": EV.SURE,
+                "named": n - 1,
+                "sure": n - 2,
+                "sure_wrong": sure_wrong,
+                "unsure_wrong": 0,
+            },
+        }
 
     t = EV.totals([run("french52", 50, 55, 1), run("french52", 70, 79, 0), run("italian", 52, 52, 0)])
     assert t["french52"]["id_enrolled_gt_clear"] == EV.rates(134, 120, 12, 2)
@@ -61,14 +69,23 @@ def test_a_card_is_found_against_the_table_alike_whatever_was_read_before():
     from OpenCV's random generator: unseeded, the same card on the same frame came out otherwise
     after other draws (4 of the 8 cards of these held-out Beccato! scenes), and a session replayed
     or evaluated after another read differently."""
-    cards = [(img, corners.astype(np.float32)) for img, labels, _ in EV.scenes("beccato", 6, 11)
-             for _cls, corners, _ in labels]
+    cards = [
+        (img, corners.astype(np.float32))
+        for img, labels, _ in EV.scenes("beccato", 6, 11)
+        for _cls, corners, _ in labels
+    ]
     assert len(cards) >= 8
     for img, corners in cards:
         first = unlike_table(img, corners)
         cv2.setRNGSeed(456)
-        cv2.kmeans(np.random.default_rng(0).random((50, 3), np.float32), 3, None,
-                   (cv2.TERM_CRITERIA_MAX_ITER, 5, 1.0), 1, cv2.KMEANS_PP_CENTERS)
+        cv2.kmeans(
+            np.random.default_rng(0).random((50, 3), np.float32),
+            3,
+            None,
+            (cv2.TERM_CRITERIA_MAX_ITER, 5, 1.0),
+            1,
+            cv2.KMEANS_PP_CENTERS,
+        )
         again = unlike_table(img, corners)
         assert (first is None) == (again is None)
         assert first is None or np.array_equal(first, again)

@@ -19,9 +19,13 @@ def test_the_card_says_how_the_checkpoint_was_chosen(tmp_path):
     record["selection"] = None
     T.write_model_card(tmp_path / "plain.md", record)
     assert "the best by validation fitness" in (tmp_path / "plain.md").read_text()
-    record["selection"] = {"data": "datasets/generated/cards_selval/data.yaml", "epochs": [
-        {"checkpoint": "epoch0.pt", "epoch": 1, "recall_face_up": 0.951, "precision": 0.9},
-        {"checkpoint": "epoch1.pt", "epoch": 2, "recall_face_up": 0.9732, "precision": 0.91}]}
+    record["selection"] = {
+        "data": "datasets/generated/cards_selval/data.yaml",
+        "epochs": [
+            {"checkpoint": "epoch0.pt", "epoch": 1, "recall_face_up": 0.951, "precision": 0.9},
+            {"checkpoint": "epoch1.pt", "epoch": 2, "recall_face_up": 0.9732, "precision": 0.91},
+        ],
+    }
     T.write_model_card(tmp_path / "selected.md", record)
     text = (tmp_path / "selected.md").read_text()
     assert "selection split `datasets/generated/cards_selval/data.yaml`" in text
@@ -66,8 +70,10 @@ def test_initial_weights_are_described_from_the_run_they_were_saved_in(tmp_path)
     assert init["dataset_splits"]["train"]["images"] == 6000
     row = T._init_row({"init": init})
     assert "epoch 6 of 8 and 5981 s on 6000 training scenes (classic, bold)" in row and "?" not in row
-    assert T._init_row({"init": {"weights": "w.pt"}}) == \
-        "| initial weights | `w.pt`: an earlier run of the same YAML here |\n"
+    assert (
+        T._init_row({"init": {"weights": "w.pt"}})
+        == "| initial weights | `w.pt`: an earlier run of the same YAML here |\n"
+    )
 
 
 def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_path):
@@ -75,6 +81,7 @@ def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_p
         (root / "images").mkdir(parents=True)
         (root / "data.yaml").write_text(f"path: {root}\ntrain: images/train\nval: images/val\ntest: images/test\n")
         (root / "meta.json").write_text(json.dumps({"seed": 1, "splits": splits}))
+
     dataset(tmp_path / "v2", {"test": {"images": 300, "cards": 731}})
     (tmp_path / "v2" / "images" / "test").mkdir()
     dataset(tmp_path / "v7", {"train": {"images": 6000}})
@@ -87,8 +94,22 @@ def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_p
 
 
 def _run_args(**over):
-    base = dict(data="d.yaml", epochs=60, imgsz=480, batch=16, workers=2, name="v", init=None, seed=0,
-                cache="ram", mosaic=0.0, close_mosaic=0, warmup_epochs=0.3, hours=0.0, lr0=None)
+    base = dict(
+        data="d.yaml",
+        epochs=60,
+        imgsz=480,
+        batch=16,
+        workers=2,
+        name="v",
+        init=None,
+        seed=0,
+        cache="ram",
+        mosaic=0.0,
+        close_mosaic=0,
+        warmup_epochs=0.3,
+        hours=0.0,
+        lr0=None,
+    )
     return argparse.Namespace(**{**base, **over})
 
 
@@ -108,10 +129,14 @@ def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
 def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):
     record = json.loads(METRICS.read_text())
     m = record["held_out_test"]
-    m["at_conf"] = {"0.2": {"recall_face_up": 0.99, "precision": 0.8},
-                    "0.5": {"recall_face_up": 0.9, "precision": 0.95}}
-    m["recall_face_up_by"] = {"background": {"marble": {"cards": 200, "recall": 0.975}},
-                              "visible": {"under half": {"cards": 100, "recall": 0.93}}}
+    m["at_conf"] = {
+        "0.2": {"recall_face_up": 0.99, "precision": 0.8},
+        "0.5": {"recall_face_up": 0.9, "precision": 0.95},
+    }
+    m["recall_face_up_by"] = {
+        "background": {"marble": {"cards": 200, "recall": 0.975}},
+        "visible": {"under half": {"cards": 100, "recall": 0.93}},
+    }
     before = json.loads(json.dumps(record))
     before["held_out_test"].update(recall_face_up=0.5, map50_pose=0.123)
     before["held_out_test"]["recall_face_up_by"]["background"]["marble"]["recall"] = 0.5

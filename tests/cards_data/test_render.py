@@ -23,7 +23,7 @@ def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_every_face_is_distinct(deck_name, design):
     cards = D.faces(deck_name) + D.backs(deck_name)
     imgs = np.stack([R.render_card(c, design, PPM) for c in cards])
-    d = np.concatenate([_differ(imgs[i:i + 8], imgs) for i in range(0, len(imgs), 8)])
+    d = np.concatenate([_differ(imgs[i : i + 8], imgs) for i in range(0, len(imgs), 8)])
     np.fill_diagonal(d, 1.0)
     i, j = np.unravel_index(d.argmin(), d.shape)
     # at least 0.5% of the card (a pip is about 1.5%) differs between any two faces
@@ -123,14 +123,17 @@ def test_varied_pips_are_paler_or_resized_but_never_outlined_and_leave_the_other
     assert min(v.pip_scale for v in varied) < 0.9 < 1.1 < max(v.pip_scale for v in varied)
     seven = next(c for c in D.deck("french52") if c.face_key == "7S")
     base = R.DESIGNS["classic"]
+
     def ink(d):  # the darkest print of the body (the index's rank keeps its colour)
         img = R.render_card(seven, d, 4.0)
         h, w = img.shape[:2]
-        return img[h // 4:3 * h // 4, w // 4:3 * w // 4].astype(int).sum(axis=2).min()
+        return img[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].astype(int).sum(axis=2).min()
 
     assert ink(R.dataclasses.replace(base, pip_tone=0.5)) > ink(base) + 150  # black pips turn grey...
-    assert R.render_card(seven, R.dataclasses.replace(base, pip_scale=1.15), 4.0).mean() < \
-        R.render_card(seven, base, 4.0).mean()  # ...larger pips cover more paper
+    assert (
+        R.render_card(seven, R.dataclasses.replace(base, pip_scale=1.15), 4.0).mean()
+        < R.render_card(seven, base, 4.0).mean()
+    )  # ...larger pips cover more paper
 
 
 @pytest.mark.parametrize("pattern", R.BACK_PATTERNS)

@@ -38,8 +38,10 @@ def test_labels_agree_with_geometry(train_scenes):
             assert set(vis) <= {1, 2}
             assert meta["visible"] >= G.MIN_VISIBLE
             # a card is a convex quadrilateral, corners in order (no self-crossing)
-            cross = [np.cross(corners[(k + 1) % 4] - corners[k],
-                              corners[(k + 2) % 4] - corners[(k + 1) % 4]) for k in range(4)]
+            cross = [
+                np.cross(corners[(k + 1) % 4] - corners[k], corners[(k + 2) % 4] - corners[(k + 1) % 4])
+                for k in range(4)
+            ]
             assert all(c > 0 for c in cross) or all(c < 0 for c in cross)
             # the YOLO line round-trips, and the box is the corners' bounding box
             c2, box, kp, vis2 = G.parse_label_line(G.yolo_line(cls, corners, vis, w, h))
@@ -154,13 +156,29 @@ def test_without_scikit_image_the_generator_refuses_unless_told_procedural_only(
     monkeypatch.setattr(G, "_SKIMAGE", {})
     monkeypatch.setattr(G, "_PHOTOS", [])
     with pytest.raises(SystemExit) as err:
-        make_card_dataset.main(["--out", str(tmp_path / "d"), "--train", "1", "--val", "0", "--test", "0", "--width",
-                                "160"])
+        make_card_dataset.main(
+            ["--out", str(tmp_path / "d"), "--train", "1", "--val", "0", "--test", "0", "--width", "160"]
+        )
     assert err.value.code == 2 and "scikit-image is not installed" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
-    assert make_card_dataset.main(["--out", str(tmp_path / "d"), "--train", "2", "--val", "0", "--test", "0", "--width",
-                                   "160",
-                   "--procedural-only"]) == 0
+    assert (
+        make_card_dataset.main(
+            [
+                "--out",
+                str(tmp_path / "d"),
+                "--train",
+                "2",
+                "--val",
+                "0",
+                "--test",
+                "0",
+                "--width",
+                "160",
+                "--procedural-only",
+            ]
+        )
+        == 0
+    )
     meta = json.loads((tmp_path / "d" / "meta.json").read_text())
     assert meta["skimage"] is False
     assert not any(b.startswith("skimage_") for b in meta["splits"]["train"]["backgrounds"])
@@ -170,21 +188,51 @@ def test_test_split_linked_from_another_dataset(tmp_path, capsys):
     # every model is measured on the same held-out scenes: a training set links them, with the
     # card index that the up/down of Beccato! faces is measured from
     G.write_dataset(tmp_path / "held", {"test": 2}, seed=0, width=160, progress=False)
-    assert make_card_dataset.main(["--out", str(tmp_path / "new"), "--train", "1", "--val", "1", "--test", "0",
-                                   "--width", "160",
-                   "--procedural-only", "--test-from", str(tmp_path / "held")]) == 0
+    assert (
+        make_card_dataset.main(
+            [
+                "--out",
+                str(tmp_path / "new"),
+                "--train",
+                "1",
+                "--val",
+                "1",
+                "--test",
+                "0",
+                "--width",
+                "160",
+                "--procedural-only",
+                "--test-from",
+                str(tmp_path / "held"),
+            ]
+        )
+        == 0
+    )
     new, held = tmp_path / "new", tmp_path / "held"
     for part in ("images/test", "labels/test", "cards/test.jsonl"):
         assert (new / part).is_symlink() and (new / part).resolve() == (held / part).resolve()
-    assert sorted(p.name for p in (new / "images" / "test").iterdir()) == \
-        sorted(p.name for p in (held / "images" / "test").iterdir())
+    assert sorted(p.name for p in (new / "images" / "test").iterdir()) == sorted(
+        p.name for p in (held / "images" / "test").iterdir()
+    )
     assert "test: images/test" in (new / "data.yaml").read_text()
     with pytest.raises(SystemExit):  # generated or linked, not both
-        make_card_dataset.main(["--out", str(tmp_path / "x"), "--train", "1", "--test", "1", "--procedural-only",
-                "--test-from", str(held)])
+        make_card_dataset.main(
+            ["--out", str(tmp_path / "x"), "--train", "1", "--test", "1", "--procedural-only", "--test-from", str(held)]
+        )
     with pytest.raises(SystemExit):  # a dataset with no held-out split
-        make_card_dataset.main(["--out", str(tmp_path / "y"), "--train", "1", "--test", "0", "--procedural-only",
-                "--test-from", str(tmp_path / "new" / "images")])
+        make_card_dataset.main(
+            [
+                "--out",
+                str(tmp_path / "y"),
+                "--train",
+                "1",
+                "--test",
+                "0",
+                "--procedural-only",
+                "--test-from",
+                str(tmp_path / "new" / "images"),
+            ]
+        )
     assert "no held-out split there" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
 

@@ -31,8 +31,10 @@ class Table:
 
     def px(self, x: float, y: float) -> tuple[float, float]:
         a = math.radians(self.angle)
-        return (self.offset[0] + self.scale * (x * math.cos(a) - y * math.sin(a)),
-                self.offset[1] + self.scale * (x * math.sin(a) + y * math.cos(a)))
+        return (
+            self.offset[0] + self.scale * (x * math.cos(a) - y * math.sin(a)),
+            self.offset[1] + self.scale * (x * math.sin(a) + y * math.cos(a)),
+        )
 
     def zones(self, camera: str = "cards") -> TableZones:
         """The trick zone: 6.8 x 3.6 card-lengths around the card's resting place."""
@@ -65,10 +67,16 @@ class Motion:
     visible_from: float | None = None
 
 
-def slide(t_land: float = 1.0, start: tuple[float, float] = (4.0, 0.4), duration: float = 0.6,
-          turn: float = 10.0, end: tuple[float, float] = (0.0, 0.0)) -> Motion:
+def slide(
+    t_land: float = 1.0,
+    start: tuple[float, float] = (4.0, 0.4),
+    duration: float = 0.6,
+    turn: float = 10.0,
+    end: tuple[float, float] = (0.0, 0.0),
+) -> Motion:
     """Pushed along the cloth from the player's edge (`start`, from `end`), slowing down,
     fingertips on its back, to lie at `end`."""
+
     def pose(s: float) -> Pose:
         e = 1 - (1 - s) ** 2
         return Pose(end[0] + start[0] * (1 - e), end[1] + start[1] * (1 - e), 0.0, turn * (1 - e))
@@ -81,9 +89,15 @@ def slide(t_land: float = 1.0, start: tuple[float, float] = (4.0, 0.4), duration
     return Motion("slide", t_land, duration, pose, hand, hand_after=0.2)
 
 
-def toss(t_land: float = 1.0, start: tuple[float, float] = (3.0, 1.0), height: float = 2.5,
-         duration: float = 0.3, turn: float = 100.0) -> Motion:
+def toss(
+    t_land: float = 1.0,
+    start: tuple[float, float] = (3.0, 1.0),
+    height: float = 2.5,
+    duration: float = 0.3,
+    turn: float = 100.0,
+) -> Motion:
     """Released above the table from the player's side, falling and spinning; the hand stays back."""
+
     def pose(s: float) -> Pose:
         return Pose(start[0] * (1 - s), start[1] * (1 - s), height * (1 - s * s), turn * (1 - s))
 
@@ -92,9 +106,11 @@ def toss(t_land: float = 1.0, start: tuple[float, float] = (3.0, 1.0), height: f
     return Motion("toss", t_land, duration, pose, lambda s: back)
 
 
-def placed(t_land: float = 1.0, start: tuple[float, float] = (0.5, 0.3), height: float = 0.3,
-           duration: float = 0.35) -> Motion:
+def placed(
+    t_land: float = 1.0, start: tuple[float, float] = (0.5, 0.3), height: float = 0.3, duration: float = 0.35
+) -> Motion:
     """Carried in the fingers the last half card-length, set down, held a moment, let go."""
+
     def pose(s: float) -> Pose:
         return Pose(start[0] * (1 - s), start[1] * (1 - s), height * (1 - s), 0.0)
 
@@ -107,8 +123,14 @@ def placed(t_land: float = 1.0, start: tuple[float, float] = (0.5, 0.3), height:
 
 def appears(t_land: float = 1.0, hand_on: bool = False) -> Motion:
     """First seen lying in its place (tossed from out of view, or set down under a hand)."""
-    return Motion("appears", t_land, 0.0, lambda s: Pose(0.0, 0.0),
-                  (lambda s: (0.2, 0.1)) if hand_on else (lambda s: None), hand_after=0.4 if hand_on else 0.0)
+    return Motion(
+        "appears",
+        t_land,
+        0.0,
+        lambda s: Pose(0.0, 0.0),
+        (lambda s: (0.2, 0.1)) if hand_on else (lambda s: None),
+        hand_after=0.4 if hand_on else 0.0,
+    )
 
 
 def corners(table: Table, p: Pose) -> tuple[tuple[float, float], ...]:
@@ -123,9 +145,20 @@ def corners(table: Table, p: Pose) -> tuple[tuple[float, float], ...]:
     return tuple((round(u, 1), round(v, 1)) for u, v in out)
 
 
-def stream(motion: Motion, card: str = "AS", *, fps: float = 10.0, table: Table = Table(), phase: float = 0.0,
-           drop: Sequence[int] = (), hands: bool = False, camera: str = "cards", t_end: float | None = None,
-           confidence: float = 0.95, others: Sequence[tuple[str, Pose]] = ()) -> list:
+def stream(
+    motion: Motion,
+    card: str = "AS",
+    *,
+    fps: float = 10.0,
+    table: Table = Table(),
+    phase: float = 0.0,
+    drop: Sequence[int] = (),
+    hands: bool = False,
+    camera: str = "cards",
+    t_end: float | None = None,
+    confidence: float = 0.95,
+    others: Sequence[tuple[str, Pose]] = (),
+) -> list:
     """The frames (and, with `hands`, the hands) a card camera reports, oldest first, from 0.2 s
     before the motion starts to `SETTLE` s after landing. `drop`: frame numbers lost; `others`:
     cards lying still all along (face id, pose)."""
@@ -142,8 +175,9 @@ def stream(motion: Motion, card: str = "AS", *, fps: float = 10.0, table: Table 
         if i in drop:
             i += 1
             continue
-        cards: tuple[CardReading, ...] = tuple(_reading(table, zones, camera, face, pose, confidence)
-                                               for face, pose in others)
+        cards: tuple[CardReading, ...] = tuple(
+            _reading(table, zones, camera, face, pose, confidence) for face, pose in others
+        )
         s = 1.0 if motion.duration <= 0 else (t - (motion.t_land - motion.duration)) / motion.duration
         if t >= shown - 1e-9:
             cards += (_reading(table, zones, camera, card, motion.pose(min(max(s, 0.0), 1.0)), confidence),)
@@ -158,8 +192,9 @@ def stream(motion: Motion, card: str = "AS", *, fps: float = 10.0, table: Table 
     return out
 
 
-def _reading(table: Table, zones: TableZones, camera: str, face: str | None, pose: Pose,
-             confidence: float) -> CardReading:
+def _reading(
+    table: Table, zones: TableZones, camera: str, face: str | None, pose: Pose, confidence: float
+) -> CardReading:
     q = corners(table, pose)
     cx, cy = sum(u for u, _ in q) / 4, sum(v for _, v in q) / 4
     return CardReading(face, confidence, True, zones.locate(camera, [(cx, cy)])[0], q)
@@ -201,8 +236,17 @@ def cloth(seed: int):
     return np.clip(base[None, None, :] * (1 + 0.06 * noise[..., None]), 0, 255)
 
 
-def rendered_frames(motion: Motion, face: str, *, fps: float = 10.0, seed: int = 0, table: Table = RENDER_TABLE,
-                    exposure: float = 0.01, camera: str = "cards", settle: float = 0.6):
+def rendered_frames(
+    motion: Motion,
+    face: str,
+    *,
+    fps: float = 10.0,
+    seed: int = 0,
+    table: Table = RENDER_TABLE,
+    exposure: float = 0.01,
+    camera: str = "cards",
+    settle: float = 0.6,
+):
     """`vision.capture.sources.CameraFrame`s of the lead drawn on a cloth (our own Italian face,
     `vision.cards.render`, warped onto the corners `corners` gives: bigger when higher), blurred
     over the exposure (three instants averaged), from 0.2 s before the motion to `settle` s
@@ -235,9 +279,24 @@ def rendered_frames(motion: Motion, face: str, *, fps: float = 10.0, seed: int =
             return
         picture = base
         if t >= shown - 1e-9:
-            picture = sum(draw(motion.pose(min(max(1.0 if motion.duration <= 0 else
-                                                   (t + exposure * (k / 2 - 0.5) - shown) / motion.duration,
-                                                   0.0), 1.0)))
-                          for k in range(3)) / 3
+            picture = (
+                sum(
+                    draw(
+                        motion.pose(
+                            min(
+                                max(
+                                    1.0
+                                    if motion.duration <= 0
+                                    else (t + exposure * (k / 2 - 0.5) - shown) / motion.duration,
+                                    0.0,
+                                ),
+                                1.0,
+                            )
+                        )
+                    )
+                    for k in range(3)
+                )
+                / 3
+            )
         yield CameraFrame(camera, i, t, np.clip(picture, 0, 255).astype(np.uint8))
         i += 1

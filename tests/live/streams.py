@@ -10,21 +10,29 @@ FPS = 5.0
 
 
 def beccato_zones(camera: str = "cards") -> TableZones:
-    return TableZones([
-        rect_zone("seat:Anna", camera, 300, 540, 980, 720, "seat", "Anna"),
-        rect_zone("seat:Bruno", camera, 0, 150, 300, 570, "seat", "Bruno"),
-        rect_zone("seat:Carla", camera, 300, 0, 980, 180, "seat", "Carla"),
-        rect_zone("seat:Dario", camera, 980, 150, 1280, 570, "seat", "Dario"),
-        rect_zone("eggs", camera, 300, 180, 980, 540, "eggs"),
-    ])
+    return TableZones(
+        [
+            rect_zone("seat:Anna", camera, 300, 540, 980, 720, "seat", "Anna"),
+            rect_zone("seat:Bruno", camera, 0, 150, 300, 570, "seat", "Bruno"),
+            rect_zone("seat:Carla", camera, 300, 0, 980, 180, "seat", "Carla"),
+            rect_zone("seat:Dario", camera, 980, 150, 1280, 570, "seat", "Dario"),
+            rect_zone("eggs", camera, 300, 180, 980, 540, "eggs"),
+        ]
+    )
 
 
 def trick_zones(camera: str = "cards") -> TableZones:
     return TableZones([rect_zone("trick", camera, 300, 180, 980, 540, "trick")])
 
 
-CENTRES = {"seat:Anna": (640, 630), "seat:Bruno": (150, 360), "seat:Carla": (640, 90),
-           "seat:Dario": (1130, 360), "eggs": (640, 360), "trick": (640, 360)}
+CENTRES = {
+    "seat:Anna": (640, 630),
+    "seat:Bruno": (150, 360),
+    "seat:Carla": (640, 90),
+    "seat:Dario": (1130, 360),
+    "eggs": (640, 360),
+    "trick": (640, 360),
+}
 
 
 def frames(t0: float, t1: float, layout: dict[str, list], camera: str = "cards", fps: float = FPS):

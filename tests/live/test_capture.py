@@ -94,8 +94,7 @@ def test_lockstep_refuses_a_live_camera_and_writes_nothing(tmp_path, monkeypatch
     monkeypatch.setattr("tablereferee.run.open_capture", lambda *a, **k: Webcam([], clock))
     from referee.table.zones import TableZones
 
-    config = R.TableConfig(game="beccato", setup={"players": ["Anna", "Bruno"]}, zones=TableZones([]),
-                           finder="contour")
+    config = R.TableConfig(game="beccato", setup={"players": ["Anna", "Bruno"]}, zones=TableZones([]), finder="contour")
     with pytest.raises(ValueError, match="lockstep reads files only; cam is a live camera"):
         R.run_live({"cam": 0}, tmp_path / "s", config, lockstep=True)
     assert not (tmp_path / "s").exists()

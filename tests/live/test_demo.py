@@ -57,8 +57,7 @@ def test_the_session_folder_holds_what_a_replay_needs(demo_session):
 
 def test_a_replay_gives_the_same_log(demo_session, tmp_path):
     out, _ = demo_session
-    result = CliRunner().invoke(cli, ["replay", str(out), "--out", str(tmp_path / "r"), "--json",
-                                      "--threads", "1"])
+    result = CliRunner().invoke(cli, ["replay", str(out), "--out", str(tmp_path / "r"), "--json", "--threads", "1"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["comparison"]["same_log"], report["comparison"]["first_difference"]
@@ -75,11 +74,26 @@ def test_a_replay_reusing_the_stored_observations_gives_the_same_log(demo_sessio
 
 def test_a_dispute_package_for_the_reveal(demo_session, tmp_path):
     out, _ = demo_session
-    reveal = next(e for e in read_log(out / "log.db").entries
-                  if e.kind == "action" and e.payload["action"]["kind"] == "reveal")
+    reveal = next(
+        e for e in read_log(out / "log.db").entries if e.kind == "action" and e.payload["action"]["kind"] == "reveal"
+    )
     dest = tmp_path / "dispute"
-    result = CliRunner().invoke(cli, ["clip", str(out), "--event", str(reveal.seq), "--out", str(dest),
-                                      "--before", "1", "--after", "1", "--no-landmarks"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "clip",
+            str(out),
+            "--event",
+            str(reveal.seq),
+            "--out",
+            str(dest),
+            "--before",
+            "1",
+            "--after",
+            "1",
+            "--no-landmarks",
+        ],
+    )
     assert result.exit_code == 0, result.output
     package = json.loads((dest / "package.json").read_text())
     assert package["reasoning"][0]["rule"] == "reveal" and package["reasoning"][0]["confidence"] > 0.8

@@ -18,8 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_referee_demo_as_a_user_runs_it(tmp_path):
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "tablereferee.cli", "demo", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tablereferee.cli", "demo", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "result: as expected" in proc.stdout
     folder = SessionFolder.open(out)

@@ -22,8 +22,11 @@ def table(tmp_path):
 
 
 def eggs_on_henhouses():
-    return (frames(0, 1, {"eggs": ["egg:star-3"]}) + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1"]})
-            + frames(2, 3, {"eggs": ["egg:star-3", "egg:dollar-1", "egg:moon-2"]}))
+    return (
+        frames(0, 1, {"eggs": ["egg:star-3"]})
+        + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1"]})
+        + frames(2, 3, {"eggs": ["egg:star-3", "egg:dollar-1", "egg:moon-2"]})
+    )
 
 
 def kinds(decisions):
@@ -43,7 +46,10 @@ def test_reveal_after_a_coccode_becomes_the_reveal_and_the_award(table):
     out = table.feed_all(frames(3.2, 4.2, {"seat:Carla": ["chicken:orloff"] * 3 + ["chicken:brahma"]}))
     actions = [d for d in out if d.kind == "action"]
     assert len(actions) == 1 and actions[0].data["action"] == {
-        "kind": "reveal", "player": "Carla", "cards": ["brahma", "orloff", "orloff", "orloff"]}
+        "kind": "reveal",
+        "player": "Carla",
+        "cards": ["brahma", "orloff", "orloff", "orloff"],
+    }
     events = [e["kind"] for e in actions[0].data["events"]]
     assert "call_resolved" in events and "egg_awarded" in events
     # The reasoning is logged before the action, with the rule and its confidence.
@@ -113,8 +119,16 @@ def test_a_card_already_seen_elsewhere_is_a_contradictory_reveal(table):
     assert table.state.waiting_for()["step"] == "play"
     table.feed(KeyboardLine(5.3, "caught Anna Bruno"))
     before = table.state.snapshot()
-    out = table.feed_all(frames(5.4, 6.4, {"seat:Carla": ["chicken:orloff"] * 3,
-                                           "seat:Bruno": ["chicken:orloff", "chicken:brahma", "chicken:brahma"]}))
+    out = table.feed_all(
+        frames(
+            5.4,
+            6.4,
+            {
+                "seat:Carla": ["chicken:orloff"] * 3,
+                "seat:Bruno": ["chicken:orloff", "chicken:brahma", "chicken:brahma"],
+            },
+        )
+    )
     flags = [d for d in out if d.kind == "flag"]
     assert len(flags) == 1 and "contradictory reveal by Bruno" in flags[0].message
     assert flags[0].data["violation"] == "CardSeenElsewhere"
@@ -207,11 +221,13 @@ def test_the_log_replays_to_the_same_state(table, tmp_path):
 
 # -- trick-taking games -------------------------------------------------------------------
 
+
 @pytest.fixture
 def beccaccino(tmp_path):
     setup = {"players": ["Anna", "Ben", "Carla", "Dan"], "options": {"dealer": "Anna"}}
-    session = TableSession.start("beccaccino", setup, tmp_path / "b.db", trick_zones(), clock_origin=ORIGIN,
-                                 stabilizer=None)
+    session = TableSession.start(
+        "beccaccino", setup, tmp_path / "b.db", trick_zones(), clock_origin=ORIGIN, stabilizer=None
+    )
     session.feed(KeyboardLine(0.1, "declare Dan spade"))
     yield session
     session.close()
@@ -220,8 +236,10 @@ def beccaccino(tmp_path):
 def test_cards_laid_in_the_trick_zone_become_plays(beccaccino):
     out = beccaccino.feed_all(frames(0.2, 1.2, {"trick": ["3S"]}) + frames(1.2, 2.2, {"trick": ["3S", "RS"]}))
     plays = [d.data["action"] for d in out if d.kind == "action"]
-    assert plays == [{"kind": "play", "player": "Dan", "card": "3S", "call": None},
-                     {"kind": "play", "player": "Anna", "card": "RS", "call": None}]
+    assert plays == [
+        {"kind": "play", "player": "Dan", "card": "3S", "call": None},
+        {"kind": "play", "player": "Anna", "card": "RS", "call": None},
+    ]
 
 
 def test_an_illegal_play_raises_an_alert_at_once(beccaccino):
@@ -259,8 +277,10 @@ def test_stabilizer_needs_frames_and_dwell():
 
 
 def test_eggs_turned_up_together_are_drawn_one_after_the_other(table):
-    out = table.feed_all(frames(0, 1, {"eggs": ["egg:star-3", "egg:dollar-1"]})
-                         + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1", "egg:moon-2"]}))
+    out = table.feed_all(
+        frames(0, 1, {"eggs": ["egg:star-3", "egg:dollar-1"]})
+        + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1", "egg:moon-2"]})
+    )
     assert [d.data["action"]["egg"] for d in out if d.kind == "action"] == ["dollar-1", "star-3", "moon-2"]
     assert table.state.waiting_for()["step"] == "play"
 
@@ -274,13 +294,16 @@ def test_a_low_confidence_egg_holds_the_next_one_until_answered(table):
 
 
 def test_bestia_cards_in_the_trick_zone_are_plays_and_a_revoke_is_an_alert(tmp_path):
-    session = TableSession.start("bestia", {"players": ["Anna", "Ben", "Carla"]}, tmp_path / "b.db",
-                                 trick_zones(), clock_origin=ORIGIN)
+    session = TableSession.start(
+        "bestia", {"players": ["Anna", "Ben", "Carla"]}, tmp_path / "b.db", trick_zones(), clock_origin=ORIGIN
+    )
     for i, line in enumerate(["trump 5H", "knock Ben", "knock Carla", "knock Anna"]):
         session.feed(KeyboardLine(0.1 * i, line))
     out = session.feed_all(frames(1, 2, {"trick": ["KS"]}) + frames(2, 3, {"trick": ["KS", "AS"]}))
     assert [d.data["action"] for d in out if d.kind == "action"] == [
-        {"kind": "play", "player": "Ben", "card": "KS"}, {"kind": "play", "player": "Carla", "card": "AS"}]
+        {"kind": "play", "player": "Ben", "card": "KS"},
+        {"kind": "play", "player": "Carla", "card": "AS"},
+    ]
     # Anna lays the king of spades again: a card already played is refused at once.
     out = session.feed_all(frames(3, 4, {"trick": ["KS", "AS", "KS"]}))
     alerts = [d for d in out if d.kind == "alert"]

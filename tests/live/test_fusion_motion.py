@@ -64,8 +64,11 @@ def test_a_lead_slid_into_the_trick_is_striscio(table):
     assert cards.payload["type"] == "cards" and cards.payload["zone"] == "trick"
     decision = next(e for e in entries if e.payload.get("type") == "decision")
     assert decision.payload["entries"] == [m.seq, cards.seq]
-    assert decision.payload["evidence"]["motion"] == {"kind": "slide", "confidence": m.payload["confidence"],
-                                                      "entry": m.seq}
+    assert decision.payload["evidence"]["motion"] == {
+        "kind": "slide",
+        "confidence": m.payload["confidence"],
+        "entry": m.seq,
+    }
     assert m.payload["features"]["travelled"] > 3 and m.source == "camera"
     assert replay(read_log(table.log.path)).state.snapshot() == table.state.snapshot()
 
@@ -111,8 +114,9 @@ def test_a_doubtful_card_read_offers_no_plain_lead_on_no(table):
 def test_a_slide_that_is_not_a_lead_is_no_announcement(table):
     table.feed_all(stream(placed(), "AS", fps=10, hands=True))
     # Anna slides her card next to the lead: it follows, it does not lead.
-    out = table.feed_all(stream(slide(t_land=3.0, end=(1.2, 0.0)), "2S", fps=10, hands=True,
-                                others=[("AS", Pose(0.0, 0.0))]))
+    out = table.feed_all(
+        stream(slide(t_land=3.0, end=(1.2, 0.0)), "2S", fps=10, hands=True, others=[("AS", Pose(0.0, 0.0))])
+    )
     assert actions(out) == [{"kind": "play", "player": "Anna", "card": "2S", "call": None}]
     assert len(motions(table)) == 1  # only the lead's motion was judged
 
@@ -170,8 +174,14 @@ def test_the_same_lead_is_announced_the_same_at_any_frame_rate(fps, phase, kind)
     with tempfile.TemporaryDirectory() as tmp:
         s = start(Path(tmp) / "g.db")
         out = s.feed_all(stream(motion, "AS", fps=fps, phase=phase, hands=True))
-        assert actions(out) == [{"kind": "play", "player": "Dan", "card": "AS",
-                                 "call": {"slide": "striscio", "toss": "volo", "placed": None}[kind]}]
+        assert actions(out) == [
+            {
+                "kind": "play",
+                "player": "Dan",
+                "card": "AS",
+                "call": {"slide": "striscio", "toss": "volo", "placed": None}[kind],
+            }
+        ]
         s.close()
 
 
@@ -243,13 +253,20 @@ def test_a_lead_still_waiting_when_the_recording_ends_is_judged_by_settle(table)
 def card_stage():
     """The live card stage with the shipped detector, reading Italian cards in the trick zone of
     the rendered table."""
-    return CardStage("cards", deck="italian", finder="detector", locate=RENDER_TABLE.zones().locate, fps=None,
-                     threads=1)
+    return CardStage(
+        "cards", deck="italian", finder="detector", locate=RENDER_TABLE.zones().locate, fps=None, threads=1
+    )
 
 
-@pytest.mark.parametrize("motion,kind,call", [(slide(start=(3.0, 0.5)), "slide", "striscio"),
-                                              (toss(start=(2.5, 0.8)), "toss", "volo"),
-                                              (placed(), "placed", None)], ids=["slide", "toss", "placed"])
+@pytest.mark.parametrize(
+    "motion,kind,call",
+    [
+        (slide(start=(3.0, 0.5)), "slide", "striscio"),
+        (toss(start=(2.5, 0.8)), "toss", "volo"),
+        (placed(), "placed", None),
+    ],
+    ids=["slide", "toss", "placed"],
+)
 def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path, card_stage, motion, kind, call):
     """Pictures of the lead (our Italian 3 of spade on a cloth, blurred in motion), through the
     real card reader (detector, identification, zones), into the table session. No hands are
@@ -269,8 +286,12 @@ def test_rendered_leads_read_by_the_card_stage_become_the_announcement(tmp_path,
 
 
 def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
-    manifest = {"game": "beccaccino", "setup": SETUP, "zones": Table().zones().to_list(),
-                "options": {"motion": {"settle": 0.5, "slide_path": [0.8, 1.5]}}}
+    manifest = {
+        "game": "beccaccino",
+        "setup": SETUP,
+        "zones": Table().zones().to_list(),
+        "options": {"motion": {"settle": 0.5, "slide_path": [0.8, 1.5]}},
+    }
     cfg = TableConfig.from_manifest(manifest)
     th = cfg.motion_thresholds()
     assert th.settle == 0.5 and th.slide_path == (0.8, 1.5) and th.air_size == (0.06, 0.15)
@@ -283,8 +304,14 @@ def test_the_cue_settings_are_table_options_and_bad_ones_are_refused():
 
 def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
     short = slide(start=(1.4, 0.2))
-    s = TableSession.start("beccaccino", SETUP, tmp_path / "s.db", Table().zones(), clock_origin=ORIGIN,
-                           motion=MotionThresholds(slide_path=(1.5, 2.5)))
+    s = TableSession.start(
+        "beccaccino",
+        SETUP,
+        tmp_path / "s.db",
+        Table().zones(),
+        clock_origin=ORIGIN,
+        motion=MotionThresholds(slide_path=(1.5, 2.5)),
+    )
     s.feed(KeyboardLine(0.0, "declare Dan spade"))
     assert actions(s.feed_all(stream(short, "AS", fps=10, hands=True)))[0]["call"] is None
     s.close()
@@ -294,7 +321,17 @@ def test_a_stricter_table_reads_a_short_slide_as_a_placement(tmp_path):
 
 
 def test_a_dispute_package_describes_a_lead_motion():
-    payload = {"type": "motion", "t": 2.5, "camera": "cards", "zone": "trick", "card": "3S", "kind": "slide",
-               "confidence": 0.91, "scores": {}, "features": {}, "reason": "slid 1.4 card-lengths"}
+    payload = {
+        "type": "motion",
+        "t": 2.5,
+        "camera": "cards",
+        "zone": "trick",
+        "card": "3S",
+        "kind": "slide",
+        "confidence": 0.91,
+        "scores": {},
+        "features": {},
+        "reason": "slid 1.4 card-lengths",
+    }
     entry = Entry(seq=1, time=2.5, source="camera", confidence=0.91, kind="observation", payload=payload)
     assert _describe(entry) == "3S came into trick slide (confidence 0.91): slid 1.4 card-lengths"

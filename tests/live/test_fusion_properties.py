@@ -23,10 +23,18 @@ def _session(tmp: str) -> TableSession:
     return TableSession.start("beccato", SETUP, Path(tmp) / "g.db", beccato_zones(), clock_origin=ORIGIN)
 
 
-signal_events = st.lists(st.builds(
-    lambda p, s, a, d, c, u: SignalEvent(p, s, a, a + d, c, {}, u),
-    st.sampled_from(PLAYERS + ["unknown"]), st.sampled_from(SIGNALS), st.floats(0, 30), st.floats(0, 5),
-    st.floats(0, 1), st.booleans()), max_size=25)
+signal_events = st.lists(
+    st.builds(
+        lambda p, s, a, d, c, u: SignalEvent(p, s, a, a + d, c, {}, u),
+        st.sampled_from(PLAYERS + ["unknown"]),
+        st.sampled_from(SIGNALS),
+        st.floats(0, 30),
+        st.floats(0, 5),
+        st.floats(0, 1),
+        st.booleans(),
+    ),
+    max_size=25,
+)
 
 
 @settings(max_examples=30, deadline=None)
@@ -74,7 +82,9 @@ def test_a_zone_that_never_holds_still_is_never_read(sequence):
 def test_the_same_table_is_read_the_same_at_any_frame_rate(fps):
     with tempfile.TemporaryDirectory() as tmp:
         s = _session(tmp)
-        s.feed_all(frames(0, 1, {"eggs": ["egg:star-3"]}, fps=fps)
-                   + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1"]}, fps=fps))
+        s.feed_all(
+            frames(0, 1, {"eggs": ["egg:star-3"]}, fps=fps)
+            + frames(1, 2, {"eggs": ["egg:star-3", "egg:dollar-1"]}, fps=fps)
+        )
         assert [e.payload["action"]["egg"] for e in s.log.entries if e.kind == "action"] == ["star-3", "dollar-1"]
         s.close()

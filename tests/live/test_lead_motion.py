@@ -115,21 +115,31 @@ def test_another_card_lying_near_the_path_is_not_taken_for_the_slid_one():
     items = stream(slide(), fps=10, others=other)
     m = judge(items)
     assert m.kind == "slide" and m.features["travelled"] == pytest.approx(
-        judge(stream(slide(), fps=10)).features["travelled"], abs=1e-6)
+        judge(stream(slide(), fps=10)).features["travelled"], abs=1e-6
+    )
 
 
 def test_a_card_of_another_face_is_never_followed():
     items = cards_only(stream(slide(), fps=10))
     # Relabel the sliding card as another face until it lies still: nothing of AS moved.
-    relabel = [CardsSeen(f.t, f.camera, tuple(CardReading("7C" if f.t < 1.0 else r.card, r.confidence, r.face_up,
-                                                          r.zone, r.corners) for r in f.cards), f.frame)
-               for f in items]
+    relabel = [
+        CardsSeen(
+            f.t,
+            f.camera,
+            tuple(
+                CardReading("7C" if f.t < 1.0 else r.card, r.confidence, r.face_up, r.zone, r.corners) for r in f.cards
+            ),
+            f.frame,
+        )
+        for f in items
+    ]
     m = judge(relabel)
     assert m.features["observations"] == 0
 
 
 def test_track_ids_are_followed_when_there_are_some():
     items = [f for f in cards_only(stream(slide(), fps=10)) if f.cards]
+
     # An unread card runs one frame ahead of the slid one, exactly along its path: going back in
     # time, it always lies nearer than the slid card itself. Track ids keep them apart.
     def frames(tracked: bool):
@@ -182,13 +192,24 @@ def test_hands_of_mediapipe_landmarks_become_fingertips():
 
 # -- properties ---------------------------------------------------------------------------------
 
-tables = st.builds(Table, scale=st.floats(40, 220), angle=st.floats(-180, 180),
-                   offset=st.tuples(st.floats(-500, 2000), st.floats(-500, 1500)))
+tables = st.builds(
+    Table,
+    scale=st.floats(40, 220),
+    angle=st.floats(-180, 180),
+    offset=st.tuples(st.floats(-500, 2000), st.floats(-500, 1500)),
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(tables, st.floats(8, 60), st.floats(0, 0.999), st.floats(2.5, 4.5), st.floats(-180, 180),
-       st.floats(0.4, 0.9), st.booleans())
+@given(
+    tables,
+    st.floats(8, 60),
+    st.floats(0, 0.999),
+    st.floats(2.5, 4.5),
+    st.floats(-180, 180),
+    st.floats(0.4, 0.9),
+    st.booleans(),
+)
 def test_any_straight_slide_anywhere_at_any_rate_is_a_slide(table, fps, phase, dist, heading, duration, hands):
     # from the player's side of the trick zone (2.5 card-lengths or more) into its middle
     start = (dist * math.cos(math.radians(heading)), dist * math.sin(math.radians(heading)) * 0.5)
@@ -235,15 +256,22 @@ def test_one_outline_too_big_does_not_lift_a_slid_card_off_the_table():
 
     def grown(r, by):
         cx, cy = np.mean(np.asarray(r.corners), axis=0)
-        return CardReading(r.card, r.confidence, r.face_up, r.zone,
-                           tuple((cx + by * (x - cx), cy + by * (y - cy)) for x, y in r.corners))
+        return CardReading(
+            r.card,
+            r.confidence,
+            r.face_up,
+            r.zone,
+            tuple((cx + by * (x - cx), cy + by * (y - cy)) for x, y in r.corners),
+        )
 
-    one = items[:k] + [CardsSeen(items[k].t, "cards", (grown(items[k].cards[0], 1.3),), k)] + items[k + 1:]
+    one = items[:k] + [CardsSeen(items[k].t, "cards", (grown(items[k].cards[0], 1.3),), k)] + items[k + 1 :]
     m = judge(one)
     assert m.kind == "slide" and m.confidence >= THRESHOLD
     # Bigger on every sighting of its way, it was in the air.
-    every = [CardsSeen(f.t, "cards", (grown(f.cards[0], 1.3),), f.frame) if f.cards and 0.4 <= f.t < 0.95 else f
-             for f in items]
+    every = [
+        CardsSeen(f.t, "cards", (grown(f.cards[0], 1.3),), f.frame) if f.cards and 0.4 <= f.t < 0.95 else f
+        for f in items
+    ]
     assert judge(every).kind == "toss"
 
 

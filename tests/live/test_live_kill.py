@@ -39,11 +39,23 @@ def _read_until(proc, pattern: str, seen: list[str]) -> re.Match:
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 def test_killed_live_session_reopens_with_every_action(tmp_path):
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "tablereferee.cli", "live", "--from", str(DEMO),
-           "--camera", f"cards={DEMO / 'cameras' / 'cards'}", "--out", str(out), "--segment-seconds", "1",
-           "--threads", "1"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        "-m",
+        "tablereferee.cli",
+        "live",
+        "--from",
+        str(DEMO),
+        "--camera",
+        f"cards={DEMO / 'cameras' / 'cards'}",
+        "--out",
+        str(out),
+        "--segment-seconds",
+        "1",
+        "--threads",
+        "1",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     seen: list[str] = []
     try:
         first = _read_until(proc, r"#(\d+) draw_egg star-3", seen)

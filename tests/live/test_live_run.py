@@ -25,7 +25,7 @@ def _video(path, seconds=3.0, fps=10.0):
         img = np.full((240, 320, 3), (40, 90, 30), np.uint8)
         if k / fps >= 1.0:
             h, ww = face.shape[:2]
-            img[50:50 + h, 110:110 + ww] = face
+            img[50 : 50 + h, 110 : 110 + ww] = face
         w.write(k / fps, img)
     w.close()
     return w.segments[0]
@@ -34,13 +34,26 @@ def _video(path, seconds=3.0, fps=10.0):
 def test_run_live_from_a_file_camera_and_a_microphone(tmp_path):
     video = _video(tmp_path / "src")
     zones = TableZones([rect_zone("eggs", "cam", 0, 0, 320, 240, "eggs")])
-    config = TableConfig(game="beccato", setup={"players": ["Anna", "Bruno", "Carla", "Dario"]}, zones=zones,
-                         finder="contour", audio=True)
+    config = TableConfig(
+        game="beccato",
+        setup={"players": ["Anna", "Bruno", "Carla", "Dario"]},
+        zones=zones,
+        finder="contour",
+        audio=True,
+    )
     hum = load(DEMO / "audio.wav").slice(8.5, 13.0).samples
-    blocks = [AudioClip(hum[i:i + SAMPLE_RATE // 2], start=i / SAMPLE_RATE)
-              for i in range(0, len(hum), SAMPLE_RATE // 2)]
-    result = run_live({"cam": str(video)}, tmp_path / "session", config, paced=False, microphone=blocks,
-                      origin=1_800_000_000.0, lockstep=True)  # every frame read, whatever the load
+    blocks = [
+        AudioClip(hum[i : i + SAMPLE_RATE // 2], start=i / SAMPLE_RATE) for i in range(0, len(hum), SAMPLE_RATE // 2)
+    ]
+    result = run_live(
+        {"cam": str(video)},
+        tmp_path / "session",
+        config,
+        paced=False,
+        microphone=blocks,
+        origin=1_800_000_000.0,
+        lockstep=True,
+    )  # every frame read, whatever the load
     result.session.close()
     entries = result.session.log.entries
     actions = [e.payload["action"] for e in entries if e.kind == "action"]
@@ -63,9 +76,23 @@ def test_a_missing_microphone_is_a_named_error_and_nothing_is_written(tmp_path):
     from tablereferee.cli import cli
 
     out = tmp_path / "s"
-    result = CliRunner().invoke(cli, ["live", "--from", str(DEMO), "--camera", f"cards={DEMO / 'cameras' / 'cards'}",
-                                      "--finder", "contour", "--mic", "no such microphone", "--out", str(out)],
-                                input="")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--from",
+            str(DEMO),
+            "--camera",
+            f"cards={DEMO / 'cameras' / 'cards'}",
+            "--finder",
+            "contour",
+            "--mic",
+            "no such microphone",
+            "--out",
+            str(out),
+        ],
+        input="",
+    )
     assert result.exit_code == 3
     assert "AudioDeviceNotFound" in result.output or "AudioBackendMissing" in result.output
     assert not out.exists()
@@ -76,8 +103,11 @@ def test_a_missing_camera_is_a_named_error(tmp_path):
 
     from tablereferee.cli import cli
 
-    result = CliRunner().invoke(cli, ["live", "--from", str(DEMO), "--camera", "cards=97", "--finder", "contour",
-                                      "--out", str(tmp_path / "s")], input="")
+    result = CliRunner().invoke(
+        cli,
+        ["live", "--from", str(DEMO), "--camera", "cards=97", "--finder", "contour", "--out", str(tmp_path / "s")],
+        input="",
+    )
     assert result.exit_code == 3 and "CameraNotFound" in result.output
 
 
@@ -87,9 +117,23 @@ def test_live_from_a_table_file_records_the_session(tmp_path):
     from tablereferee.cli import cli
 
     out = tmp_path / "s"
-    result = CliRunner().invoke(cli, ["live", "--table", str(DEMO / "session.json"), "--camera",
-                                      f"cards={DEMO / 'cameras' / 'cards'}", "--finder", "contour",
-                                      "--duration", "3.5", "--out", str(out)], input="note hello\n")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--table",
+            str(DEMO / "session.json"),
+            "--camera",
+            f"cards={DEMO / 'cameras' / 'cards'}",
+            "--finder",
+            "contour",
+            "--duration",
+            "3.5",
+            "--out",
+            str(out),
+        ],
+        input="note hello\n",
+    )
     assert result.exit_code == 0, result.output
     assert "draw_egg star-3" in result.output
     folder = SessionFolder.open(out)

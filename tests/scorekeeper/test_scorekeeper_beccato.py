@@ -51,7 +51,10 @@ def test_the_readme_example_runs_to_the_end_in_a_real_process(tmp_path):
     log = tmp_path / "example.db"
     result = subprocess.run(
         [sys.executable, "-m", "tablereferee.cli", "play", "beccato", "--script", str(EXAMPLE), "--log", str(log)],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
     )
     assert result.returncode == EXIT_OK, result.stdout + result.stderr
     assert "GAME OVER (Reds reached 6 eggs): winner: Reds" in result.stdout
@@ -81,17 +84,30 @@ def test_the_example_replays_to_the_same_state_from_sqlite_and_from_the_export(t
 def test_illegal_lines_are_rejected_by_name_and_play_goes_on(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     lines = [
-        "egg star-3", "egg dollar-1", "egg moon-2", "egg sun-5", "egg dollar-6",
-        "caught Nicola Claudia",          # a teammate
-        "coccode Giovanni",               # not at the table
-        "reveal Claudia orloff orloff",   # nobody asked
-        "egg star-3",                     # already on a henhouse
+        "egg star-3",
+        "egg dollar-1",
+        "egg moon-2",
+        "egg sun-5",
+        "egg dollar-6",
+        "caught Nicola Claudia",  # a teammate
+        "coccode Giovanni",  # not at the table
+        "reveal Claudia orloff orloff",  # nobody asked
+        "egg star-3",  # already on a henhouse
         "coccode Nicola",
         "reveal Claudia orloff orloff orloff",
     ]
     result = CliRunner().invoke(
-        cli, ["play", "beccato", "--players", ",".join(SIX),
-              "--teams", "Reds=Nicola,Claudia,Cecilia;Blues=Simona,Federico,Mariano", "--log", "g.db"],
+        cli,
+        [
+            "play",
+            "beccato",
+            "--players",
+            ",".join(SIX),
+            "--teams",
+            "Reds=Nicola,Claudia,Cecilia;Blues=Simona,Federico,Mariano",
+            "--log",
+            "g.db",
+        ],
         input="\n".join(lines) + "\n",
     )
     assert result.exit_code == EXIT_OK, result.output
@@ -104,9 +120,7 @@ def test_illegal_lines_are_rejected_by_name_and_play_goes_on(tmp_path, monkeypat
 
 def test_a_bad_beccato_table_is_refused_before_any_log_exists(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(
-        cli, ["play", "beccato", "--players", "Ann,Bob,Cid", "--log", "g.db"], input=""
-    )
+    result = CliRunner().invoke(cli, ["play", "beccato", "--players", "Ann,Bob,Cid", "--log", "g.db"], input="")
     assert result.exit_code == EXIT_USAGE and "BadPlayerCount" in result.output
     result = CliRunner().invoke(
         cli, ["play", "beccato", "--players", ",".join(SIX), "--option", "turbo=true", "--log", "g.db"], input=""
@@ -121,8 +135,9 @@ def test_a_script_with_an_illegal_line_exits_with_the_violation_code(tmp_path, m
         "reveal Claudia orloff orloff orloff\n", "reveal Claudia orloff orloff orloff orloff orloff\n", 1
     )
     (tmp_path / "bad.beccato").write_text(text)
-    result = CliRunner().invoke(cli, ["play", "beccato", "--script", "bad.beccato", "--log", "g.db",
-                                      "--quiet", "--stop-on-error"])
+    result = CliRunner().invoke(
+        cli, ["play", "beccato", "--script", "bad.beccato", "--log", "g.db", "--quiet", "--stop-on-error"]
+    )
     assert result.exit_code == EXIT_VIOLATION
     number = text.splitlines().index("reveal Claudia orloff orloff orloff orloff orloff") + 1
     assert f"line {number}: rejected: " in result.output
@@ -131,13 +146,24 @@ def test_a_script_with_an_illegal_line_exits_with_the_violation_code(tmp_path, m
 def test_amending_a_call_that_later_reveals_depend_on_is_refused(tmp_path):
     engine = get_engine("beccato")
     keeper = Scorekeeper.start(engine, {"players": SIX, "teams": TEAMS}, tmp_path / "g.db", time=0.0)
-    for i, line in enumerate(["egg star-3", "egg dollar-1", "egg moon-2", "egg sun-5", "egg dollar-6",
-                              "coccode Nicola", "reveal Claudia orloff orloff orloff"]):
+    for i, line in enumerate(
+        [
+            "egg star-3",
+            "egg dollar-1",
+            "egg moon-2",
+            "egg sun-5",
+            "egg dollar-6",
+            "coccode Nicola",
+            "reveal Claudia orloff orloff orloff",
+        ]
+    ):
         assert keeper.submit(line, time=float(i)).accepted
     outcome = keeper.submit("amend 6 coccode Simona", time=9.0)  # then Claudia was never asked
     assert isinstance(outcome.error, CorrectionBreaksLaterEntry)
     assert outcome.error.details == {
-        "entry": 7, "violation": "NotAskedToReveal", "reason": outcome.error.details["reason"]
+        "entry": 7,
+        "violation": "NotAskedToReveal",
+        "reason": outcome.error.details["reason"],
     }
     assert keeper.submit("amend 7 reveal Claudia orloff orloff orloff serama", time=10.0).accepted
     assert replay(read_log(tmp_path / "g.db")).state.snapshot() == keeper.state.snapshot()

@@ -36,8 +36,14 @@ PLAYERS = ["--players", "Ann,Bob,Cid", "--option", "target=12"]
 
 
 def test_play_reads_stdin_rejects_illegal_lines_and_saves_each_accepted_one(run):
-    result = run("play", "toy", *PLAYERS, "--log", "g.db",
-                 input="Ann 2\nCid 3\nBob 7\nBob 3\nnote Cid coughs\nundo\nshow\nhelp\nhistory\nquit\nAnn 1\n")
+    result = run(
+        "play",
+        "toy",
+        *PLAYERS,
+        "--log",
+        "g.db",
+        input="Ann 2\nCid 3\nBob 7\nBob 3\nnote Cid coughs\nundo\nshow\nhelp\nhistory\nquit\nAnn 1\n",
+    )
     assert result.exit_code == EXIT_OK, result.output
     out = result.output
     assert "#1 Ann 2: added(player=Ann, amount=2, total=2)" in out
@@ -48,20 +54,41 @@ def test_play_reads_stdin_rejects_illegal_lines_and_saves_each_accepted_one(run)
     assert out.count("total 2/12; Bob to play") >= 3  # table shown after each step and on show
     entries = read_log("g.db").entries
     assert [(e.kind, e.source) for e in entries] == [
-        ("action", "keyboard"), ("action", "keyboard"), ("note", "keyboard"), ("correction", "keyboard")
+        ("action", "keyboard"),
+        ("action", "keyboard"),
+        ("note", "keyboard"),
+        ("correction", "keyboard"),
     ]
     assert entries[0].payload["text"] == "Ann 2"
     assert "Ann 1" not in [e.payload.get("text") for e in entries]  # after quit
 
 
 def test_play_builds_the_setup_from_options(run):
-    result = run("play", "toy", "--players", "Ann, Bob", "--teams", "Red=Ann;Blue=Bob",
-                 "--option", "target=5", "--option", "mood=calm", "--variant", "quick", "--seed", "4",
-                 "--log", "g.db", input="")
+    result = run(
+        "play",
+        "toy",
+        "--players",
+        "Ann, Bob",
+        "--teams",
+        "Red=Ann;Blue=Bob",
+        "--option",
+        "target=5",
+        "--option",
+        "mood=calm",
+        "--variant",
+        "quick",
+        "--seed",
+        "4",
+        "--log",
+        "g.db",
+        input="",
+    )
     assert result.exit_code == EXIT_OK, result.output
     assert read_log("g.db").header.setup == {
-        "players": ["Ann", "Bob"], "teams": {"Red": ["Ann"], "Blue": ["Bob"]},
-        "options": {"target": 5, "mood": "calm", "variant": "quick"}, "seed": 4,
+        "players": ["Ann", "Bob"],
+        "teams": {"Red": ["Ann"], "Blue": ["Bob"]},
+        "options": {"target": 5, "mood": "calm", "variant": "quick"},
+        "seed": 4,
     }
 
 
@@ -202,8 +229,12 @@ def test_a_killed_scorekeeper_loses_nothing_typed(tmp_path):
     log = tmp_path / "g.db"
     process = subprocess.Popen(
         toy_cli_command("play", "toy", "--players", "Ann,Bob,Cid", "--option", "target=99", "--log", str(log)),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=subprocess_env(), cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=subprocess_env(),
+        cwd=tmp_path,
     )
     typed = ["Ann 2", "Bob 1", "Cid 3", "note Bob hums", "Ann 1", "Bob 2", "undo", "Bob 3"]
     try:
@@ -224,11 +255,17 @@ def test_a_killed_scorekeeper_loses_nothing_typed(tmp_path):
     entries = read_log(log).entries
     assert len(entries) == len(typed)
     assert [e.payload.get("text") for e in entries if e.kind == "action"] == [
-        "Ann 2", "Bob 1", "Cid 3", "Ann 1", "Bob 2", "Bob 3"
+        "Ann 2",
+        "Bob 1",
+        "Cid 3",
+        "Ann 1",
+        "Bob 2",
+        "Bob 3",
     ]
     assert entries[6].payload == {"op": "undo", "target": 6}
-    result = subprocess.run(toy_cli_command("check", str(log), "--json"), capture_output=True, text=True,
-                            env=subprocess_env(), timeout=60)
+    result = subprocess.run(
+        toy_cli_command("check", str(log), "--json"), capture_output=True, text=True, env=subprocess_env(), timeout=60
+    )
     assert result.returncode == EXIT_OK
     assert json.loads(result.stdout)["state"]["total"] == 10
 
@@ -275,8 +312,15 @@ def test_check_names_a_hand_written_correction_of_a_note(run, tmp_path):
     run("play", "toy", *PLAYERS, "--log", "g.db", input="Ann 2\nnote thinking\nBob 1\n")
     run("export", "g.db", "g.jsonl")
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
-    bad = {"seq": 4, "time": 9.0, "source": "keyboard", "confidence": 1.0, "kind": "correction",
-           "payload": {"op": "undo", "target": 2}, "events": []}
+    bad = {
+        "seq": 4,
+        "time": 9.0,
+        "source": "keyboard",
+        "confidence": 1.0,
+        "kind": "correction",
+        "payload": {"op": "undo", "target": 2},
+        "events": [],
+    }
     (tmp_path / "bad.jsonl").write_text("\n".join(lines + [json.dumps(bad)]) + "\n")
     result = run("check", "bad.jsonl")
     assert result.exit_code == EXIT_VIOLATION

@@ -21,8 +21,10 @@ def register_toy(monkeypatch) -> None:
 
 def toy_header(players=("Ann", "Bob"), target=21, created=1_700_000_000.0) -> LogHeader:
     return LogHeader(
-        game="toy", engine_version="1.0",
-        setup={"players": list(players), "options": {"target": target}}, created=created,
+        game="toy",
+        engine_version="1.0",
+        setup={"players": list(players), "options": {"target": target}},
+        created=created,
     )
 
 

@@ -122,7 +122,9 @@ def test_observations_are_logged_and_never_change_the_state(tmp_path):
     before = keeper.state.snapshot()
     outcome = keeper.observe(
         {"type": "signal", "player": "Bob", "signal": "touch_nose_left", "start": 3.2, "end": 3.9},
-        time=1_700_000_200.0, source="camera", confidence=0.71,
+        time=1_700_000_200.0,
+        source="camera",
+        confidence=0.71,
     )
     assert outcome.entry.kind == "observation" and outcome.entry.source == "camera"
     assert keeper.state.snapshot() == before
@@ -153,8 +155,12 @@ LINE = st.one_of(
     st.builds(lambda p, n: f"{p} {n}", st.sampled_from(["Ann", "Bob", "Cid", "Dan"]), st.integers(0, 4)),
     st.just("undo"),
     st.builds(lambda n: f"undo {n}", st.integers(1, 12)),
-    st.builds(lambda n, p, a: f"amend {n} {p} {a}", st.integers(1, 12),
-              st.sampled_from(["Ann", "Bob", "Cid"]), st.integers(1, 3)),
+    st.builds(
+        lambda n, p, a: f"amend {n} {p} {a}",
+        st.integers(1, 12),
+        st.sampled_from(["Ann", "Bob", "Cid"]),
+        st.integers(1, 3),
+    ),
     st.builds(lambda t: f"note {t}", st.text("abc xyz", min_size=1, max_size=8).filter(str.strip)),
     st.sampled_from(["show", "history", "nonsense words", ""]),
 )

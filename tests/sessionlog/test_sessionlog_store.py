@@ -34,19 +34,26 @@ def _filled(path, n=40):
     log = SessionLog.create(path, toy_header())
     for i in range(n):
         player = "Ann" if i % 2 == 0 else "Bob"
-        log.append("action", {"action": {"kind": "add", "player": player, "amount": 1}},
-                   time=1_700_000_000.0 + i, source="keyboard", confidence=0.9,
-                   events=[{"kind": "added", "total": i + 1}])
+        log.append(
+            "action",
+            {"action": {"kind": "add", "player": player, "amount": 1}},
+            time=1_700_000_000.0 + i,
+            source="keyboard",
+            confidence=0.9,
+            events=[{"kind": "added", "total": i + 1}],
+        )
     return log
 
 
 def test_entries_round_trip_through_sqlite_and_reopen(tmp_path):
     log = make_log(tmp_path / "g.db")
-    first = log.append("action", ADD, time=1.5, source="keyboard", confidence=1.0,
-                       events=[{"kind": "added", "total": 2}])
+    first = log.append(
+        "action", ADD, time=1.5, source="keyboard", confidence=1.0, events=[{"kind": "added", "total": 2}]
+    )
     note = log.append("note", {"text": "Simona swears she touched her ear"}, time=2.0, confidence=None)
-    seen = log.append("observation", {"type": "signal", "player": "Bob", "signal": "hum"},
-                      time=2.5, source="camera", confidence=0.42)
+    seen = log.append(
+        "observation", {"type": "signal", "player": "Bob", "signal": "hum"}, time=2.5, source="camera", confidence=0.42
+    )
     log.close()
     assert [first.seq, note.seq, seen.seq] == [1, 2, 3]
     contents = read_log(tmp_path / "g.db")
@@ -124,8 +131,15 @@ def test_jsonl_export_round_trips_with_the_same_checksums(tmp_path):
 
 def test_a_hand_written_export_without_checksums_is_accepted(tmp_path):
     header = toy_header().to_dict()
-    entry = {"seq": 1, "time": 1.0, "source": "script", "confidence": None, "kind": "action",
-             "payload": ADD, "events": []}
+    entry = {
+        "seq": 1,
+        "time": 1.0,
+        "source": "script",
+        "confidence": None,
+        "kind": "action",
+        "payload": ADD,
+        "events": [],
+    }
     (tmp_path / "h.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
     contents = read_log(tmp_path / "h.jsonl")
     assert contents.entries[0].payload == ADD and len(contents.entries[0].checksum) == 64
@@ -177,8 +191,17 @@ def test_damaged_jsonl_is_named_at_the_first_bad_entry(tmp_path, damage, index):
 def test_a_truncated_sqlite_log_is_named_and_the_entries_before_are_readable(tmp_path, fraction):
     from referee.sessionlog import Entry
 
-    notes = [Entry(seq=i + 1, time=float(i), source="script", confidence=None, kind="note",
-                   payload={"text": f"note {i} " + "x" * 100}) for i in range(400)]
+    notes = [
+        Entry(
+            seq=i + 1,
+            time=float(i),
+            source="script",
+            confidence=None,
+            kind="note",
+            payload={"text": f"note {i} " + "x" * 100},
+        )
+        for i in range(400)
+    ]
     SessionLog.create(tmp_path / "g.db", toy_header(), notes).close()  # one transaction
     original = read_log(tmp_path / "g.db").entries
     data = (tmp_path / "g.db").read_bytes()
@@ -250,7 +273,9 @@ def test_a_writer_killed_mid_write_loses_no_committed_entry(tmp_path):
     path = tmp_path / "killed.db"
     process = subprocess.Popen(
         [sys.executable, str(HERE / "log_writer.py"), str(path)],
-        stdout=subprocess.PIPE, text=True, env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+        env=subprocess_env(),
     )
     reported: dict[int, str] = {}
     try:

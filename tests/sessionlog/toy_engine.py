@@ -85,8 +85,11 @@ class ToyState:
 
     def snapshot(self) -> dict[str, Any]:
         return {
-            "players": list(self.players), "target": self.target, "total": self.total,
-            "turn": self.players[self.turn], "history": [list(h) for h in self.history],
+            "players": list(self.players),
+            "target": self.target,
+            "total": self.total,
+            "turn": self.players[self.turn],
+            "history": [list(h) for h in self.history],
             "winner": self.winner,
         }
 

@@ -55,11 +55,13 @@ class Body:
     def make(cls, scale: float = 1.0, origin: tuple[float, float] = (960.0, 300.0)) -> Body:
         face, pose, hand = real_landmarks()
         anchor = face[1, :2].copy()  # the nose tip goes to `origin`
+
         def tf(a):
             out = a.copy()
             out[:, :2] = (a[:, :2] - anchor) * (3.0 * scale) + np.asarray(origin)
             out[:, 2] = a[:, 2] * 3.0 * scale
             return out
+
         face, pose = tf(face), tf(pose)
         pose[:, 3] = 0.95
         rel = (hand - hand[0]) * 3.0 * scale
@@ -90,16 +92,23 @@ class Body:
         lowest = int(np.argmax(-self.hand_up[side][:, 1]))  # fingers point down: the top becomes the bottom
         return self.hand_at(side, lowest, (x, self.table_y), down=True)
 
-    def person(self, seat: str, hands: dict, face: np.ndarray | None = None, elbow_y: dict | None = None,
-               t: float = 0.0) -> Person:
+    def person(
+        self, seat: str, hands: dict, face: np.ndarray | None = None, elbow_y: dict | None = None, t: float = 0.0
+    ) -> Person:
         pose = self.pose.copy()
         for side, idx_w, idx_e in (("left", 15, 13), ("right", 16, 14)):
             if side in hands:
                 pose[idx_w, :2] = hands[side][0, :2]
             pose[idx_e, 1] = (elbow_y or {}).get(side, self.table_y + 0.6 * self.sw)
-        return Person(seat, face=self.face if face is None else face, pose=pose,
-                      hands={s: Hand(p, 0.99, "Right" if s == "left" else "Left", "pose") for s, p in hands.items()},
-                      face_t=t, pose_t=t, hands_t=t)
+        return Person(
+            seat,
+            face=self.face if face is None else face,
+            pose=pose,
+            hands={s: Hand(p, 0.99, "Right" if s == "left" else "Left", "pose") for s, p in hands.items()},
+            face_t=t,
+            pose_t=t,
+            hands_t=t,
+        )
 
     def closed_eyes(self, amount: dict) -> np.ndarray:
         f = self.face.copy()
@@ -120,8 +129,13 @@ def seat_calibration(bodies: dict[str, Body]) -> TableCalibration:
         cx = b.face[1, 0] / WIDTH
         half = 2.2 * b.sw / WIDTH
         y = b.table_y / HEIGHT
-        seats.append(Seat(name, (max(0.0, cx - half), 0.0, min(1.0, cx + half), 1.0),
-                          table_line=((max(0.0, cx - half), y), (min(1.0, cx + half), y))))
+        seats.append(
+            Seat(
+                name,
+                (max(0.0, cx - half), 0.0, min(1.0, cx + half), 1.0),
+                table_line=((max(0.0, cx - half), y), (min(1.0, cx + half), y)),
+            )
+        )
     return TableCalibration(tuple(seats))
 
 
@@ -146,6 +160,7 @@ def lerp(a, b, k):
 
 # -- the suite ------------------------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class Case:
     name: str
@@ -156,13 +171,26 @@ class Case:
     card_frames: dict | None = None
 
 
-BODIES = {"base": dict(scale=1.0, origin=(960.0, 300.0)),
-          "small_far": dict(scale=0.55, origin=(500.0, 420.0)),
-          "large_near": dict(scale=1.5, origin=(1200.0, 260.0))}
+BODIES = {
+    "base": dict(scale=1.0, origin=(960.0, 300.0)),
+    "small_far": dict(scale=0.55, origin=(500.0, 420.0)),
+    "large_near": dict(scale=1.5, origin=(1200.0, 260.0)),
+}
 
 
-def _touch_case(body_kind: str, side: str, target: str, offset=(0.0, 0.0), t0=1.0, t1=2.4,
-                point: int = 8, name: str | None = None, expected=None, signals=None, duration=3.4) -> Case:
+def _touch_case(
+    body_kind: str,
+    side: str,
+    target: str,
+    offset=(0.0, 0.0),
+    t0=1.0,
+    t1=2.4,
+    point: int = 8,
+    name: str | None = None,
+    expected=None,
+    signals=None,
+    duration=3.4,
+) -> Case:
     b = Body.make(**BODIES[body_kind])
     other = "right" if side == "left" else "left"
     goal = b.targets()[target] + np.asarray(offset) * b.iod
@@ -173,16 +201,28 @@ def _touch_case(body_kind: str, side: str, target: str, offset=(0.0, 0.0), t0=1.
         at = b.hand_at(side, point, goal)
         hands = {side: lerp(rest, at, k), other: b.rest_hand(other)}
         return [b.person("ana", hands, t=t)]
+
     sig = {"nose": "touch_nose", "chin": "touch_chin"}.get(target)
     default = []
     if target.startswith("eye"):
         default = [("ana", f"touch_{target}", t0 + 0.25, t1 - 0.25)]
     elif sig:
         default = [("ana", f"{sig}_{side}", t0 + 0.25, t1 - 0.25)]
-    return Case(name or f"touch {target} {side} hand ({body_kind})", stream(duration, make),
-                seat_calibration({"ana": b}), default if expected is None else expected,
-                signals or ("touch_nose_left", "touch_nose_right", "touch_chin_left", "touch_chin_right",
-                            "touch_eye_left", "touch_eye_right"))
+    return Case(
+        name or f"touch {target} {side} hand ({body_kind})",
+        stream(duration, make),
+        seat_calibration({"ana": b}),
+        default if expected is None else expected,
+        signals
+        or (
+            "touch_nose_left",
+            "touch_nose_right",
+            "touch_chin_left",
+            "touch_chin_right",
+            "touch_eye_left",
+            "touch_eye_right",
+        ),
+    )
 
 
 def _raise_case(body_kind: str, side: str, height: float = 1.0, name=None, expected=True) -> Case:
@@ -198,9 +238,15 @@ def _raise_case(body_kind: str, side: str, height: float = 1.0, name=None, expec
         k = ramp(t, 1.0, 2.4)
         hands = {side: lerp(b.rest_hand(side), b.hand_at(side, 0, wrist), k), other: b.rest_hand(other)}
         return [b.person("ana", hands, t=t)]
+
     exp = [("ana", f"raise_hand_{side}", 1.25, 2.15)] if expected else []
-    return Case(name or f"raise {side} hand ({body_kind})", stream(3.4, make), seat_calibration({"ana": b}), exp,
-                ("raise_hand_left", "raise_hand_right"))
+    return Case(
+        name or f"raise {side} hand ({body_kind})",
+        stream(3.4, make),
+        seat_calibration({"ana": b}),
+        exp,
+        ("raise_hand_left", "raise_hand_right"),
+    )
 
 
 def _elbow_case(body_kind: str, side: str, above: float = 0.0, name=None, expected=True) -> Case:
@@ -212,13 +258,20 @@ def _elbow_case(body_kind: str, side: str, above: float = 0.0, name=None, expect
         on = b.table_y - above * b.sw
         y = {side: float(lerp(down, on, k))}
         return [b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")}, elbow_y=y, t=t)]
+
     exp = [("ana", f"rest_elbow_{side}", 1.2, 3.2)] if expected else []
-    return Case(name or f"rest {side} elbow ({body_kind})", stream(4.4, make), seat_calibration({"ana": b}), exp,
-                ("rest_elbow_left", "rest_elbow_right"))
+    return Case(
+        name or f"rest {side} elbow ({body_kind})",
+        stream(4.4, make),
+        seat_calibration({"ana": b}),
+        exp,
+        ("rest_elbow_left", "rest_elbow_right"),
+    )
 
 
-def _tap_case(body_kind: str, side: str, taps=(1.2, 1.8), lift: float = 1.2, reach: float = 0.0,
-              name=None, expected=True) -> Case:
+def _tap_case(
+    body_kind: str, side: str, taps=(1.2, 1.8), lift: float = 1.2, reach: float = 0.0, name=None, expected=True
+) -> Case:
     b = Body.make(**BODIES[body_kind])
     other = "right" if side == "left" else "left"
 
@@ -232,9 +285,15 @@ def _tap_case(body_kind: str, side: str, taps=(1.2, 1.8), lift: float = 1.2, rea
         pts = b.rest_hand(side).copy()
         pts[:, 1] -= h * b.iod
         return [b.person("ana", {side: pts, other: b.rest_hand(other)}, t=t)]
+
     exp = [("ana", f"tap_table_{side}", taps[0] - 0.1, taps[-1] + 0.1)] if expected else []
-    return Case(name or f"tap table {side} hand ({body_kind})", stream(3.0, make), seat_calibration({"ana": b}),
-                exp, ("tap_table_left", "tap_table_right"))
+    return Case(
+        name or f"tap table {side} hand ({body_kind})",
+        stream(3.0, make),
+        seat_calibration({"ana": b}),
+        exp,
+        ("tap_table_left", "tap_table_right"),
+    )
 
 
 def _eye_case(body_kind: str, closed: dict, t0=1.0, t1=1.35, name=None, expected=None) -> Case:
@@ -244,8 +303,14 @@ def _eye_case(body_kind: str, closed: dict, t0=1.0, t1=1.35, name=None, expected
         k = 1.0 if t0 <= t < t1 else 0.0
         face = b.closed_eyes({s: 0.85 * k * v for s, v in closed.items()})
         return [b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")}, face=face, t=t)]
-    return Case(name or f"close {'+'.join(closed)} ({body_kind})", stream(3.0, make), seat_calibration({"ana": b}),
-                expected or [], ("wink_left", "wink_right"))
+
+    return Case(
+        name or f"close {'+'.join(closed)} ({body_kind})",
+        stream(3.0, make),
+        seat_calibration({"ana": b}),
+        expected or [],
+        ("wink_left", "wink_right"),
+    )
 
 
 def _mouth_case(body_kind: str, amplitude=0.22, hz=4.0, constant=None, name=None, expected=True) -> Case:
@@ -257,11 +322,12 @@ def _mouth_case(body_kind: str, amplitude=0.22, hz=4.0, constant=None, name=None
             a = constant if on else 0.0
         else:
             a = amplitude * 0.5 * (1 - math.cos(2 * math.pi * hz * (t - 1.0))) if on else 0.0
-        return [b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")},
-                         face=b.mouth_open(a), t=t)]
+        return [
+            b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")}, face=b.mouth_open(a), t=t)
+        ]
+
     exp = [("ana", "mouth_moving", 1.0, 3.0)] if expected else []
-    return Case(name or f"mouth ({body_kind})", stream(4.0, make), seat_calibration({"ana": b}), exp,
-                ("mouth_moving",))
+    return Case(name or f"mouth ({body_kind})", stream(4.0, make), seat_calibration({"ana": b}), exp, ("mouth_moving",))
 
 
 def card_quad(center, angle_deg: float, w: float, h: float) -> np.ndarray:
@@ -273,6 +339,7 @@ def card_quad(center, angle_deg: float, w: float, h: float) -> np.ndarray:
 
 def _cards_case(body_kind: str, orientations, far: bool = False, name=None, expected=None) -> Case:
     from vision.signals.cards import CardSighting
+
     b = Body.make(**BODIES[body_kind])
     frames = stream(4.0, lambda t: [b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")}, t=t)])
     hand = b.rest_hand("right")
@@ -288,8 +355,14 @@ def _cards_case(body_kind: str, orientations, far: bool = False, name=None, expe
                 c = centre + np.array([(k - (len(orientations) - 1) / 2) * 0.45 * w, 0.0])
                 cards.append(CardSighting(card_quad(c, o, w, h), True, float(o % 360)))
         card_frames.append((f.t, cards))
-    return Case(name or f"cards {orientations} ({body_kind})", frames, seat_calibration({"ana": b}), expected or [],
-                ("cards_only_two", "cards_only_one", "cards_middle_upside_down"), {"ana": card_frames})
+    return Case(
+        name or f"cards {orientations} ({body_kind})",
+        frames,
+        seat_calibration({"ana": b}),
+        expected or [],
+        ("cards_only_two", "cards_only_one", "cards_middle_upside_down"),
+        {"ana": card_frames},
+    )
 
 
 def _salute(b: Body, t: float, t0: float, speed: float = 1.0, wobble: float = 0.0) -> np.ndarray:
@@ -301,8 +374,12 @@ def _salute(b: Body, t: float, t0: float, speed: float = 1.0, wobble: float = 0.
     u = (t - t0) * speed / 1.2  # 0..1 over the gesture
     if u <= 0 or u >= 1:
         return rest
-    keys = [(0.0, rest), (0.35, b.hand_at("right", 8, brow + wobble * b.iod)),
-            (0.7, b.hand_at("right", 8, side)), (1.0, rest)]
+    keys = [
+        (0.0, rest),
+        (0.35, b.hand_at("right", 8, brow + wobble * b.iod)),
+        (0.7, b.hand_at("right", 8, side)),
+        (1.0, rest),
+    ]
     for (ua, pa), (ub, pb) in zip(keys, keys[1:]):
         if ua <= u <= ub:
             return lerp(pa, pb, (u - ua) / (ub - ua))
@@ -315,8 +392,14 @@ def free_demonstrations(n: int = 3) -> list[list[FrameLandmarks]]:
     for k in range(n):
         speed, wobble = (0.85, 1.0, 1.15, 0.92, 1.08)[k], (0.0, 0.08, -0.08, 0.05, -0.05)[k]
         dur = 0.3 + 1.2 / speed + 0.3
-        demos.append(stream(dur, lambda t, s=speed, w=wobble: [
-            b.person("ana", {"right": _salute(b, t, 0.3, s, w), "left": b.rest_hand("left")}, t=t)]))
+        demos.append(
+            stream(
+                dur,
+                lambda t, s=speed, w=wobble: [
+                    b.person("ana", {"right": _salute(b, t, 0.3, s, w), "left": b.rest_hand("left")}, t=t)
+                ],
+            )
+        )
     return demos
 
 
@@ -334,16 +417,19 @@ def free_stream(with_salute: bool = True) -> tuple[list[FrameLandmarks], TableCa
         else:
             right = b.rest_hand("right")
         return [b.person("ana", {"right": right, "left": b.rest_hand("left")}, t=t)]
+
     return stream(6.0, make), seat_calibration({"ana": b})
 
 
 def builders() -> list:
     """The suite as (id, zero-argument builder) pairs: cheap to list, built on demand."""
     from functools import partial
+
     out = []
 
     def add(case_id, fn, *args, **kw):
         out.append((case_id, partial(fn, *args, **kw)))
+
     for kind in BODIES:
         for side in ("left", "right"):
             add(f"touch-nose-{side}-{kind}", _touch_case, kind, side, "nose")
@@ -356,28 +442,94 @@ def builders() -> list:
         add(f"mouth-{kind}", _mouth_case, kind)
     add("other-hand-on-right-eye", _touch_case, "base", "left", "eye_right", name="left hand on the right eye")
     for kind in ("base", "small_far"):
-        add(f"miss-beside-face-{kind}", _touch_case, kind, "right", "nose", offset=(0.9, 0.0), expected=[],
-            name=f"hand beside the face, not touching ({kind})")
-        add(f"miss-to-mouth-{kind}", _touch_case, kind, "right", "mouth", expected=[],
-            name=f"hand raised to the mouth ({kind})")
-        add(f"miss-raise-to-chin-{kind}", _raise_case, kind, "right", height=0.0, expected=False,
-            name=f"hand raised only to the chin ({kind})")
-        add(f"miss-elbow-hovering-{kind}", _elbow_case, kind, "left", above=0.35, expected=False,
-            name=f"elbow hovering ({kind})")
-        add(f"miss-lift-no-tap-{kind}", _tap_case, kind, "right", taps=(), expected=False,
-            name=f"hand lifted, no tap ({kind})")
-        add(f"miss-bounce-above-table-{kind}", _tap_case, kind, "right", taps=(1.2, 1.8), reach=0.6, expected=False,
-            name=f"hand bouncing above the table ({kind})")
-        add(f"miss-blink-{kind}", _eye_case, kind, {"left": 1.0, "right": 1.0}, t1=1.2,
-            name=f"both eyes blink ({kind})")
-        add(f"miss-mouth-held-open-{kind}", _mouth_case, kind, constant=0.2, expected=False,
-            name=f"mouth held open ({kind})")
-        add(f"miss-hand-kept-on-face-{kind}", _touch_case, kind, "left", "nose", t0=0.5, t1=6.0, duration=6.5,
-            expected=[], name=f"hand kept on the face for 5 s ({kind})")
+        add(
+            f"miss-beside-face-{kind}",
+            _touch_case,
+            kind,
+            "right",
+            "nose",
+            offset=(0.9, 0.0),
+            expected=[],
+            name=f"hand beside the face, not touching ({kind})",
+        )
+        add(
+            f"miss-to-mouth-{kind}",
+            _touch_case,
+            kind,
+            "right",
+            "mouth",
+            expected=[],
+            name=f"hand raised to the mouth ({kind})",
+        )
+        add(
+            f"miss-raise-to-chin-{kind}",
+            _raise_case,
+            kind,
+            "right",
+            height=0.0,
+            expected=False,
+            name=f"hand raised only to the chin ({kind})",
+        )
+        add(
+            f"miss-elbow-hovering-{kind}",
+            _elbow_case,
+            kind,
+            "left",
+            above=0.35,
+            expected=False,
+            name=f"elbow hovering ({kind})",
+        )
+        add(
+            f"miss-lift-no-tap-{kind}",
+            _tap_case,
+            kind,
+            "right",
+            taps=(),
+            expected=False,
+            name=f"hand lifted, no tap ({kind})",
+        )
+        add(
+            f"miss-bounce-above-table-{kind}",
+            _tap_case,
+            kind,
+            "right",
+            taps=(1.2, 1.8),
+            reach=0.6,
+            expected=False,
+            name=f"hand bouncing above the table ({kind})",
+        )
+        add(
+            f"miss-blink-{kind}", _eye_case, kind, {"left": 1.0, "right": 1.0}, t1=1.2, name=f"both eyes blink ({kind})"
+        )
+        add(
+            f"miss-mouth-held-open-{kind}",
+            _mouth_case,
+            kind,
+            constant=0.2,
+            expected=False,
+            name=f"mouth held open ({kind})",
+        )
+        add(
+            f"miss-hand-kept-on-face-{kind}",
+            _touch_case,
+            kind,
+            "left",
+            "nose",
+            t0=0.5,
+            t1=6.0,
+            duration=6.5,
+            expected=[],
+            name=f"hand kept on the face for 5 s ({kind})",
+        )
     add("cards-two", _cards_case, "base", (0, 0), expected=[("ana", "cards_only_two", 1.0, 3.0)])
     add("cards-one", _cards_case, "base", (0,), expected=[("ana", "cards_only_one", 1.0, 3.0)])
-    add("cards-middle-flipped", _cards_case, "base", (0, 180, 0),
-        expected=[("ana", "cards_middle_upside_down", 1.0, 3.0)])
+    add(
+        "cards-middle-flipped",
+        _cards_case,
+        "base",
+        (0, 180, 0),
+        expected=[("ana", "cards_middle_upside_down", 1.0, 3.0)],
+    )
     add("miss-cards-three-upright", _cards_case, "base", (0, 0, 0), name="three upright cards")
     add("miss-cards-far-from-hands", _cards_case, "base", (0, 0), far=True, name="two cards far from the hands")
     return out
@@ -393,8 +545,14 @@ def match_events(case: Case, events, tol: float = 0.35):
     used, tps, misses = set(), [], []
     for exp in case.expected:
         player, sig, a, b = exp
-        hit = next((k for k, e in enumerate(evs) if k not in used and e.player == player and e.signal == sig
-                    and e.start <= b + tol and e.end >= a - tol), None)
+        hit = next(
+            (
+                k
+                for k, e in enumerate(evs)
+                if k not in used and e.player == player and e.signal == sig and e.start <= b + tol and e.end >= a - tol
+            ),
+            None,
+        )
         if hit is None:
             misses.append(exp)
         else:
@@ -407,6 +565,7 @@ def match_events(case: Case, events, tol: float = 0.35):
 def score(cases=None, detect=None) -> dict:
     """Per-signal precision, recall and decision delay (decided_at minus the gesture's end)."""
     from vision.signals.engine import detect_signals
+
     detect = detect or (lambda c: detect_signals(c.frames, c.calibration, card_frames=c.card_frames))
     stats: dict = {}
     for case in cases if cases is not None else suite():

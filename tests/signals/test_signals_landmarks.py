@@ -39,8 +39,9 @@ def test_hands_go_to_the_pose_wrist_they_sit_on_whatever_mediapipe_labels_them()
             body.pose[15 if side == "left" else 16, :2] = pts[0, :2]
             # deliberately wrong labels: the pose decides
             hands.append(RawHand(pts, 0.9, "Left" if side == "left" else "Right"))
-    owned, rest = assign_hands(hands, seats, {"ana": a.face, "bruno": b.face}, {"ana": a.pose, "bruno": b.pose},
-                               WIDTH, HEIGHT)
+    owned, rest = assign_hands(
+        hands, seats, {"ana": a.face, "bruno": b.face}, {"ana": a.pose, "bruno": b.pose}, WIDTH, HEIGHT
+    )
     assert rest == []
     for name, body in (("ana", a), ("bruno", b)):
         assert set(owned[name]) == {"left", "right"}
@@ -52,8 +53,14 @@ def test_hands_go_to_the_pose_wrist_they_sit_on_whatever_mediapipe_labels_them()
 def test_without_a_pose_the_side_comes_from_handedness_flipped_for_an_unmirrored_picture():
     a, b, seats = _two_players()
     pts = a.rest_hand("right")
-    owned, rest = assign_hands([RawHand(pts, 0.9, "Left")], seats, {"ana": a.face, "bruno": b.face},
-                               {"ana": None, "bruno": None}, WIDTH, HEIGHT)
+    owned, rest = assign_hands(
+        [RawHand(pts, 0.9, "Left")],
+        seats,
+        {"ana": a.face, "bruno": b.face},
+        {"ana": None, "bruno": None},
+        WIDTH,
+        HEIGHT,
+    )
     assert list(owned["ana"]) == ["right"] and owned["ana"]["right"].side_from == "handedness"
     assert owned["bruno"] == {}
     assert handedness_side("Left", mirrored=True) == "left"
@@ -63,8 +70,14 @@ def test_without_a_pose_the_side_comes_from_handedness_flipped_for_an_unmirrored
 def test_a_hand_out_of_everyones_reach_stays_unassigned():
     a, b, seats = _two_players()
     far = a.rest_hand("right") + np.array([0.0, 5000.0, 0.0])
-    owned, rest = assign_hands([RawHand(far, 0.9, "Left")], seats, {"ana": a.face, "bruno": b.face},
-                               {"ana": a.pose, "bruno": b.pose}, WIDTH, HEIGHT)
+    owned, rest = assign_hands(
+        [RawHand(far, 0.9, "Left")],
+        seats,
+        {"ana": a.face, "bruno": b.face},
+        {"ana": a.pose, "bruno": b.pose},
+        WIDTH,
+        HEIGHT,
+    )
     assert owned == {"ana": {}, "bruno": {}} and len(rest) == 1
 
 
@@ -103,14 +116,20 @@ def test_calibration_saves_loads_and_names_what_is_missing(tmp_path):
     assert again.renamed("ana", "anna").seat("anna").region == calib.seat("ana").region
 
 
-@pytest.mark.parametrize("text,match", [
-    ("not json", "not JSON"),
-    ('{"format": "something-else"}', "not a table calibration"),
-    ('{"format": "table-calibration/1", "seats": [{"name": "a", "region": [0.5, 0, 0.2, 1]}]}', "not a box"),
-    ('{"format": "table-calibration/1", "seats": [{"name": "a", "region": [0, 0, 1, 1]}, '
-     '{"name": "a", "region": [0, 0, 1, 1]}]}', "share the name"),
-    ('{"format": "table-calibration/1", "seats": [{"region": [0, 0, 1, 1]}]}', "malformed seat"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("not json", "not JSON"),
+        ('{"format": "something-else"}', "not a table calibration"),
+        ('{"format": "table-calibration/1", "seats": [{"name": "a", "region": [0.5, 0, 0.2, 1]}]}', "not a box"),
+        (
+            '{"format": "table-calibration/1", "seats": [{"name": "a", "region": [0, 0, 1, 1]}, '
+            '{"name": "a", "region": [0, 0, 1, 1]}]}',
+            "share the name",
+        ),
+        ('{"format": "table-calibration/1", "seats": [{"region": [0, 0, 1, 1]}]}', "malformed seat"),
+    ],
+)
 def test_bad_calibration_files_are_named_errors(tmp_path, text, match):
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -121,15 +140,22 @@ def test_bad_calibration_files_are_named_errors(tmp_path, text, match):
 
 
 def test_seat_regions_from_faces_do_not_overlap():
-    seats = seats_from_faces([(0.1, 0.2, 0.16, 0.3), (0.4, 0.2, 0.46, 0.3), (0.7, 0.25, 0.76, 0.35)],
-                             names=["ana", "bruno", "carla"])
+    seats = seats_from_faces(
+        [(0.1, 0.2, 0.16, 0.3), (0.4, 0.2, 0.46, 0.3), (0.7, 0.25, 0.76, 0.35)], names=["ana", "bruno", "carla"]
+    )
     assert [s.name for s in seats] == ["ana", "bruno", "carla"]
     for s, t in zip(seats, seats[1:]):
         assert s.region[2] <= t.region[0] + 1e-9
-    rows = seats_from_faces([(0.6, 0.62, 0.66, 0.72), (0.1, 0.1, 0.16, 0.2), (0.1, 0.6, 0.16, 0.7),
-                             (0.6, 0.12, 0.66, 0.22)], names=["a", "b", "c", "d"])
+    rows = seats_from_faces(
+        [(0.6, 0.62, 0.66, 0.72), (0.1, 0.1, 0.16, 0.2), (0.1, 0.6, 0.16, 0.7), (0.6, 0.12, 0.66, 0.22)],
+        names=["a", "b", "c", "d"],
+    )
     assert [(s.name, s.region[0] < 0.4, s.region[1] < 0.3) for s in rows] == [
-        ("a", True, True), ("b", False, True), ("c", True, False), ("d", False, False)]
+        ("a", True, True),
+        ("b", False, True),
+        ("c", True, False),
+        ("d", False, False),
+    ]
     with pytest.raises(CalibrationError, match="only 1 names"):
         seats_from_faces([(0.1, 0.2, 0.16, 0.3), (0.4, 0.2, 0.46, 0.3)], names=["ana"])
 
@@ -151,8 +177,11 @@ def test_whole_frame_calibration_for_a_single_view():
 
 
 def test_several_cameras_each_cover_some_seats():
-    seats = (Seat("ana", (0.0, 0.0, 0.5, 1.0), camera="0"), Seat("bruno", (0.5, 0.0, 1.0, 1.0), camera="0"),
-             Seat("carla", (0.0, 0.0, 1.0, 1.0), camera="1"))
+    seats = (
+        Seat("ana", (0.0, 0.0, 0.5, 1.0), camera="0"),
+        Seat("bruno", (0.5, 0.0, 1.0, 1.0), camera="0"),
+        Seat("carla", (0.0, 0.0, 1.0, 1.0), camera="1"),
+    )
     calib = TableCalibration(seats)
     assert calib.cameras == ("0", "1")
     assert [s.name for s in calib.for_camera("1").seats] == ["carla"]
@@ -161,14 +190,19 @@ def test_several_cameras_each_cover_some_seats():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, WIDTH), st.floats(0, HEIGHT), st.sampled_from(["Left", "Right"]),
-                          st.floats(0.5, 1.0)), max_size=6))
+@given(
+    st.lists(
+        st.tuples(st.floats(0, WIDTH), st.floats(0, HEIGHT), st.sampled_from(["Left", "Right"]), st.floats(0.5, 1.0)),
+        max_size=6,
+    )
+)
 def test_assignment_gives_each_slot_at_most_one_hand_and_each_hand_one_place(raw):
     a, b, seats = _two_players()
     template = a.rest_hand("left") - a.rest_hand("left")[0]
     hands = [RawHand(template + np.array([x, y, 0.0]), s, lbl) for x, y, lbl, s in raw]
-    owned, rest = assign_hands(hands, seats, {"ana": a.face, "bruno": b.face}, {"ana": a.pose, "bruno": b.pose},
-                               WIDTH, HEIGHT)
+    owned, rest = assign_hands(
+        hands, seats, {"ana": a.face, "bruno": b.face}, {"ana": a.pose, "bruno": b.pose}, WIDTH, HEIGHT
+    )
     placed = [h for seat in owned.values() for h in seat.values()] + list(rest)
     assert len(placed) == len(dedupe_hands(hands))
     ids = [id(h.points) for h in placed]

@@ -19,8 +19,14 @@ from vision.signals.engine import detect_signals, landmarks_from_media, mouth_mo
 PEOPLE = Path(__file__).resolve().parents[1] / "fixtures" / "people"
 GESTURE = PEOPLE / "mps_gesture_recognizer_test_video.mp4"
 SEATED = PEOPLE / "mps_image_classification_test_video.mp4"
-TOUCHES = ("touch_nose_left", "touch_nose_right", "touch_chin_left", "touch_chin_right",
-           "touch_eye_left", "touch_eye_right")
+TOUCHES = (
+    "touch_nose_left",
+    "touch_nose_right",
+    "touch_chin_left",
+    "touch_chin_right",
+    "touch_eye_left",
+    "touch_eye_right",
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +87,9 @@ def test_a_mirrored_source_keeps_the_players_own_sides(tmp_path):
     assert [e.signal for e in detect_signals(frames, calib)] == ["raise_hand_right"]
 
 
-@pytest.mark.parametrize("name,faces", [("mptasks_face.jpg", 1), ("mp_sergey.png", 1),
-                                        ("mps_face_detector_testImg.jpeg", 2)])
+@pytest.mark.parametrize(
+    "name,faces", [("mptasks_face.jpg", 1), ("mp_sergey.png", 1), ("mps_face_detector_testImg.jpeg", 2)]
+)
 def test_plain_faces_show_nothing(name, faces):
     frames, calib, events = _one_image(name)
     assert len(calib.seats) == faces
@@ -90,8 +97,10 @@ def test_plain_faces_show_nothing(name, faces):
     assert events == []
 
 
-@pytest.mark.parametrize("name", ["mptasks_thumbs_up.jpg", "mptasks_thumbs_down.jpg", "mptasks_victory.jpg",
-                                  "mps_pose_landmarker_test_image.jpg"])
+@pytest.mark.parametrize(
+    "name",
+    ["mptasks_thumbs_up.jpg", "mptasks_thumbs_down.jpg", "mptasks_victory.jpg", "mps_pose_landmarker_test_image.jpg"],
+)
 def test_real_near_misses_show_nothing(name):
     """Hands near, not on, the face; both eyes nearly closed while laughing (not a wink)."""
     frames, calib, events = _one_image(name)
@@ -111,14 +120,18 @@ def test_four_seat_table_composed_from_real_pictures():
     cap = cv2.VideoCapture(str(GESTURE))
     ok, first = cap.read()
     cap.release()
-    for img in (first, cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")),
-                cv2.imread(str(PEOPLE / "mptasks_face.jpg")), cv2.imread(str(PEOPLE / "mp_sergey.png"))):
+    for img in (
+        first,
+        cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")),
+        cv2.imread(str(PEOPLE / "mptasks_face.jpg")),
+        cv2.imread(str(PEOPLE / "mp_sergey.png")),
+    ):
         h, w = img.shape[:2]
         s = min(640 / w, 360 / h)
         small = cv2.resize(img, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
         tile = np.zeros((360, 640, 3), np.uint8)
         y, x = (360 - small.shape[0]) // 2, (640 - small.shape[1]) // 2
-        tile[y:y + small.shape[0], x:x + small.shape[1]] = small
+        tile[y : y + small.shape[0], x : x + small.shape[1]] = small
         tiles.append(tile)
     frame = np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])])
     calib = propose_calibration([frame], names=["ana", "bruno", "carla", "dario"])
@@ -138,6 +151,7 @@ def test_four_seat_table_composed_from_real_pictures():
 
 def test_mouth_moving_events_reuse_landmarks_and_name_the_seat():
     from signal_streams import _mouth_case
+
     case = _mouth_case("base")
     events = mouth_moving_events(None, case.calibration, frames=case.frames)
     assert [(e.player, e.signal) for e in events] == [("ana", "mouth_moving")]
@@ -147,16 +161,19 @@ def test_mouth_moving_events_reuse_landmarks_and_name_the_seat():
 
 # -- the command ---------------------------------------------------------------------------------------
 
+
 def _cli(*args):
     from tablereferee.cli import cli
+
     return CliRunner().invoke(cli, ["signals", *map(str, args)])
 
 
 def test_command_prints_events_landmarks_and_writes_an_overlay(tmp_path):
     out = tmp_path / "overlay.mp4"
     calib_path = tmp_path / "table.json"
-    res = _cli(PEOPLE / "mptasks_pointing_up.jpg", "--json", "--landmarks", "--overlay", out,
-               "--save-calibration", calib_path)
+    res = _cli(
+        PEOPLE / "mptasks_pointing_up.jpg", "--json", "--landmarks", "--overlay", out, "--save-calibration", calib_path
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(res.output.strip().splitlines()[-1])
     assert [e["signal"] for e in data["events"]] == ["raise_hand_left"]
@@ -204,7 +221,8 @@ def test_command_learns_a_free_signal_from_demonstrations_and_finds_it(tmp_path)
             w.write(f)
         w.release()
         return path
-    demos = [write(tmp_path / f"demo{k}.mp4", frames[a:a + 32]) for k, a in enumerate((28, 31, 34))]
+
+    demos = [write(tmp_path / f"demo{k}.mp4", frames[a : a + 32]) for k, a in enumerate((28, 31, 34))]
     clip = write(tmp_path / "game.mp4", frames)
     team = tmp_path / "team.json"
     single = tmp_path / "single.json"

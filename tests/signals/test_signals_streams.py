@@ -56,6 +56,7 @@ def test_precision_recall_and_delay_on_the_whole_suite():
 
 def test_a_touch_between_chin_and_mouth_is_unsure():
     from signal_streams import _touch_case
+
     b = Body.make()
     tg = b.targets()
     # the index tip near the lips, the curled fingers on the chin: both nearly as close
@@ -74,6 +75,7 @@ def test_one_tap_is_reported_as_unsure():
 def test_no_table_line_means_no_elbow_or_tap_signal():
     case = _tap_case("base", "left")
     import dataclasses
+
     seat = dataclasses.replace(case.calibration.seats[0], table_line=None)
     calib = dataclasses.replace(case.calibration, seats=(seat,))
     assert [e for e in detect_signals(case.frames, calib) if e.signal.startswith(("tap", "rest"))] == []
@@ -86,10 +88,13 @@ def test_two_players_each_get_their_own_events():
 
     def make(t):
         k = ramp(t, 1.0, 2.4)
-        hands_a = {"left": lerp(a.rest_hand("left"), a.hand_at("left", 8, a.targets()["nose"]), k),
-                   "right": a.rest_hand("right")}
+        hands_a = {
+            "left": lerp(a.rest_hand("left"), a.hand_at("left", 8, a.targets()["nose"]), k),
+            "right": a.rest_hand("right"),
+        }
         hands_b = {"left": b.rest_hand("left"), "right": b.rest_hand("right")}
         return [a.person("ana", hands_a, t=t), b.person("bruno", hands_b, t=t)]
+
     frames = stream(3.4, make)
     events = detect_signals(frames, seat_calibration({"ana": a, "bruno": b}))
     assert [(e.player, e.signal) for e in events] == [("ana", "touch_nose_left")]
@@ -105,9 +110,11 @@ def test_catalogue_covers_every_visual_signal_card():
 
 def test_bad_catalogue_is_a_named_error(tmp_path):
     bad = tmp_path / "cat.json"
-    bad.write_text('{"format": "signal-catalogue/1", "face_contact_radius": {}, "signals": '
-                   '[{"id": "touch_nose_left", "cue": "x", "detector": "telepathy", "params": {}, '
-                   '"min_dwell": 0, "max_gap": 0}]}')
+    bad.write_text(
+        '{"format": "signal-catalogue/1", "face_contact_radius": {}, "signals": '
+        '[{"id": "touch_nose_left", "cue": "x", "detector": "telepathy", "params": {}, '
+        '"min_dwell": 0, "max_gap": 0}]}'
+    )
     with pytest.raises(CatalogueError, match="unknown detector"):
         load_catalogue(bad)
     with pytest.raises(CatalogueError, match="unknown signal ids"):
@@ -116,6 +123,7 @@ def test_bad_catalogue_is_a_named_error(tmp_path):
 
 def test_cards_from_the_card_readers_type():
     import vision.cards.detections as cards_mod
+
     build = dict(BUILDERS)["cards-middle-flipped"]
     case = build()
     converted = {}
@@ -135,6 +143,7 @@ def test_cards_from_the_card_readers_type():
 
 def test_card_quads_modulo_180_cannot_show_an_upside_down_middle():
     from vision.signals.cards import CardSighting, middle_flipped
+
     cards = [CardSighting(card_quad((100 * k, 0), 0, 50, 80), True, o) for k, o in enumerate((0.0, -89.0, 0.0))]
     assert not middle_flipped(cards, 135)
     cards = [CardSighting(card_quad((100 * k, 0), 0, 50, 80), True, o) for k, o in enumerate((0.0, 180.0, 0.0))]
@@ -142,6 +151,7 @@ def test_card_quads_modulo_180_cannot_show_an_upside_down_middle():
 
 
 # -- Free Signal ------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def learnt() -> FreeSignal:
@@ -178,6 +188,7 @@ def test_free_signal_save_load_and_demonstration_count(learnt, tmp_path):
 
 # -- the interval machine -----------------------------------------------------------------------------
 
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=80), st.floats(0.0, 1.0), st.floats(0.0, 0.5))
 def test_runs_are_ordered_disjoint_and_long_enough(on, dwell, gap):
@@ -201,8 +212,12 @@ def test_runs_are_ordered_disjoint_and_long_enough(on, dwell, gap):
 def test_speaking_seats_rank_by_overlap():
     from referee.observations import SignalEvent
     from vision.signals.engine import speaking_seats
-    events = [SignalEvent("ana", "mouth_moving", 1.0, 3.0, 0.9), SignalEvent("bruno", "mouth_moving", 2.5, 6.0, 0.9),
-              SignalEvent("carla", "touch_nose_left", 0.0, 9.0, 0.9)]
+
+    events = [
+        SignalEvent("ana", "mouth_moving", 1.0, 3.0, 0.9),
+        SignalEvent("bruno", "mouth_moving", 2.5, 6.0, 0.9),
+        SignalEvent("carla", "touch_nose_left", 0.0, 9.0, 0.9),
+    ]
     assert speaking_seats(events, 2.0, 4.0) == [("bruno", 1.5), ("ana", 1.0)]
     assert speaking_seats(events, 7.0, 8.0) == []
     assert speaking_seats(events, 2.0, 2.0) == [("ana", 0.0)]

@@ -94,10 +94,19 @@ def test_deck_sizes():
 def test_rank_orders_follow_the_texts():
     # Beccaccino: 3 2 A R C F 7 6 5 4
     assert BECCACCINO_ORDER.sort(["4D", "AD", "3D", "RD", "7D", "2D", "FD", "CD", "5D", "6D"]) == [
-        "3D", "2D", "AD", "RD", "CD", "FD", "7D", "6D", "5D", "4D"]
+        "3D",
+        "2D",
+        "AD",
+        "RD",
+        "CD",
+        "FD",
+        "7D",
+        "6D",
+        "5D",
+        "4D",
+    ]
     # Bestia: A 3 K Q J 7 6 5 4 2 (French) and A 3 R C F ... (Italian)
-    assert BESTIA_ORDER_FR.sort(["2S", "KS", "3S", "AS", "JS", "QS"]) == [
-        "AS", "3S", "KS", "QS", "JS", "2S"]
+    assert BESTIA_ORDER_FR.sort(["2S", "KS", "3S", "AS", "JS", "QS"]) == ["AS", "3S", "KS", "QS", "JS", "2S"]
     assert BESTIA_ORDER_IT.strength("3B") > BESTIA_ORDER_IT.strength("RB") > BESTIA_ORDER_IT.strength("2B") == 0
     assert GERMAN_ORDER_32.sort(["7H", "AH", "10H", "KH"]) == ["AH", "KH", "10H", "7H"]
 

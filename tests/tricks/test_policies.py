@@ -38,8 +38,9 @@ from referee.tricks import (
 
 ORDER = BESTIA_ORDER_FR
 CLASSIC = Rules((FollowSuit(), MustTrumpWhenVoid()))
-ITALIAN = Rules((FollowSuit(), MustOvertakeWhenFollowing(), MustTrumpWhenVoid(unless_outranked=True),
-                 MustOvertrumpWhenVoid()))
+ITALIAN = Rules(
+    (FollowSuit(), MustOvertakeWhenFollowing(), MustTrumpWhenVoid(unless_outranked=True), MustOvertrumpWhenVoid())
+)
 ROMAN = Rules((FollowSuit(), MustOvertakeWhenFollowing(), MustTrumpWhenVoid(), MustOvertrumpWhenVoid()))
 HOUSE = Rules((LeadTrumpAce(), LeadTrumpAfterFirst(), FollowSuit(), MustTrumpWhenVoid(), HighestTrump()))
 OBBLIGO = Rules((LeadTrumpAce(first_only=True), LeadHighestTrump(), FollowSuit()))
@@ -109,8 +110,7 @@ def test_beccaccino_lets_a_void_player_discard_or_trump():
 
 def test_obbligo_asso_applies_to_the_first_trick_only():
     assert OBBLIGO.legal(["AH", "KS"], ctx([], trick_no=0)) == ["AH"]
-    assert sorted(Rules((LeadTrumpAce(first_only=True),)).legal(["AH", "KS"], ctx([], trick_no=1))) == [
-        "AH", "KS"]
+    assert sorted(Rules((LeadTrumpAce(first_only=True),)).legal(["AH", "KS"], ctx([], trick_no=1))) == ["AH", "KS"]
 
 
 def test_holdings_refuse_impossible_cards():
@@ -150,11 +150,16 @@ def situations(draw):
     n_table = draw(st.integers(0, 4))
     n_hand = draw(st.integers(1, 5))
     table = deck[:n_table]
-    hand = list(deck[n_table:n_table + n_hand])
-    gone = deck[n_table + n_hand:n_table + n_hand + draw(st.integers(0, 10))]
+    hand = list(deck[n_table : n_table + n_hand])
+    gone = deck[n_table + n_hand : n_table + n_hand + draw(st.integers(0, 10))]
     trump = draw(st.sampled_from(["S", "H", "D", "C"]))
-    c = TrickContext(tuple((f"p{i}", card) for i, card in enumerate(table)), trump, ORDER,
-                     draw(st.integers(0, 4)), frozenset(gone) | frozenset(table))
+    c = TrickContext(
+        tuple((f"p{i}", card) for i, card in enumerate(table)),
+        trump,
+        ORDER,
+        draw(st.integers(0, 4)),
+        frozenset(gone) | frozenset(table),
+    )
     rules = draw(st.sampled_from(ALL_RULES))
     return rules, hand, c
 

@@ -51,8 +51,10 @@ def test_beccaccino_to_play_and_leading_follow_the_trick():
 
 def test_beccaccino_standings_are_the_team_points():
     s = new(seed=3)
-    assert s.standings() == {"Anna+Carla": {"points": 0, "players": ["Anna", "Carla"]},
-                             "Ben+Dan": {"points": 0, "players": ["Ben", "Dan"]}}
+    assert s.standings() == {
+        "Anna+Carla": {"points": 0, "players": ["Anna", "Carla"]},
+        "Ben+Dan": {"points": 0, "players": ["Ben", "Dan"]},
+    }
     s.apply(beccaccino.Declare(s.battezzante, "C"))
     while s.hand_no == 0:
         s.apply(beccaccino.Play(s.turn, s.playable(s.turn)[0]))
@@ -81,6 +83,9 @@ def test_bestia_to_play_only_in_the_tricks():
 
 def test_bestia_standings_are_each_players_chips():
     s = game(["Anna", "Ben", "Carla"], seed=1, chips=50, stake=3, pot=0, dealer="Carla")
-    assert s.standings() == {"Anna": {"chips": 50, "gained": 0}, "Ben": {"chips": 50, "gained": 0},
-                             "Carla": {"chips": 47, "gained": -3}}
+    assert s.standings() == {
+        "Anna": {"chips": 50, "gained": 0},
+        "Ben": {"chips": 50, "gained": 0},
+        "Carla": {"chips": 47, "gained": -3},
+    }
     assert sum(v["chips"] for v in s.standings().values()) + s.pot == s.total

@@ -36,9 +36,13 @@ def overlaps(event: SignalEvent, mouth: Iterable[SignalEvent]) -> dict[str, floa
     return out
 
 
-def attribute(events: Sequence[SignalEvent], mouth: Sequence[SignalEvent],
-              min_overlap: float = 0.3, min_fraction: float = 0.25,
-              dominance: float = 2.0) -> list[SignalEvent]:
+def attribute(
+    events: Sequence[SignalEvent],
+    mouth: Sequence[SignalEvent],
+    min_overlap: float = 0.3,
+    min_fraction: float = 0.25,
+    dominance: float = 2.0,
+) -> list[SignalEvent]:
     """Events with `player` set where exactly one seat's mouth moved during them.
 
     A seat is a candidate when its mouth moved for at least `min_overlap` seconds and at least
@@ -51,15 +55,15 @@ def attribute(events: Sequence[SignalEvent], mouth: Sequence[SignalEvent],
         dur = max(ev.end - ev.start, 1e-6)
         cands = {p: o for p, o in ov.items() if o >= min_overlap and o / dur >= min_fraction}
         ranked = sorted(cands.items(), key=lambda kv: -kv[1])
-        info: dict[str, Any] = {"candidates": {p: round(o, 3) for p, o in ranked},
-                "mouth_overlap_s": {p: round(o, 3) for p, o in sorted(ov.items())}}
+        info: dict[str, Any] = {
+            "candidates": {p: round(o, 3) for p, o in ranked},
+            "mouth_overlap_s": {p: round(o, 3) for p, o in sorted(ov.items())},
+        }
         if len(ranked) == 1 or (len(ranked) > 1 and ranked[0][1] >= dominance * ranked[1][1]):
             player = ranked[0][0]
             info["attribution"] = "mouth moving" if len(ranked) == 1 else "mouth moving most"
         else:
             player = UNKNOWN_PLAYER
-            info["attribution"] = ("nobody's mouth moving" if not ranked
-                                   else "several mouths moving")
-        out.append(dataclasses.replace(ev, player=player,
-                                       evidence={**dict(ev.evidence), "who": info}))
+            info["attribution"] = "nobody's mouth moving" if not ranked else "several mouths moving"
+        out.append(dataclasses.replace(ev, player=player, evidence={**dict(ev.evidence), "who": info}))
     return out

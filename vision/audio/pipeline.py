@@ -33,16 +33,20 @@ TALKING = "talking"  # speech with no topic found: not a Signal card, but worth 
 class WindowClass:
     start: float
     end: float
-    label: str            # smoothed class
-    raw_label: str        # the window's own most likely class
+    label: str  # smoothed class
+    raw_label: str  # the window's own most likely class
     probs: dict[str, float]
     features: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": round(self.start, 3), "end": round(self.end, 3), "label": self.label,
-                "raw_label": self.raw_label,
-                "probs": {k: round(v, 3) for k, v in self.probs.items()},
-                "features": {k: round(v, 3) for k, v in self.features.items()}}
+        return {
+            "start": round(self.start, 3),
+            "end": round(self.end, 3),
+            "label": self.label,
+            "raw_label": self.raw_label,
+            "probs": {k: round(v, 3) for k, v in self.probs.items()},
+            "features": {k: round(v, 3) for k, v in self.features.items()},
+        }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,10 +75,19 @@ class AudioListener:
     recognize: False skips recognition (speech becomes `talking`), e.g. for a quick look.
     """
 
-    def __init__(self, lang: str = "en", recognizer: SphinxRecognizer | None = None,
-                 classifier: Classifier | None = None, window: float = 1.0, hop: float = 0.5,
-                 calibrate_seconds: float = 1.0, min_event: float = 1.0, vote_seconds: float = 8.0,
-                 stay: float = 0.85, recognize: bool = True) -> None:
+    def __init__(
+        self,
+        lang: str = "en",
+        recognizer: SphinxRecognizer | None = None,
+        classifier: Classifier | None = None,
+        window: float = 1.0,
+        hop: float = 0.5,
+        calibrate_seconds: float = 1.0,
+        min_event: float = 1.0,
+        vote_seconds: float = 8.0,
+        stay: float = 0.85,
+        recognize: bool = True,
+    ) -> None:
         if lang not in ("en", "it"):
             raise ValueError(f"language {lang!r}: only 'en' and 'it' are known")
         self.lang = lang
@@ -90,7 +103,8 @@ class AudioListener:
         if recognize and recognizer is None and lang != "en":
             self.no_recognizer_reason = (
                 f"no {lang!r} recognition model: pass a PocketSphinx model folder (--model DIR) "
-                "to spot topics; speech is reported as talking")
+                "to spot topics; speech is reported as talking"
+            )
 
     @property
     def recognizer(self) -> SphinxRecognizer | None:
@@ -103,15 +117,24 @@ class AudioListener:
     def calibrate(self, clip: AudioClip) -> F.NoiseFloor:
         return F.NoiseFloor.calibrate(clip, self.calibrate_seconds)
 
-    def classify(self, clip: AudioClip, floor: F.NoiseFloor | None = None,
-                 track: F.FrameTrack | None = None) -> list[WindowClass]:
+    def classify(
+        self, clip: AudioClip, floor: F.NoiseFloor | None = None, track: F.FrameTrack | None = None
+    ) -> list[WindowClass]:
         w = F.windows(clip, floor or self.calibrate(clip), self.window, self.hop, track)
         post = self.classifier.posteriors(w.features)
         path = viterbi(post, self.stay)
         names = self.classifier.classes
-        return [WindowClass(float(a), float(b), names[k], names[int(p.argmax())],
-                            dict(zip(names, map(float, p))), dict(zip(F.FEATURE_NAMES, map(float, f))))
-                for a, b, k, p, f in zip(w.starts, w.ends, path, post, w.features)]
+        return [
+            WindowClass(
+                float(a),
+                float(b),
+                names[k],
+                names[int(p.argmax())],
+                dict(zip(names, map(float, p))),
+                dict(zip(F.FEATURE_NAMES, map(float, f))),
+            )
+            for a, b, k, p, f in zip(w.starts, w.ends, path, post, w.features)
+        ]
 
     def analyse(self, clip: AudioClip, floor: F.NoiseFloor | None = None) -> AudioAnalysis:
         """Classify a clip and report its events.
@@ -135,57 +158,99 @@ class AudioListener:
             start, end = _refine(clip, track, floor, wins[i].start, wins[j - 1].end)
             if label == "speech":
                 # pad so that words cut by a window edge are decoded whole
-                evs, words = self._speech_events(clip.slice(start - 0.25, end + 0.25), start, end,
-                                                 wins[i:j], floor)
+                evs, words = self._speech_events(clip.slice(start - 0.25, end + 0.25), start, end, wins[i:j], floor)
                 events += evs
                 all_words += words
                 continue
             if end - start < self.min_event:
                 continue
-            events.append(SignalEvent(
-                UNKNOWN_PLAYER, label, round(start, 3), round(end, 3),
-                round(float(np.mean([w.probs[label] for w in wins[i:j]])), 3),
-                {"source": "audio", "windows": j - i, "noise_floor_db": round(floor.db, 1),
-                 "features": _mean_features(wins[i:j])}))
-        return AudioAnalysis(wins, sorted(events, key=lambda e: (e.start, e.signal)),
-                             floor.db, all_words)
+            events.append(
+                SignalEvent(
+                    UNKNOWN_PLAYER,
+                    label,
+                    round(start, 3),
+                    round(end, 3),
+                    round(float(np.mean([w.probs[label] for w in wins[i:j]])), 3),
+                    {
+                        "source": "audio",
+                        "windows": j - i,
+                        "noise_floor_db": round(floor.db, 1),
+                        "features": _mean_features(wins[i:j]),
+                    },
+                )
+            )
+        return AudioAnalysis(wins, sorted(events, key=lambda e: (e.start, e.signal)), floor.db, all_words)
 
-    def _speech_events(self, clip: AudioClip, start: float, end: float, wins: list[WindowClass],
-                       floor: F.NoiseFloor) -> tuple[list[SignalEvent], list[Word]]:
+    def _speech_events(
+        self, clip: AudioClip, start: float, end: float, wins: list[WindowClass], floor: F.NoiseFloor
+    ) -> tuple[list[SignalEvent], list[Word]]:
         conf = round(float(np.mean([w.probs["speech"] for w in wins])), 3)
-        base = {"source": "audio", "windows": len(wins), "noise_floor_db": round(floor.db, 1),
-                "features": _mean_features(wins)}
+        base = {
+            "source": "audio",
+            "windows": len(wins),
+            "noise_floor_db": round(floor.db, 1),
+            "features": _mean_features(wins),
+        }
         rec = self.recognizer
         if rec is None:
             reason = self.no_recognizer_reason or "recognition switched off"
-            return [SignalEvent(UNKNOWN_PLAYER, TALKING, round(start, 3), round(end, 3), conf,
-                                {**base, "topic": None, "words": None, "reason": reason})], []
+            return [
+                SignalEvent(
+                    UNKNOWN_PLAYER,
+                    TALKING,
+                    round(start, 3),
+                    round(end, 3),
+                    conf,
+                    {**base, "topic": None, "words": None, "reason": reason},
+                )
+            ], []
         words = rec.words(clip)
         heard = " ".join(w.text for w in words)
         votes = topics.vote(topics.hits(words, langs=(rec.lang,)), self.vote_seconds)
         if not votes:
-            return [SignalEvent(UNKNOWN_PLAYER, TALKING, round(start, 3), round(end, 3), conf,
-                                {**base, "topic": None, "words": heard, "language": rec.lang,
-                                 "recognizer": rec.source})], words
+            return [
+                SignalEvent(
+                    UNKNOWN_PLAYER,
+                    TALKING,
+                    round(start, 3),
+                    round(end, 3),
+                    conf,
+                    {**base, "topic": None, "words": heard, "language": rec.lang, "recognizer": rec.source},
+                )
+            ], words
         out = []
         for v in votes:
             # one vote: the whole stretch of talk; several (talk far apart in a long stretch):
             # each around its own keywords
-            v0, v1 = (start, end) if len(votes) == 1 else (max(start, v.start - 2.0),
-                                                           min(end, v.end + 2.0))
-            out.append(SignalEvent(
-                UNKNOWN_PLAYER, v.topic, round(v0, 3), round(v1, 3),
-                round(min(conf, v.confidence), 3),
-                {**base, "topic": v.topic, "words": heard, "language": rec.lang,
-                 "recognizer": rec.source, "tally": v.tally,
-                 "keywords": [{"word": h.words, "stem": h.stem, "start": round(h.start, 2),
-                               "prob": round(h.prob, 3)} for h in v.hits]},
-                unsure=v.unsure))
+            v0, v1 = (start, end) if len(votes) == 1 else (max(start, v.start - 2.0), min(end, v.end + 2.0))
+            out.append(
+                SignalEvent(
+                    UNKNOWN_PLAYER,
+                    v.topic,
+                    round(v0, 3),
+                    round(v1, 3),
+                    round(min(conf, v.confidence), 3),
+                    {
+                        **base,
+                        "topic": v.topic,
+                        "words": heard,
+                        "language": rec.lang,
+                        "recognizer": rec.source,
+                        "tally": v.tally,
+                        "keywords": [
+                            {"word": h.words, "stem": h.stem, "start": round(h.start, 2), "prob": round(h.prob, 3)}
+                            for h in v.hits
+                        ],
+                    },
+                    unsure=v.unsure,
+                )
+            )
         return out, words
 
 
-def _refine(clip: AudioClip, track: F.FrameTrack, floor: F.NoiseFloor, start: float,
-            end: float, margin_db: float = 9.0) -> tuple[float, float]:
+def _refine(
+    clip: AudioClip, track: F.FrameTrack, floor: F.NoiseFloor, start: float, end: float, margin_db: float = 9.0
+) -> tuple[float, float]:
     """Tighten a run of windows to its first and last frames clearly above the noise floor
     (loudness smoothed over 50 ms, so a noise spike does not count)."""
     hop_s = F.FRAME_HOP / F.SAMPLE_RATE

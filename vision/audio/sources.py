@@ -62,7 +62,7 @@ class AudioClip:
         """The part between two session times (clipped to the clip)."""
         i0 = max(0, int(round((t0 - self.start) * SAMPLE_RATE)))
         i1 = min(len(self.samples), int(round((t1 - self.start) * SAMPLE_RATE)))
-        return AudioClip(self.samples[i0:max(i0, i1)], self.time_of(i0), self.source)
+        return AudioClip(self.samples[i0 : max(i0, i1)], self.time_of(i0), self.source)
 
 
 def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
@@ -89,8 +89,7 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
     with container:
         if not container.streams.audio:
             kinds = sorted({s.type for s in container.streams}) or ["nothing"]
-            raise NoAudioTrack(f"{path} has no audio track (it holds: {', '.join(kinds)})",
-                               path=path, streams=kinds)
+            raise NoAudioTrack(f"{path} has no audio track (it holds: {', '.join(kinds)})", path=path, streams=kinds)
         stream = container.streams.audio[0]
         # keep the channels through resampling and average them here: FFmpeg's own downmix
         # adds them at -3 dB each, which makes a mono recording in stereo 3 dB louder
@@ -107,8 +106,7 @@ def load(path: str | os.PathLike, start: float | None = None) -> AudioClip:
                 chunks.append(out.to_ndarray().mean(axis=0))
         except (av.error.InvalidDataError, av.error.FFmpegError) as exc:
             if not chunks:
-                raise CorruptAudio(f"{path}: the audio track cannot be decoded: {exc}",
-                                   path=path) from None
+                raise CorruptAudio(f"{path}: the audio track cannot be decoded: {exc}", path=path) from None
             # a truncated tail: keep what decoded (a recording cut short is still evidence)
         is_video = bool(container.streams.video)
         video_zero = 0.0
@@ -157,13 +155,14 @@ def save_wav(clip: AudioClip, path: str | os.PathLike) -> None:
 
 # ---- live microphone -------------------------------------------------------------------------
 
+
 def _sounddevice():
     try:
         import sounddevice  # deferred: loads PortAudio, absent on machines that only read files
     except OSError as exc:  # PortAudio library not found
         raise AudioBackendMissing(
-            f"cannot load PortAudio ({exc}); install Debian's libportaudio2 "
-            "(bash scripts/install-debian.sh)") from None
+            f"cannot load PortAudio ({exc}); install Debian's libportaudio2 (bash scripts/install-debian.sh)"
+        ) from None
     return sounddevice
 
 
@@ -174,9 +173,11 @@ def input_devices() -> list[dict]:
         devices = sd.query_devices()
     except sd.PortAudioError as exc:
         raise AudioDeviceNotFound(f"PortAudio cannot list devices: {exc}") from None
-    return [{"index": i, "name": d["name"], "channels": d["max_input_channels"],
-             "rate": d["default_samplerate"]}
-            for i, d in enumerate(devices) if d["max_input_channels"] > 0]
+    return [
+        {"index": i, "name": d["name"], "channels": d["max_input_channels"], "rate": d["default_samplerate"]}
+        for i, d in enumerate(devices)
+        if d["max_input_channels"] > 0
+    ]
 
 
 def resolve_device(device: int | str | None) -> int:
@@ -189,8 +190,8 @@ def resolve_device(device: int | str | None) -> int:
     names = ", ".join(f"{d['index']}: {d['name']}" for d in available) or "none"
     if not available:
         raise AudioDeviceNotFound(
-            f"no microphone: this machine has no audio input device (asked for {device!r})",
-            device=device, available=[])
+            f"no microphone: this machine has no audio input device (asked for {device!r})", device=device, available=[]
+        )
     if device is None:
         try:
             info = sd.query_devices(kind="input")
@@ -207,10 +208,10 @@ def resolve_device(device: int | str | None) -> int:
         if len(matches) == 1:
             return int(matches[0]["index"])
         if len(matches) > 1:
-            raise AudioDeviceNotFound(f"{device!r} matches several input devices: {names}",
-                                      device=device, available=available)
-    raise AudioDeviceNotFound(f"no input device {device!r}; available: {names}",
-                              device=device, available=available)
+            raise AudioDeviceNotFound(
+                f"{device!r} matches several input devices: {names}", device=device, available=available
+            )
+    raise AudioDeviceNotFound(f"no input device {device!r}; available: {names}", device=device, available=available)
 
 
 class Microphone:
@@ -221,8 +222,9 @@ class Microphone:
     of its first sample, computed from PortAudio's ADC time when it gives one.
     """
 
-    def __init__(self, device: int | str | None = None, block_seconds: float = 0.5,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self, device: int | str | None = None, block_seconds: float = 0.5, clock: Callable[[], float] | None = None
+    ) -> None:
         self._sd = _sounddevice()
         self.device = resolve_device(device)
         info = self._sd.query_devices(self.device)
@@ -242,11 +244,11 @@ class Microphone:
             self._queue.put((self.clock() - frames / rate, indata[:, 0].copy()))
 
         try:
-            stream = sd.InputStream(device=self.device, channels=1, samplerate=rate,
-                                    blocksize=blocksize, dtype="float32", callback=callback)
+            stream = sd.InputStream(
+                device=self.device, channels=1, samplerate=rate, blocksize=blocksize, dtype="float32", callback=callback
+            )
         except (sd.PortAudioError, ValueError) as exc:
-            raise AudioDeviceNotFound(f"cannot open input device {self.device}: {exc}",
-                                      device=self.device) from None
+            raise AudioDeviceNotFound(f"cannot open input device {self.device}: {exc}", device=self.device) from None
         read = 0.0
         with stream:
             while seconds is None or read < seconds:
@@ -254,8 +256,8 @@ class Microphone:
                     t, block = self._queue.get(timeout=max(5.0, 4 * self.block_seconds))
                 except queue.Empty:
                     raise AudioDeviceNotFound(
-                        f"input device {self.device} opened but delivered no audio",
-                        device=self.device) from None
+                        f"input device {self.device} opened but delivered no audio", device=self.device
+                    ) from None
                 clip = from_array(block, rate, start=t, source=f"mic:{self.device}")
                 read += clip.duration
                 yield clip
@@ -263,5 +265,4 @@ class Microphone:
     def record(self, seconds: float) -> AudioClip:
         """Read `seconds` of audio as one clip."""
         parts = list(self.blocks(seconds))
-        return AudioClip(np.concatenate([p.samples for p in parts]), parts[0].start,
-                         f"mic:{self.device}")
+        return AudioClip(np.concatenate([p.samples for p in parts]), parts[0].start, f"mic:{self.device}")

@@ -116,7 +116,7 @@ def espeak(text: str, voice: str, speed: int = 160, pitch: int = 50) -> np.ndarr
 
 def _trim(x: np.ndarray, thresh: float = 1e-3) -> np.ndarray:
     idx = np.flatnonzero(np.abs(x) > thresh)
-    return x[idx[0]:idx[-1] + 1] if idx.size else x
+    return x[idx[0] : idx[-1] + 1] if idx.size else x
 
 
 def sox_filter(x: np.ndarray, *effects: str) -> np.ndarray:
@@ -152,10 +152,10 @@ def hum(seconds: float, rng: np.random.Generator) -> np.ndarray:
     while i < n:
         dur = int(rng.uniform(0.25, 0.9) * SAMPLE_RATE)
         degree = int(np.clip(degree + rng.integers(-2, 3), 0, len(scale) - 1))
-        f0[i:i + dur] = base * 2 ** (scale[degree] / 12)
+        f0[i : i + dur] = base * 2 ** (scale[degree] / 12)
         if rng.random() < 0.2:  # a breath between phrases
             gap = int(rng.uniform(0.05, 0.15) * SAMPLE_RATE)
-            amp[i + dur - gap:i + dur] = 0.0
+            amp[i + dur - gap : i + dur] = 0.0
         i += dur
     # legato glide between notes and a gentle vibrato
     k = int(0.03 * SAMPLE_RATE)
@@ -168,8 +168,7 @@ def hum(seconds: float, rng: np.random.Generator) -> np.ndarray:
     return sox_filter(x, "lowpass", str(int(rng.uniform(500, 1100))), "lowpass", "1200")
 
 
-def mumble(seconds: float, rng: np.random.Generator, voice: str | None = None,
-           text: str | None = None) -> np.ndarray:
+def mumble(seconds: float, rng: np.random.Generator, voice: str | None = None, text: str | None = None) -> np.ndarray:
     """Mumbling: speech rhythm and intonation with the mouth nearly closed.
 
     Two recipes, picked at random: espeak-ng speech through a steep low-pass (sox), or a
@@ -190,9 +189,9 @@ def mumble(seconds: float, rng: np.random.Generator, voice: str | None = None,
         syl = int(SAMPLE_RATE / rate * rng.uniform(0.6, 1.4))
         voiced = int(syl * rng.uniform(0.45, 0.8))
         start_f, end_f = level * 2 ** (rng.uniform(-3, 3) / 12), level * 2 ** (rng.uniform(-4, 2) / 12)
-        f0[i:i + syl] = np.linspace(start_f, end_f, syl)[: len(f0[i:i + syl])]
+        f0[i : i + syl] = np.linspace(start_f, end_f, syl)[: len(f0[i : i + syl])]
         w = np.hanning(voiced)
-        env[i:i + voiced] = w[: len(env[i:i + voiced])]
+        env[i : i + voiced] = w[: len(env[i : i + voiced])]
         if rng.random() < 0.15:
             i += int(rng.uniform(0.15, 0.4) * SAMPLE_RATE)  # a pause
         i += syl
@@ -220,7 +219,7 @@ def card_taps(n: int, rng: np.random.Generator, per_second: float = 0.7) -> np.n
     for _ in range(count):
         at = int(rng.integers(0, max(1, n - 800)))
         m = min(800, n - at)
-        out[at:at + m] += rng.standard_normal(m) * np.exp(-np.arange(m) / rng.uniform(60, 200))
+        out[at : at + m] += rng.standard_normal(m) * np.exp(-np.arange(m) / rng.uniform(60, 200))
     return out / (np.max(np.abs(out)) + 1e-9)
 
 
@@ -238,13 +237,13 @@ def babble(n: int, rng: np.random.Generator, voices: tuple[str, ...]) -> np.ndar
 
 
 def _rms(x: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(x ** 2)) + 1e-12)
+    return float(np.sqrt(np.mean(x**2)) + 1e-12)
 
 
 @dataclasses.dataclass(frozen=True)
 class LabelledClip:
     clip: AudioClip
-    label: str                 # the class of the content part
+    label: str  # the class of the content part
     content: tuple[float, float]  # seconds, where the content lies
     text: str = ""
     voice: str = ""
@@ -263,11 +262,19 @@ class LabelledClip:
         return None
 
 
-def make_clip(label: str, rng: np.random.Generator, voices_en: tuple[str, ...],
-              voices_it: tuple[str, ...], text: str | None = None, lang: str | None = None,
-              topic: str | None = None, snr_db: float | None = None,
-              noise: str | None = None, seconds: float | None = None,
-              babble_min_db: float = 20.0) -> LabelledClip:
+def make_clip(
+    label: str,
+    rng: np.random.Generator,
+    voices_en: tuple[str, ...],
+    voices_it: tuple[str, ...],
+    text: str | None = None,
+    lang: str | None = None,
+    topic: str | None = None,
+    snr_db: float | None = None,
+    noise: str | None = None,
+    seconds: float | None = None,
+    babble_min_db: float = 20.0,
+) -> LabelledClip:
     """One labelled clip: LEAD s of room noise, the content, 0.5 s of room noise."""
     voice = ""
     if label == "speech":
@@ -299,13 +306,14 @@ def make_clip(label: str, rng: np.random.Generator, voices_en: tuple[str, ...],
     else:
         bg = room_noise(n, rng, noise) * level * 10 ** (-snr_db / 20)
     x = bg.copy()
-    x[n_lead:n_lead + len(content)] += content
+    x[n_lead : n_lead + len(content)] += content
     if label == "silence" and rng.random() < 0.5:
         x += card_taps(n, rng) * level * 1.5
     x = np.clip(x, -1, 1).astype(np.float32)
     span = (LEAD, LEAD + len(content) / SAMPLE_RATE)
-    return LabelledClip(AudioClip(x, 0.0, f"synth:{label}"), label, span, text or "", voice,
-                        lang or "", topic, noise, snr_db)
+    return LabelledClip(
+        AudioClip(x, 0.0, f"synth:{label}"), label, span, text or "", voice, lang or "", topic, noise, snr_db
+    )
 
 
 def dataset(n_per_class: int, seed: int, heldout: bool, hard: float = 0.0) -> list[LabelledClip]:
@@ -320,8 +328,7 @@ def dataset(n_per_class: int, seed: int, heldout: bool, hard: float = 0.0) -> li
     for _ in range(n_per_class):
         for label in CLASSES:
             if rng.random() < hard:
-                out.append(make_clip(label, rng, ven, vit, snr_db=float(rng.choice([6.0, 10.0])),
-                                     babble_min_db=0.0))
+                out.append(make_clip(label, rng, ven, vit, snr_db=float(rng.choice([6.0, 10.0])), babble_min_db=0.0))
             else:
                 out.append(make_clip(label, rng, ven, vit))
     return out

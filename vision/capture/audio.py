@@ -25,8 +25,14 @@ from vision.audio.sources import SAMPLE_RATE, AudioClip
 
 
 class LiveAudio:
-    def __init__(self, blocks: Iterable[AudioClip], folder: str | Path, chunk: float = 8.0,
-                 segment_seconds: float = 10.0, listener: AudioListener | None = None) -> None:
+    def __init__(
+        self,
+        blocks: Iterable[AudioClip],
+        folder: str | Path,
+        chunk: float = 8.0,
+        segment_seconds: float = 10.0,
+        listener: AudioListener | None = None,
+    ) -> None:
         self.blocks = blocks
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -28,8 +28,14 @@ from vision.capture.sources import CameraFrame, CaptureSource
 
 
 class Grabber:
-    def __init__(self, source: CaptureSource, sink: Callable[[CameraFrame], None] | None = None,
-                 retry: float = 1.0, lost_after: float = 2.0, lockstep: bool = False) -> None:
+    def __init__(
+        self,
+        source: CaptureSource,
+        sink: Callable[[CameraFrame], None] | None = None,
+        retry: float = 1.0,
+        lost_after: float = 2.0,
+        lockstep: bool = False,
+    ) -> None:
         self.source = source
         self.lockstep = lockstep
         self.name = source.name
@@ -107,8 +113,10 @@ class Grabber:
     def latest(self, timeout: float | None = None) -> CameraFrame | None:
         """The newest frame not yet taken; waits up to `timeout` for one (None: no wait)."""
         with self._cond:
+
             def ready():
                 return (self._latest is not None and self._latest.index > self._taken_index) or self.finished
+
             if timeout:
                 self._cond.wait_for(ready, timeout)
             if self._latest is None or self._latest.index <= self._taken_index:
@@ -121,15 +129,19 @@ class Grabber:
         """Wait up to `timeout` s for a frame not yet taken (or the end); take nothing."""
         with self._cond:
             return self._cond.wait_for(
-                lambda: (self._latest is not None and self._latest.index > self._taken_index) or self.finished,
-                timeout)
+                lambda: (self._latest is not None and self._latest.index > self._taken_index) or self.finished, timeout
+            )
 
     def check(self) -> None:
         """Called by the consumer: a camera that gave no frame for `lost_after` s is lost
         (a blocked driver read never returns an error)."""
         last = self._last_frame_at
-        if (last is not None and not self.finished and not self.lost
-                and self.source.clock.now() - last > self.lost_after):
+        if (
+            last is not None
+            and not self.finished
+            and not self.lost
+            and self.source.clock.now() - last > self.lost_after
+        ):
             self._set_lost(True, f"no frame for {self.lost_after:g} s")
 
     def take_events(self) -> list[CameraStatus]:

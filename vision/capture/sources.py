@@ -126,8 +126,9 @@ class FileSource(CaptureSource):
 
     kind = "file"
 
-    def __init__(self, name: str, path: str | Path, clock: SessionClock | None = None, offset: float = 0.0,
-                 paced: bool = False) -> None:
+    def __init__(
+        self, name: str, path: str | Path, clock: SessionClock | None = None, offset: float = 0.0, paced: bool = False
+    ) -> None:
         super().__init__(name, clock)
         self.path = Path(path)
         if not self.path.is_file():
@@ -183,8 +184,13 @@ def _decode(path: Path):
         container.close()
 
 
-def open_capture(spec: str | int | Path, name: str = "cam0", clock: SessionClock | None = None,
-                 paced: bool = False, offset: float = 0.0) -> CaptureSource:
+def open_capture(
+    spec: str | int | Path,
+    name: str = "cam0",
+    clock: SessionClock | None = None,
+    paced: bool = False,
+    offset: float = 0.0,
+) -> CaptureSource:
     """A webcam index (int or digits), a stream URL (`rtsp://`, `http://`...) or a video file."""
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit() and not Path(spec).exists()):
         return OpenCVSource(name, int(spec), clock)

@@ -54,9 +54,17 @@ class RateGate:
 
 
 class CardStage:
-    def __init__(self, camera: str, deck: str = "beccato", finder: str = "detector",
-                 locate: Callable[[str, np.ndarray], list] | None = None, fps: float | None = 5.0,
-                 model: str | None = None, threads: int | None = None, detector_conf: float = 0.25) -> None:
+    def __init__(
+        self,
+        camera: str,
+        deck: str = "beccato",
+        finder: str = "detector",
+        locate: Callable[[str, np.ndarray], list] | None = None,
+        fps: float | None = 5.0,
+        model: str | None = None,
+        threads: int | None = None,
+        detector_conf: float = 0.25,
+    ) -> None:
         self.camera = camera
         self.deck = load_deck(deck)
         self.finder = finder
@@ -96,9 +104,17 @@ class CardStage:
 
 
 class SignalStage:
-    def __init__(self, camera: str, calibration: TableCalibration, fps: float | None = 10.0, window: float = 6.0,
-                 step: float = 1.0, settle: float = 0.6, rates: Rates | None = None,
-                 max_crop_side: int | None = 640) -> None:
+    def __init__(
+        self,
+        camera: str,
+        calibration: TableCalibration,
+        fps: float | None = 10.0,
+        window: float = 6.0,
+        step: float = 1.0,
+        settle: float = 0.6,
+        rates: Rates | None = None,
+        max_crop_side: int | None = 640,
+    ) -> None:
         from vision.landmarks.extract import (  # deferred: loads SciPy (~1 s); only a camera on seats needs it
             LandmarkExtractor,
             Rates,

@@ -72,8 +72,16 @@ ITALIAN_SUITS: tuple[str, ...] = ("C", "D", "S", "B")
 ITALIAN_SUIT_NAMES = {"C": "coppe", "D": "denari", "S": "spade", "B": "bastoni"}
 ITALIAN_RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "F", "C", "R")
 ITALIAN_RANK_NAMES = {
-    "A": "Asso", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7",
-    "F": "Fante", "C": "Cavallo", "R": "Re",
+    "A": "Asso",
+    "2": "2",
+    "3": "3",
+    "4": "4",
+    "5": "5",
+    "6": "6",
+    "7": "7",
+    "F": "Fante",
+    "C": "Cavallo",
+    "R": "Re",
 }
 FRENCH_SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 FRENCH_SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -125,37 +133,47 @@ def _beccato_cards() -> list[Card]:
     cards: list[Card] = []
     for breed in BREEDS:
         for copy in (1, 2, 3):
-            cards.append(Card(f"chicken:{breed}:{copy}", "beccato", "chicken",
-                              BREED_NAMES[breed], breed=breed, copy=copy))
+            cards.append(
+                Card(f"chicken:{breed}:{copy}", "beccato", "chicken", BREED_NAMES[breed], breed=breed, copy=copy)
+            )
     for copy in (1, 2, 3, 4):
-        cards.append(Card(f"chicken:{SERAMA}:{copy}", "beccato", "chicken",
-                          BREED_NAMES[SERAMA], breed=SERAMA, copy=copy))
+        cards.append(
+            Card(f"chicken:{SERAMA}:{copy}", "beccato", "chicken", BREED_NAMES[SERAMA], breed=SERAMA, copy=copy)
+        )
     for breed in BREEDS:
-        cards.append(Card(f"henhouse:{breed}", "beccato", "henhouse",
-                          f"{BREED_NAMES[breed]} henhouse", breed=breed))
+        cards.append(Card(f"henhouse:{breed}", "beccato", "henhouse", f"{BREED_NAMES[breed]} henhouse", breed=breed))
     for guild in GUILDS:
         for n in range(1, EGGS_PER_GUILD + 1):
-            cards.append(Card(f"egg:{guild}-{n}", "beccato", "egg",
-                              f"Egg {n} ({GUILD_SYMBOLS[guild]})", guild=guild, rank=str(n)))
+            cards.append(
+                Card(
+                    f"egg:{guild}-{n}", "beccato", "egg", f"Egg {n} ({GUILD_SYMBOLS[guild]})", guild=guild, rank=str(n)
+                )
+            )
     for guild in GUILDS:
         for copy in (1, 2, 3):
-            cards.append(Card(f"guild:{guild}:{copy}", "beccato", "guild",
-                              f"Guild {GUILD_SYMBOLS[guild]}", guild=guild, copy=copy))
+            cards.append(
+                Card(
+                    f"guild:{guild}:{copy}", "beccato", "guild", f"Guild {GUILD_SYMBOLS[guild]}", guild=guild, copy=copy
+                )
+            )
     cards.append(Card("chick", "beccato", "chick", "Chick"))
     printed = [s for s in SIGNAL_CARDS if s.printed]
     twice = SIGNAL_CARD_COUNT - len(printed)
     for i, sig in enumerate(printed):
         for copy in range(1, (2 if i < twice else 1) + 1):
-            cards.append(Card(f"signal:{sig.id}:{copy}", "beccato", "signal", sig.text,
-                              signal=sig.id, copy=copy))
+            cards.append(Card(f"signal:{sig.id}:{copy}", "beccato", "signal", sig.text, signal=sig.id, copy=copy))
     return cards
 
 
-def _suited(deck: str, ranks: tuple[str, ...], suits: tuple[str, ...], names: dict[str, str],
-            rank_names: dict[str, str] | None = None) -> list[Card]:
+def _suited(
+    deck: str,
+    ranks: tuple[str, ...],
+    suits: tuple[str, ...],
+    names: dict[str, str],
+    rank_names: dict[str, str] | None = None,
+) -> list[Card]:
     return [
-        Card(f"{r}{s}", deck, "pip", f"{(rank_names or {}).get(r, r)} of {names[s]}",
-             rank=r, suit=s, symmetric=True)
+        Card(f"{r}{s}", deck, "pip", f"{(rank_names or {}).get(r, r)} of {names[s]}", rank=r, suit=s, symmetric=True)
         for s in suits
         for r in ranks
     ]
@@ -166,8 +184,9 @@ BECCATO_BACK_KINDS: tuple[str, ...] = ("chicken", "henhouse", "egg", "guild", "c
 
 def _backs(deck: str) -> list[Card]:
     if deck == "beccato":
-        return [Card(f"back:beccato:{k}", deck, "back", f"Beccato! {k} back", symmetric=True)
-                for k in BECCATO_BACK_KINDS]
+        return [
+            Card(f"back:beccato:{k}", deck, "back", f"Beccato! {k} back", symmetric=True) for k in BECCATO_BACK_KINDS
+        ]
     family = "french" if deck.startswith("french") else deck
     return [Card(f"back:{family}", deck, "back", f"{family} back", symmetric=True)]
 
@@ -176,8 +195,7 @@ def _build(deck: str) -> tuple[Card, ...]:
     if deck == "beccato":
         return tuple(_beccato_cards())
     if deck == "italian":
-        return tuple(_suited(deck, ITALIAN_RANKS, ITALIAN_SUITS, ITALIAN_SUIT_NAMES,
-                             ITALIAN_RANK_NAMES))
+        return tuple(_suited(deck, ITALIAN_RANKS, ITALIAN_SUITS, ITALIAN_SUIT_NAMES, ITALIAN_RANK_NAMES))
     if deck == "french52":
         return tuple(_suited(deck, FRENCH_RANKS_52, FRENCH_SUITS, FRENCH_SUIT_NAMES))
     if deck == "french40":

@@ -57,8 +57,9 @@ class CardDetections:
         self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(n)
         self.face_up = np.asarray(self.face_up, dtype=bool).reshape(n)
         self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(n)
-        self.label = (_obj(self.label, n) if not isinstance(self.label, np.ndarray)
-                      else self.label.astype(object).reshape(n))
+        self.label = (
+            _obj(self.label, n) if not isinstance(self.label, np.ndarray) else self.label.astype(object).reshape(n)
+        )
         self.label_confidence = np.asarray(self.label_confidence, dtype=np.float32).reshape(n)
         self.orientation = np.asarray(self.orientation, dtype=np.float32).reshape(n)
         self.track_id = np.asarray(self.track_id, dtype=np.int64).reshape(n)
@@ -96,8 +97,7 @@ class CardDetections:
     def merge(cls, parts: list[CardDetections]) -> CardDetections:
         if not parts:
             return cls.empty()
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
-                      for f in dataclasses.fields(cls)})
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls)})
 
     # -- array behaviour -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -148,14 +148,16 @@ class CardDetections:
     def to_dicts(self, ndigits: int = 1) -> list[dict[str, Any]]:
         out = []
         for i in range(len(self)):
-            out.append({
-                "label": self.label[i] if self.label[i] is not None else UNKNOWN,
-                "confidence": round(float(self.label_confidence[i]), 3),
-                "detector_confidence": round(float(self.confidence[i]), 3),
-                "corners": [[round(float(x), ndigits), round(float(y), ndigits)] for x, y in self.corners[i]],
-                "face_up": bool(self.face_up[i]),
-                "orientation": round(float(self.orientation[i]), 1),
-                "track_id": int(self.track_id[i]) if self.track_id[i] >= 0 else None,
-                "zone": self.zone[i],
-            })
+            out.append(
+                {
+                    "label": self.label[i] if self.label[i] is not None else UNKNOWN,
+                    "confidence": round(float(self.label_confidence[i]), 3),
+                    "detector_confidence": round(float(self.confidence[i]), 3),
+                    "corners": [[round(float(x), ndigits), round(float(y), ndigits)] for x, y in self.corners[i]],
+                    "face_up": bool(self.face_up[i]),
+                    "orientation": round(float(self.orientation[i]), 1),
+                    "track_id": int(self.track_id[i]) if self.track_id[i] >= 0 else None,
+                    "zone": self.zone[i],
+                }
+            )
         return out

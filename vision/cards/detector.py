@@ -91,7 +91,7 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarr
         keep.append(int(i))
         if order.size == 1:
             break
-        ious = box_iou(boxes[i:i + 1], boxes[order[1:]])[0]
+        ious = box_iou(boxes[i : i + 1], boxes[order[1:]])[0]
         order = order[1:][ious <= iou_threshold]
     return np.asarray(keep, dtype=np.int64)
 
@@ -130,18 +130,22 @@ def decode_pose(
             raw = raw.T
         else:
             raise ModelMismatch(f"raw output {raw.shape} does not fit 4 + {nc} classes + {nk}x{nd} keypoints")
-    cls_scores = raw[4:4 + nc]
+    cls_scores = raw[4 : 4 + nc]
     class_id = np.argmax(cls_scores, axis=0)
     scores = cls_scores[class_id, np.arange(raw.shape[1])]
     mask = scores > conf
     if not mask.any():
-        return (np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
-                np.zeros((0, nk, nd), np.float32))
+        return (
+            np.zeros((0, 4), np.float32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.int64),
+            np.zeros((0, nk, nd), np.float32),
+        )
     sel = raw[:, mask]
     scores, class_id = scores[mask], class_id[mask]
     cx, cy, w, h = sel[0], sel[1], sel[2], sel[3]
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-    kpts = sel[4 + nc:].T.reshape(-1, nk, nd)
+    kpts = sel[4 + nc :].T.reshape(-1, nk, nd)
     if agnostic:
         keep = nms(boxes, scores, iou)
     else:  # offset boxes per class, as Ultralytics does
@@ -218,8 +222,9 @@ class CardDetector:
         self.face_up_of_class = face_up_classes(self.names)
         out_shape = self.session.get_outputs()[0].shape
         nk, nd = self.kpt_shape
-        self.end2end = (len(out_shape) == 3 and out_shape[-1] == 6 + nk * nd
-                        and out_shape[1] != 4 + len(self.names) + nk * nd)
+        self.end2end = (
+            len(out_shape) == 3 and out_shape[-1] == 6 + nk * nd and out_shape[1] != 4 + len(self.names) + nk * nd
+        )
 
     def raw(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
         """The model's raw output for a BGR image, with the letterbox ratio and padding."""
@@ -234,8 +239,9 @@ class CardDetector:
         if self.end2end:
             boxes, scores, cls, kpts = decode_end2end(out, self.kpt_shape, self.conf, self.max_det)
         else:
-            boxes, scores, cls, kpts = decode_pose(out, len(self.names), self.kpt_shape,
-                                                   self.conf, self.iou, self.max_det)
+            boxes, scores, cls, kpts = decode_pose(
+                out, len(self.names), self.kpt_shape, self.conf, self.iou, self.max_det
+            )
         return self.to_detections(boxes, scores, cls, kpts, ratio, (px, py), image.shape[:2])
 
     def to_detections(self, boxes, scores, cls, kpts, ratio, pad, shape) -> CardDetections:
@@ -250,8 +256,9 @@ class CardDetector:
         box_area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6)
         collapsed = np.array([cv2.contourArea(q.astype(np.float32)) for q in corners]) < COLLAPSED_SHARE * box_area
         x0, y0, x1, y1 = (boxes[collapsed, k] for k in range(4))
-        corners[collapsed] = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1),
-                                       np.stack([x1, y1], 1), np.stack([x0, y1], 1)], axis=1)
+        corners[collapsed] = np.stack(
+            [np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1), np.stack([x0, y1], 1)], axis=1
+        )
         corners[..., 0] = (corners[..., 0] - px) / ratio
         corners[..., 1] = (corners[..., 1] - py) / ratio
         h, w = shape
@@ -259,5 +266,4 @@ class CardDetector:
         corners[..., 1] = np.clip(corners[..., 1], 0, h - 1)
         corners = order_corners(corners, hint=corners)
         cls = np.clip(cls, 0, len(self.face_up_of_class) - 1)
-        return CardDetections.from_corners(corners, confidence=scores,
-                                           face_up=self.face_up_of_class[cls], class_id=cls)
+        return CardDetections.from_corners(corners, confidence=scores, face_up=self.face_up_of_class[cls], class_id=cls)

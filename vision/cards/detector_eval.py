@@ -55,7 +55,6 @@ def offline_ultralytics(threads: int = 1):
     return ultralytics
 
 
-
 def letterbox(img: np.ndarray, size: int):
     """Ultralytics' LetterBox (centred, grey 114): (blob 1x3xSxS float32 RGB 0..1, scale, (left, top))."""
     h, w = img.shape[:2]
@@ -143,8 +142,16 @@ def _bin(value: float | None, bins) -> str:
     return "unknown" if value is None else next(name for bound, name in bins if value < bound)
 
 
-def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, conf: float = 0.25,
-             with_ultralytics: bool = True, limit: int | None = None, sweep=SWEEP) -> dict:
+def evaluate(
+    model: Path,
+    data: Path,
+    split: str = "test",
+    imgsz: int = 320,
+    conf: float = 0.25,
+    with_ultralytics: bool = True,
+    limit: int | None = None,
+    sweep=SWEEP,
+) -> dict:
     """Recall, precision and corner error of the ONNX model on a split with ground truth; recall
     of face-up cards also by background, deck, the card's short side in the model's input and
     how much of it shows, and recall and precision at the `sweep` thresholds."""
@@ -227,7 +234,11 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
                     orient_ok += int(e0 <= e2)
         tp_det += len(used)
     res = {
-        "split": split, "images": len(images), "cards": n_gt, "face_up_cards": n_up, "conf": conf,
+        "split": split,
+        "images": len(images),
+        "cards": n_gt,
+        "face_up_cards": n_up,
+        "conf": conf,
         "iou_match": 0.5,
         "recall_face_up": round(found_up / max(n_up, 1), 4),
         "recall_face_up_right_class": round(found_up_cls / max(n_up, 1), 4),
@@ -237,12 +248,17 @@ def evaluate(model: Path, data: Path, split: str = "test", imgsz: int = 320, con
         "corner_error_p90_of_diagonal": round(float(np.percentile(corner_err, 90)), 4) if corner_err else None,
         "orientation_accuracy_beccato": round(orient_ok / orient_n, 4) if orient_n else None,
         "orientation_cards": orient_n,
-        "recall_face_up_by": {kind: {k: {"cards": n, "recall": round(f / n, 4)}
-                                     for k, (n, f) in sorted(g.items(),
-                                                             key=lambda kv: (_BIN_ORDER.get(kv[0], 9), kv[0]))}
-                              for kind, g in groups.items()},
-        "at_conf": {str(t): {"recall_face_up": round(f / max(n_up, 1), 4), "precision": round(tp / max(nd, 1), 4)}
-                    for t, (f, nd, tp) in at_conf.items()},
+        "recall_face_up_by": {
+            kind: {
+                k: {"cards": n, "recall": round(f / n, 4)}
+                for k, (n, f) in sorted(g.items(), key=lambda kv: (_BIN_ORDER.get(kv[0], 9), kv[0]))
+            }
+            for kind, g in groups.items()
+        },
+        "at_conf": {
+            str(t): {"recall_face_up": round(f / max(n_up, 1), 4), "precision": round(tp / max(nd, 1), 4)}
+            for t, (f, nd, tp) in at_conf.items()
+        },
     }
     if with_ultralytics:
         try:
@@ -257,13 +273,26 @@ def _ultralytics_map(model: Path, data: Path, split: str, imgsz: int) -> dict:
     from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
 
     m = YOLO(str(model), task="pose")
-    v = m.val(data=str(data), split=split, imgsz=imgsz, batch=1, device="cpu", plots=False,
-              project=str(ROOT / "runs" / "card_detector"), name=f"val_{split}", exist_ok=True, verbose=False)
+    v = m.val(
+        data=str(data),
+        split=split,
+        imgsz=imgsz,
+        batch=1,
+        device="cpu",
+        plots=False,
+        project=str(ROOT / "runs" / "card_detector"),
+        name=f"val_{split}",
+        exist_ok=True,
+        verbose=False,
+    )
     return {
-        "map50_box": round(float(v.box.map50), 4), "map50_95_box": round(float(v.box.map), 4),
-        "map50_pose": round(float(v.pose.map50), 4), "map50_95_pose": round(float(v.pose.map), 4),
-        "map50_box_per_class": {n: round(float(x), 4)
-                                for n, x in zip(("card_face_up", "card_face_down"), v.box.all_ap[:, 0])},
+        "map50_box": round(float(v.box.map50), 4),
+        "map50_95_box": round(float(v.box.map), 4),
+        "map50_pose": round(float(v.pose.map50), 4),
+        "map50_95_pose": round(float(v.pose.map), 4),
+        "map50_box_per_class": {
+            n: round(float(x), 4) for n, x in zip(("card_face_up", "card_face_down"), v.box.all_ap[:, 0])
+        },
     }
 
 
@@ -305,16 +334,26 @@ def real_photos(model: Path, imgsz: int = 320, conf: float = 0.25) -> dict:
     images = {}
     for name, cards in truth.items():
         up = [np.float32(k) for c, _, k in found[name] if c == 0]
-        hit = [c["card"] for c in cards
-               if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c["x"]), float(c["y"])),
-                                           False) >= 0 for q in up)]
-        images[name] = {"expected": len(cards), "found": len(hit),
-                        "missed": [c["card"] for c in cards if c["card"] not in hit],
-                        "detections": len(found[name]), "scores": [s for _, s, _ in found[name]]}
-    return {"conf": conf, "images": images,
-            "cards": sum(v["expected"] for v in images.values()), "found": sum(v["found"] for v in images.values()),
-            "note": "Frames of real French-suited cards (tests/fixtures/cards, MIT): a card is found when a "
-                    "face-up detection's corners enclose its centre."}
+        hit = [
+            c["card"]
+            for c in cards
+            if any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c["x"]), float(c["y"])), False) >= 0 for q in up)
+        ]
+        images[name] = {
+            "expected": len(cards),
+            "found": len(hit),
+            "missed": [c["card"] for c in cards if c["card"] not in hit],
+            "detections": len(found[name]),
+            "scores": [s for _, s, _ in found[name]],
+        }
+    return {
+        "conf": conf,
+        "images": images,
+        "cards": sum(v["expected"] for v in images.values()),
+        "found": sum(v["found"] for v in images.values()),
+        "note": "Frames of real French-suited cards (tests/fixtures/cards, MIT): a card is found when a "
+        "face-up detection's corners enclose its centre.",
+    }
 
 
 def model_input_size(model: Path) -> int:

@@ -25,10 +25,14 @@ def _progress_callback(log_path: Path, stop_file: Path):
 
     def on_fit_epoch_end(trainer):
         m = {k: round(float(v), 4) for k, v in (trainer.metrics or {}).items()}
-        line = {"epoch": trainer.epoch + 1, "epochs": trainer.epochs, "elapsed_s": round(time.time() - t0),
-                "epoch_s": round(trainer.epoch_time or 0, 1),
-                "loss": {k: round(float(v), 4) for k, v in trainer.label_loss_items(trainer.tloss).items()},
-                "val": m}
+        line = {
+            "epoch": trainer.epoch + 1,
+            "epochs": trainer.epochs,
+            "elapsed_s": round(time.time() - t0),
+            "epoch_s": round(trainer.epoch_time or 0, 1),
+            "loss": {k: round(float(v), 4) for k, v in trainer.label_loss_items(trainer.tloss).items()},
+            "val": m,
+        }
         with open(log_path, "a") as f:
             f.write(json.dumps(line) + "\n")
 
@@ -42,14 +46,34 @@ def _progress_callback(log_path: Path, stop_file: Path):
 def train_arguments(args) -> dict:
     """Ultralytics' `train` arguments for a run of this script."""
     kw = dict(
-        data=str(Path(args.data).resolve()), epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
-        device="cpu", workers=args.workers, project=str(RUNS / "card_detector"), name=args.name,
-        exist_ok=True, pretrained=str(args.init) if args.init else False, amp=False, plots=False, seed=args.seed,
+        data=str(Path(args.data).resolve()),
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        device="cpu",
+        workers=args.workers,
+        project=str(RUNS / "card_detector"),
+        name=args.name,
+        exist_ok=True,
+        pretrained=str(args.init) if args.init else False,
+        amp=False,
+        plots=False,
+        seed=args.seed,
         deterministic=False,
-        patience=max(args.epochs, 100), cache=args.cache, save_period=1,  # every epoch's weights, for --select-on
+        patience=max(args.epochs, 100),
+        cache=args.cache,
+        save_period=1,  # every epoch's weights, for --select-on
         # the scenes already carry perspective, rotation, colour and blur; mirrored cards do not exist
-        fliplr=0.0, degrees=0.0, mosaic=args.mosaic, close_mosaic=args.close_mosaic,
-        hsv_h=0.01, hsv_s=0.4, hsv_v=0.3, scale=0.4, translate=0.1, warmup_epochs=args.warmup_epochs,
+        fliplr=0.0,
+        degrees=0.0,
+        mosaic=args.mosaic,
+        close_mosaic=args.close_mosaic,
+        hsv_h=0.01,
+        hsv_s=0.4,
+        hsv_v=0.3,
+        scale=0.4,
+        translate=0.1,
+        warmup_epochs=args.warmup_epochs,
     )
     if args.hours:
         kw["time"] = args.hours
@@ -96,8 +120,10 @@ def test_split_problem(data: Path) -> str | None:
     if not data.is_file():
         return "no such file"
     if not any(line.startswith("test:") for line in data.read_text().splitlines()):
-        return ("no `test:` split: the model is measured on the held-out split after training; link "
-                "`images/test` and `labels/test` to `datasets/generated/cards_v2`'s and add `test: images/test`")
+        return (
+            "no `test:` split: the model is measured on the held-out split after training; link "
+            "`images/test` and `labels/test` to `datasets/generated/cards_v2`'s and add `test: images/test`"
+        )
     images = detector_eval.read_yaml_path(data) / "images" / "test"
     if not any(images.glob("*.jpg")):
         return f"no images in {images}"
@@ -116,8 +142,12 @@ def dataset_meta(data: Path) -> dict | None:
     if "test" not in meta.get("splits", {}) and test.is_symlink() and linked_meta.exists():
         linked = json.loads(linked_meta.read_text())
         if "test" in linked.get("splits", {}):
-            meta["splits"]["test"] = dict(linked["splits"]["test"], linked_from=str(
-                linked_meta.parent.relative_to(ROOT) if linked_meta.is_relative_to(ROOT) else linked_meta.parent))
+            meta["splits"]["test"] = dict(
+                linked["splits"]["test"],
+                linked_from=str(
+                    linked_meta.parent.relative_to(ROOT) if linked_meta.is_relative_to(ROOT) else linked_meta.parent
+                ),
+            )
     return meta
 
 
@@ -147,8 +177,9 @@ def init_record(weights: Path) -> dict:
     data = run_arg(run, "data")
     meta = dataset_meta(Path(data)) if data and Path(data).is_file() else None
     if meta:
-        rec["dataset_splits"] = {k: {kk: v.get(kk) for kk in ("images", "cards", "designs")}
-                                 for k, v in meta.get("splits", {}).items()}
+        rec["dataset_splits"] = {
+            k: {kk: v.get(kk) for kk in ("images", "cards", "designs")} for k, v in meta.get("splits", {}).items()
+        }
     return rec
 
 
@@ -168,11 +199,18 @@ def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path,
 
     rows = []
     for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
-        onnx = Path(YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True,
-                                                         dynamic=False))
+        onnx = Path(
+            YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=False)
+        )
         m = detector_eval.evaluate(onnx, select_on, split="test", imgsz=imgsz, with_ultralytics=False)
-        rows.append({"checkpoint": ckpt.name, "epoch": _epoch_number(ckpt) + 1,
-                     "recall_face_up": m["recall_face_up"], "precision": m["precision"]})
+        rows.append(
+            {
+                "checkpoint": ckpt.name,
+                "epoch": _epoch_number(ckpt) + 1,
+                "recall_face_up": m["recall_face_up"],
+                "precision": m["precision"],
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     if not rows:
         raise SystemExit(f"--select-on: no epochN.pt checkpoints in {run_dir / 'weights'}")
@@ -200,8 +238,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     target = out / "card_detector.onnx"
     shutil.copy(onnx_path, target)
 
-    metrics = detector_eval.evaluate(target, Path(args.data), split="test", imgsz=args.imgsz,
-                                          with_ultralytics=True)
+    metrics = detector_eval.evaluate(target, Path(args.data), split="test", imgsz=args.imgsz, with_ultralytics=True)
     # the training record
     progress = run_progress(run_dir)
     ckpt_info = {}
@@ -215,13 +252,20 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     import ultralytics  # deferred: the training venv only
 
     record = {
-        "model": args.model, "imgsz": args.imgsz, "checkpoint": weights.name, "checkpoint_info": ckpt_info,
-        "epochs_run": len(progress), "train_seconds": float((run_dir / "train_seconds.txt").read_text())
-        if (run_dir / "train_seconds.txt").exists() else None,
+        "model": args.model,
+        "imgsz": args.imgsz,
+        "checkpoint": weights.name,
+        "checkpoint_info": ckpt_info,
+        "epochs_run": len(progress),
+        "train_seconds": float((run_dir / "train_seconds.txt").read_text())
+        if (run_dir / "train_seconds.txt").exists()
+        else None,
         "dataset": dataset_meta(Path(args.data)),
         "selection": {"data": str(Path(args.select_on).resolve().relative_to(ROOT)), "epochs": selection}
-        if selection else None,
-        "held_out_test": metrics, "last_val": progress[-1]["val"] if progress else None,
+        if selection
+        else None,
+        "held_out_test": metrics,
+        "last_val": progress[-1]["val"] if progress else None,
         "versions": {"ultralytics": ultralytics.__version__, "torch": torch.__version__},
         "exported": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "onnx_bytes": target.stat().st_size,
@@ -235,7 +279,9 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     lines = [json.dumps(p) for p in progress]
     (out / "train_log.txt").write_text(
         f"# one line per epoch: {run_dir.relative_to(ROOT)}, {args.model}, imgsz {args.imgsz}\n"
-        + "\n".join(lines) + "\n")
+        + "\n".join(lines)
+        + "\n"
+    )
     write_model_card(out / "MODEL_CARD.md", record, provisional=args.provisional, before=before)
     print(json.dumps(metrics, indent=1))
     return record
@@ -248,13 +294,16 @@ def _init_row(r: dict) -> str:
     epochs = f"{init['epochs_run']} epochs" if init.get("epochs_run") else ""
     if init.get("epoch"):
         epochs = f"epoch {init['epoch']}" + (f" of {init['epochs_run']}" if init.get("epochs_run") else "")
-    trained = " and ".join(x for x in (epochs,
-                                       f"{init['train_seconds']:.0f} s" if init.get("train_seconds") else "") if x)
+    trained = " and ".join(
+        x for x in (epochs, f"{init['train_seconds']:.0f} s" if init.get("train_seconds") else "") if x
+    )
     train = (init.get("dataset_splits") or {}).get("train") or {}
     if train.get("images"):
         trained += f" on {train['images']} training scenes ({', '.join(train.get('designs') or [])})"
-    return (f"| initial weights | `{init['weights']}`: an earlier run of the same YAML here"
-            f"{', ' + trained.strip() if trained else ''} |\n")
+    return (
+        f"| initial weights | `{init['weights']}`: an earlier run of the same YAML here"
+        f"{', ' + trained.strip() if trained else ''} |\n"
+    )
 
 
 def _chosen(r: dict) -> str:
@@ -262,21 +311,25 @@ def _chosen(r: dict) -> str:
     if not sel:
         return "the best by validation fitness"
     recalls = ", ".join(f"{e['recall_face_up']:.3f}" for e in sel["epochs"])
-    return (f"the epoch that found most face-up cards in the selection split `{sel['data']}`; "
-            f"its recall after each epoch: {recalls}")
+    return (
+        f"the epoch that found most face-up cards in the selection split `{sel['data']}`; "
+        f"its recall after each epoch: {recalls}"
+    )
 
 
 def _real_photos_section(r: dict) -> str:
     real = r.get("real_photos")
     if not real:
         return ""
-    rows = "".join(f"| {name} | {v['expected']} | {v['found']} | {v.get('detections', v['found'])} |\n"
-                   for name, v in real["images"].items())
+    rows = "".join(
+        f"| {name} | {v['expected']} | {v['found']} | {v.get('detections', v['found'])} |\n"
+        for name, v in real["images"].items()
+    )
     return f"""## Real photos
 
-{real['note']}
+{real["note"]}
 
-| image | cards in it | cards found | detections (conf {real['conf']}) |
+| image | cards in it | cards found | detections (conf {real["conf"]}) |
 |---|---|---|---|
 {rows}
 """
@@ -293,12 +346,17 @@ def _fmt(v) -> str:
 
 
 METRIC_ROWS = (
-    ("box mAP50", "map50_box"), ("pose (corner) mAP50", "map50_pose"), ("box mAP50-95", "map50_95_box"),
+    ("box mAP50", "map50_box"),
+    ("pose (corner) mAP50", "map50_pose"),
+    ("box mAP50-95", "map50_95_box"),
     ("recall of face-up cards (IoU 0.5, conf {conf}, COCO's matching)", "recall_face_up"),
-    ("... with the face-up class right", "recall_face_up_right_class"), ("recall of all cards", "recall_all"),
+    ("... with the face-up class right", "recall_face_up_right_class"),
+    ("recall of all cards", "recall_all"),
     ("precision (conf {conf})", "precision"),
-    ("corner error, median / 90th percentile, fraction of the card's diagonal",
-     ("corner_error_median_of_diagonal", "corner_error_p90_of_diagonal")),
+    (
+        "corner error, median / 90th percentile, fraction of the card's diagonal",
+        ("corner_error_median_of_diagonal", "corner_error_p90_of_diagonal"),
+    ),
     ("Beccato! faces read the right way up ({orientation_cards} cards)", "orientation_accuracy_beccato"),
 )
 
@@ -317,8 +375,9 @@ def _metrics_table(m: dict, before: dict | None) -> str:
 
     head = "| metric | value |" + (" the model shipped before |" if b else "")
     rule = "|---|---|" + ("---|" if b else "")
-    rows = [f"| {label.format(**m)} | {cell(m, key)} |" + (f" {cell(b, key)} |" if b else "")
-            for label, key in METRIC_ROWS]
+    rows = [
+        f"| {label.format(**m)} | {cell(m, key)} |" + (f" {cell(b, key)} |" if b else "") for label, key in METRIC_ROWS
+    ]
     return "\n".join([head, rule, *rows]) + "\n"
 
 
@@ -329,21 +388,35 @@ def _breakdown(m: dict, before: dict | None) -> str:
     at, at_b = m.get("at_conf") or {}, b.get("at_conf") or {}
 
     def series(at_conf: dict) -> str:
-        return ("recall " + " / ".join(_fmt(v["recall_face_up"]) for v in at_conf.values()) + ", precision "
-                + " / ".join(_fmt(v["precision"]) for v in at_conf.values()))
+        return (
+            "recall "
+            + " / ".join(_fmt(v["recall_face_up"]) for v in at_conf.values())
+            + ", precision "
+            + " / ".join(_fmt(v["precision"]) for v in at_conf.values())
+        )
 
     if at:
-        lines.append(f"Recall and precision at other confidence thresholds (conf {' / '.join(at)}): {series(at)}"
-                     + (f" (the model before: {series(at_b)})" if list(at_b) == list(at) else "") + ".")
-    names = {"background": "background", "deck": "deck",
-             "short_side": "the card's short side in the model's input", "visible": "how much of the card shows"}
+        lines.append(
+            f"Recall and precision at other confidence thresholds (conf {' / '.join(at)}): {series(at)}"
+            + (f" (the model before: {series(at_b)})" if list(at_b) == list(at) else "")
+            + "."
+        )
+    names = {
+        "background": "background",
+        "deck": "deck",
+        "short_side": "the card's short side in the model's input",
+        "visible": "how much of the card shows",
+    }
     by, by_b = m.get("recall_face_up_by") or {}, b.get("recall_face_up_by") or {}
     for kind, groups in by.items():
         parts = []
         for k, g in groups.items():
             was = (by_b.get(kind) or {}).get(k)
-            parts.append(f"{k} {_fmt(g['recall'])} ({g['cards']} cards"
-                         + (f"; before {_fmt(was['recall'])}" if was else "") + ")")
+            parts.append(
+                f"{k} {_fmt(g['recall'])} ({g['cards']} cards"
+                + (f"; before {_fmt(was['recall'])}" if was else "")
+                + ")"
+            )
         lines.append(f"Recall of face-up cards by {names.get(kind, kind)}: " + ", ".join(parts) + ".")
     return "\n\n".join(lines) + ("\n" if lines else "")
 
@@ -362,8 +435,12 @@ def write_model_card(path: Path, r: dict, provisional: bool = False, before: dic
     bg = {k: ", ".join(sorted(splits.get(k, {}).get("backgrounds", {}))) for k in ("train", "test")}
     seconds = r["train_seconds"] or 0
 
-    status = ("**PROVISIONAL**: a first short run so that the runtime can be built against real "
-              "outputs; it is replaced by the main run.\n\n" if provisional else "")
+    status = (
+        "**PROVISIONAL**: a first short run so that the runtime can be built against real "
+        "outputs; it is replaced by the main run.\n\n"
+        if provisional
+        else ""
+    )
     text = f"""# Card detector: model card
 
 {status}`card_detector.onnx`: finds playing cards in a frame, face up or face down, with their four
@@ -372,29 +449,29 @@ templates of an enrolled deck). Input, output layout and decoding: `docs/card-de
 
 | | |
 |---|---|
-| architecture | Ultralytics YOLO11 pose, `{r['model']}`, trained from the YAML (no pretrained weights) |
+| architecture | Ultralytics YOLO11 pose, `{r["model"]}`, trained from the YAML (no pretrained weights) |
 | classes | card_face_up, card_face_down |
 | keypoints | 4 corners: top-left, top-right, bottom-right, bottom-left of the upright face |
-| input | 1x3x{r['imgsz']}x{r['imgsz']} RGB 0..1, letterboxed |
-| file | ONNX opset 18, {r['onnx_bytes'] / 1e6:.1f} MB; runs with onnxruntime alone |
-| trained | {r['exported']}, ultralytics {r['versions']['ultralytics']}, torch {r['versions']['torch']}, CPU |
-| epochs | {r['epochs_run']} (checkpoint `{r['checkpoint']}`: {_chosen(r)}), {seconds:.0f} s of training |
+| input | 1x3x{r["imgsz"]}x{r["imgsz"]} RGB 0..1, letterboxed |
+| file | ONNX opset 18, {r["onnx_bytes"] / 1e6:.1f} MB; runs with onnxruntime alone |
+| trained | {r["exported"]}, ultralytics {r["versions"]["ultralytics"]}, torch {r["versions"]["torch"]}, CPU |
+| epochs | {r["epochs_run"]} (checkpoint `{r["checkpoint"]}`: {_chosen(r)}), {seconds:.0f} s of training |
 {_init_row(r)}
 ## Data
 
-Synthetic scenes only (`scripts/make_card_dataset.py`, seed {ds.get('seed', '?')}, {ds.get('width', '?')} px
+Synthetic scenes only (`scripts/make_card_dataset.py`, seed {ds.get("seed", "?")}, {ds.get("width", "?")} px
 wide): our own rendered faces and backs of the Beccato!, Italian and French decks
 (`vision/cards/render.py`) on procedural felt, wood, stripes, noise and gradients
-{"and scikit-image's brick and grass photos " if ds.get('skimage') else ""}under a camera perspective, lighting and
+{"and scikit-image's brick and grass photos " if ds.get("skimage") else ""}under a camera perspective, lighting and
 colour shifts, blur, noise and JPEG; scattered cards, piles, rows with overlapping cards, fans of
 3-4 cards held in a hand (the middle one upside down sometimes, closed fans showing one or two
-cards), face-down cards.{VARIED if ds.get('varied') else ""}
+cards), face-down cards.{VARIED if ds.get("varied") else ""}
 
 | split | images | cards | face up | designs | backgrounds |
 |---|---|---|---|---|---|
-| train | {n('train')} | {n('train', 'cards')} | {n('train', 'face_up')} | {designs['train']} | {bg['train']} |
-| val | {n('val')} | {n('val', 'cards')} | {n('val', 'face_up')} | {designs['val']} | as train |
-| test (held out) | {n('test')} | {n('test', 'cards')} | {n('test', 'face_up')} | {designs['test']} | {bg['test']} |
+| train | {n("train")} | {n("train", "cards")} | {n("train", "face_up")} | {designs["train"]} | {bg["train"]} |
+| val | {n("val")} | {n("val", "cards")} | {n("val", "face_up")} | {designs["val"]} | as train |
+| test (held out) | {n("test")} | {n("test", "cards")} | {n("test", "face_up")} | {designs["test"]} | {bg["test"]} |
 
 The test split uses a card design and backgrounds that training never saw.
 {("Recipe: " + ds["recipe"] + chr(10)) if ds.get("recipe") else ""}

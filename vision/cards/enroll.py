@@ -132,8 +132,11 @@ def refine_with_contours(image: np.ndarray, quads: np.ndarray, aspect: float | N
     out: list[np.ndarray] = []
     for q in quads:
         c = q.mean(axis=0)
-        inside = [k for k, f in enumerate(found)
-                  if cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0]
+        inside = [
+            k
+            for k, f in enumerate(found)
+            if cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+        ]
         if inside:
             k = max(inside, key=lambda k: cv2.contourArea(found[k]))  # the card's edge, not a frame inside it
             outline = order_corners(found[k][None])[0]  # enrollment photos are upright: top edge up
@@ -176,9 +179,15 @@ def reading_order(corners: np.ndarray) -> np.ndarray:
     return np.array([i for row in rows for i in sorted(row, key=lambda j: centres[j, 0])], np.int64)
 
 
-def find_cards(image: np.ndarray, detector=None, expected: int = 1,
-               min_sharpness: float = MIN_SHARPNESS, face_up: bool = True,
-               aspect: float | None = None, aspect_tolerance: float = 0.12) -> list[FoundCard]:
+def find_cards(
+    image: np.ndarray,
+    detector=None,
+    expected: int = 1,
+    min_sharpness: float = MIN_SHARPNESS,
+    face_up: bool = True,
+    aspect: float | None = None,
+    aspect_tolerance: float = 0.12,
+) -> list[FoundCard]:
     """The `expected` cards (face up, or backs with face_up=False) of a photo in reading order,
     or a `PhotoProblem`. With the deck's `aspect` (width / height), a card whose found outline is
     off it by more than `aspect_tolerance` (relative) is `BadCardShape`: a template cut from it
@@ -203,28 +212,39 @@ def find_cards(image: np.ndarray, detector=None, expected: int = 1,
     if len(quads) == 0:
         raise NoCardFound("no card found in the photo")
     if len(quads) > expected:
-        raise TooManyCards(f"{len(quads)} cards found where {expected} {'was' if expected == 1 else 'were'} expected",
-                           found=len(quads), expected=expected)
+        raise TooManyCards(
+            f"{len(quads)} cards found where {expected} {'was' if expected == 1 else 'were'} expected",
+            found=len(quads),
+            expected=expected,
+        )
     if len(quads) < expected:
-        raise TooFewCards(f"{len(quads)} cards found where {expected} were expected", found=len(quads),
-                          expected=expected)
+        raise TooFewCards(
+            f"{len(quads)} cards found where {expected} were expected", found=len(quads), expected=expected
+        )
     out = []
     for i in reading_order(quads):
         q = quads[i]
         if aspect and abs(quad_aspect(q) / aspect - 1) > aspect_tolerance:
-            raise BadCardShape(f"the card found is {quad_aspect(q):.2f} wide for 1 high where the deck's "
-                               f"cards are {aspect:.2f}: lay it flat, whole, and square to the camera",
-                               found=round(quad_aspect(q), 3), expected=round(aspect, 3))
+            raise BadCardShape(
+                f"the card found is {quad_aspect(q):.2f} wide for 1 high where the deck's "
+                f"cards are {aspect:.2f}: lay it flat, whole, and square to the camera",
+                found=round(quad_aspect(q), 3),
+                expected=round(aspect, 3),
+            )
         sharp = sharpness(image, q)
         if sharp < min_sharpness:
-            raise BlurryPhoto(f"the card is blurred (sharpness {sharp:.0f} < {min_sharpness:.0f}); "
-                              "hold the camera still, closer, in better light", sharpness=round(sharp, 1))
+            raise BlurryPhoto(
+                f"the card is blurred (sharpness {sharp:.0f} < {min_sharpness:.0f}); "
+                "hold the camera still, closer, in better light",
+                sharpness=round(sharp, 1),
+            )
         out.append(FoundCard(rectify(image, q, CANONICAL_SIZE), q, sharp, method))
     return out
 
 
-def card_labels(base: str | None = None, labels: Sequence[str] | None = None,
-                photos: Sequence[str | Path] = ()) -> tuple[list[str], dict[str, list[str]]]:
+def card_labels(
+    base: str | None = None, labels: Sequence[str] | None = None, photos: Sequence[str | Path] = ()
+) -> tuple[list[str], dict[str, list[str]]]:
     """The face labels to enrol, in order, and the card ids of each label."""
     if labels:
         return list(labels), {lbl: [lbl] for lbl in labels}
@@ -244,7 +264,7 @@ def guide(base: str | None = None, labels: Sequence[str] | None = None, per_phot
         names = [f"{c.face_key} ({c.name})" for c in faces(base)]
     lines = []
     for k in range(0, len(names), per_photo):
-        lines.append(f"photo {k // per_photo + 1}: " + ", ".join(names[k:k + per_photo]))
+        lines.append(f"photo {k // per_photo + 1}: " + ", ".join(names[k : k + per_photo]))
     return lines
 
 
@@ -257,8 +277,13 @@ class EnrollmentResult:
     sharpness: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"deck": self.name, "folder": str(self.folder), "cards": len(self.labels),
-                "found_by": self.methods, "min_sharpness": round(min(self.sharpness.values()), 1)}
+        return {
+            "deck": self.name,
+            "folder": str(self.folder),
+            "cards": len(self.labels),
+            "found_by": self.methods,
+            "min_sharpness": round(min(self.sharpness.values()), 1),
+        }
 
 
 def enroll_images(
@@ -287,7 +312,10 @@ def enroll_images(
     if len(images) != expected_photos:
         raise PhotoCountMismatch(
             f"{len(labels)} cards at {per_photo} per photo need {expected_photos} photo(s), got {len(images)}",
-            cards=len(labels), photos=len(images), per_photo=per_photo)
+            cards=len(labels),
+            photos=len(images),
+            per_photo=per_photo,
+        )
     rejected: list[dict[str, Any]] = []
     found: list[FoundCard] = []
     for k, (photo, image) in enumerate(images):
@@ -295,8 +323,14 @@ def enroll_images(
         try:
             found.extend(find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base)))
         except PhotoProblem as exc:
-            rejected.append({"photo": photo, "reason": exc.name, "message": exc.message,
-                             "cards": labels[k * per_photo:k * per_photo + want]})
+            rejected.append(
+                {
+                    "photo": photo,
+                    "reason": exc.name,
+                    "message": exc.message,
+                    "cards": labels[k * per_photo : k * per_photo + want],
+                }
+            )
     back_found: dict[str, np.ndarray] = {}
     for photo, image in backs:
         try:
@@ -307,13 +341,15 @@ def enroll_images(
     if rejected:
         raise EnrollmentRejected(
             f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
-            rejected=rejected)
+            rejected=rejected,
+        )
     face_crops = {lbl: f.crop for lbl, f in zip(labels, found)}
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{safe_file_name(name)[:-4]}-", dir=root))
     try:
-        write_deck_folder(tmp, name, face_crops, back_found, card_ids=card_ids, base=base,
-                          extra={"photos": [p for p, _ in images]})
+        write_deck_folder(
+            tmp, name, face_crops, back_found, card_ids=card_ids, base=base, extra={"photos": [p for p, _ in images]}
+        )
         if folder.exists():
             shutil.rmtree(folder)
         tmp.replace(folder)
@@ -323,8 +359,7 @@ def enroll_images(
     methods: dict[str, int] = {}
     for f in found:
         methods[f.method] = methods.get(f.method, 0) + 1
-    return EnrollmentResult(name, folder, list(labels), methods,
-                            {lbl: f.sharpness for lbl, f in zip(labels, found)})
+    return EnrollmentResult(name, folder, list(labels), methods, {lbl: f.sharpness for lbl, f in zip(labels, found)})
 
 
 def enroll_deck(
@@ -357,7 +392,9 @@ def enroll_deck(
     if rejected:
         raise EnrollmentRejected(
             f"{len(rejected)} photo(s) rejected: " + "; ".join(f"{r['photo']}: {r['reason']}" for r in rejected),
-            rejected=rejected)
+            rejected=rejected,
+        )
     n = len(fronts)
-    return enroll_images(name, images[:n], lbls, ids, detector, per_photo, images[n:], base, decks_dir,
-                         replace, min_sharpness)
+    return enroll_images(
+        name, images[:n], lbls, ids, detector, per_photo, images[n:], base, decks_dir, replace, min_sharpness
+    )

@@ -119,8 +119,13 @@ def skew_deg(q: np.ndarray) -> float:
     return float(np.degrees(np.arccos(np.clip(min(cos), -1.0, 1.0))))
 
 
-def card_shaped(q: np.ndarray, ref_area: float, aspect: tuple[float, float] = ASPECT_RANGE,
-                area_range: tuple[float, float] = (0.55, 2.2), max_skew_deg: float = 20.0) -> bool:
+def card_shaped(
+    q: np.ndarray,
+    ref_area: float,
+    aspect: tuple[float, float] = ASPECT_RANGE,
+    area_range: tuple[float, float] = (0.55, 2.2),
+    max_skew_deg: float = 20.0,
+) -> bool:
     """Convex, of a card's proportions, opposite sides nearly parallel, area near `ref_area`."""
     if not np.all(np.isfinite(q)) or not cv2.isContourConvex(q.reshape(-1, 1, 2).astype(np.float32)):
         return False
@@ -172,7 +177,7 @@ def inscribed_cards(quad: np.ndarray, aspect: float | None = None) -> list[np.nd
     short = bw / (np.cos(theta) + k * np.sin(theta))
     centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2], np.float32)
     out = []
-    for th in ((theta, -theta) if 1e-3 < theta < np.pi / 2 - 1e-3 else (theta,)):
+    for th in (theta, -theta) if 1e-3 < theta < np.pi / 2 - 1e-3 else (theta,):
         u = short / 2 * np.array([np.cos(th), np.sin(th)], np.float32)
         v = short * k / 2 * np.array([-np.sin(th), np.cos(th)], np.float32)
         out.append(np.stack([centre - u - v, centre + u - v, centre + u + v, centre - u + v]).astype(np.float32))

@@ -82,7 +82,7 @@ def _inner(crop: np.ndarray) -> np.ndarray:
         return crop
     h, w = crop.shape[:2]
     mx, my = int(round(w * EDGE_MARGIN)), int(round(h * EDGE_MARGIN))
-    return crop[my:h - my, mx:w - mx]
+    return crop[my : h - my, mx : w - mx]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -151,7 +151,7 @@ def _contrast(grey: np.ndarray) -> np.ndarray:
     from a photo keeps that photo's sharper shadows, and where they crossed a club, its grey
     fitted a spade's as well (measured: docs/card-reading.md)."""
     detail = grey - cv2.GaussianBlur(grey, (0, 0), GREY_NORM)
-    return detail / np.sqrt(cv2.GaussianBlur(detail * detail, (0, 0), GREY_NORM) + GREY_FLOOR ** 2)
+    return detail / np.sqrt(cv2.GaussianBlur(detail * detail, (0, 0), GREY_NORM) + GREY_FLOOR**2)
 
 
 def _both_ways(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,17 +181,21 @@ class CropFeatures:
         return np.stack([_contrast(_grey(_inner(rot))) for rot in _both_ways(self.flat)])
 
     @classmethod
-    def of(cls, crop: np.ndarray, shifts: Sequence[tuple[int, int]] = SHIFTS,
-           corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS) -> CropFeatures:
+    def of(
+        cls,
+        crop: np.ndarray,
+        shifts: Sequence[tuple[int, int]] = SHIFTS,
+        corner_shifts: Sequence[tuple[int, int]] = CORNER_SHIFTS,
+    ) -> CropFeatures:
         crop = flat_field(crop)
         grays, corners, chromas = [], [], []
         w, h = FACE_GREY_SIZE
         cw, ch = CORNER_SIZE
         for rot in _both_ways(crop):
             g = _face_grey(_inner(rot))
-            grays.append(_norm(np.stack([g[_R + dy:_R + dy + h, _R + dx:_R + dx + w] for dx, dy in shifts])))
+            grays.append(_norm(np.stack([g[_R + dy : _R + dy + h, _R + dx : _R + dx + w] for dx, dy in shifts])))
             k = _corner(rot)
-            corners.append(_norm(np.stack([k[2 + dy:2 + dy + ch, 2 + dx:2 + dx + cw] for dx, dy in corner_shifts])))
+            corners.append(_norm(np.stack([k[2 + dy : 2 + dy + ch, 2 + dx : 2 + dx + cw] for dx, dy in corner_shifts])))
             chromas.append(_chroma(_inner(rot)))
         return cls(np.stack(grays), np.stack(corners), np.stack(chromas), _ink(_inner(crop)), crop)
 
@@ -224,9 +228,15 @@ class _Level:
         # with three faces or more, it is taken out of both sides of the comparison.
         gm = gray.mean(axis=0) if len(gray) >= 3 else np.zeros_like(gray[0])
         km = corner.mean(axis=0) if len(corner) >= 3 else np.zeros_like(corner[0])
-        return cls(gm, km, _unit(gray - gm), _unit(corner - km),
-                   np.stack([f.chroma[0] for f in feats]), np.stack([f.hog[0] for f in feats]),
-                   np.stack([f.ink for f in feats]))
+        return cls(
+            gm,
+            km,
+            _unit(gray - gm),
+            _unit(corner - km),
+            np.stack([f.chroma[0] for f in feats]),
+            np.stack([f.hog[0] for f in feats]),
+            np.stack([f.ink for f in feats]),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -308,8 +318,9 @@ class CardIdentifier:
         # and enlarged back): a 50-pixel card's crop is compared with equally soft templates.
         self._levels: dict[int | None, _Level] = {None: _Level.of(feats)}
         for width in LEVELS:
-            self._levels[width] = _Level.of([
-                CropFeatures.of(_soften(im, width), shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images])
+            self._levels[width] = _Level.of(
+                [CropFeatures.of(_soften(im, width), shifts=((0, 0),), corner_shifts=((0, 0),)) for im in self.images]
+            )
         # The embedding (vision.cards.embed), when its model is there: "default" is the
         # shipped one, None the hand-made features alone.
         if embedder == "default":
@@ -334,10 +345,16 @@ class CardIdentifier:
             # tints the print can leave the first look unsure which colour it is (`_second_look_candidates`)
             self._symbol = self._sibling_pairs(siblings, ink=np.inf)
         # the bars for a known read, as measured for each (docs/card-reading.md)
-        self.min_similarity = settings.min_similarity if settings.min_similarity is not None else \
-            (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
-        self.min_confidence = settings.min_confidence if settings.min_confidence is not None else \
-            (MIN_CONFIDENCE_HAND if embedder is None else MIN_CONFIDENCE_WITH_EMBED)
+        self.min_similarity = (
+            settings.min_similarity
+            if settings.min_similarity is not None
+            else (MIN_SIMILARITY_HAND if embedder is None else MIN_SIMILARITY_WITH_EMBED)
+        )
+        self.min_confidence = (
+            settings.min_confidence
+            if settings.min_confidence is not None
+            else (MIN_CONFIDENCE_HAND if embedder is None else MIN_CONFIDENCE_WITH_EMBED)
+        )
         # A face is symmetric when it matches itself turned 180 degrees nearly as well as upright.
         self_rot = np.array([float(f.face_grey[1, 0] @ f.face_grey[0, 0]) for f in feats])  # plain NCC
         self.symmetric = self_rot > 0.9 if symmetric is None else np.asarray(symmetric, bool)
@@ -365,8 +382,9 @@ class CardIdentifier:
             for j in near:
                 if j in cands:
                     continue
-                if (s[j] >= best - self.settings.blind_margin and blind[cands, j].any()) or \
-                        (s[j] >= best - self.settings.refine_margin and symbol[cands, j].any()):
+                if (s[j] >= best - self.settings.blind_margin and blind[cands, j].any()) or (
+                    s[j] >= best - self.settings.refine_margin and symbol[cands, j].any()
+                ):
                     cands.append(j)
                     grown = True
                     break
@@ -386,8 +404,9 @@ class CardIdentifier:
         if len(group) == 1:
             return first
         size = (first.shape[1], first.shape[0])
-        return np.mean([cv2.resize(self.images[j], size, interpolation=cv2.INTER_AREA).astype(np.float32)
-                        for j in group], axis=0).astype(np.uint8)
+        return np.mean(
+            [cv2.resize(self.images[j], size, interpolation=cv2.INTER_AREA).astype(np.float32) for j in group], axis=0
+        ).astype(np.uint8)
 
     def _sibling_pairs(self, siblings: Iterable[Iterable[str]], ink: float = SIBLING_INK) -> np.ndarray:
         """(T, T) bool: faces of one group of `siblings` whose print colours (`_ink`, measured on
@@ -415,8 +434,9 @@ class CardIdentifier:
                 return self._levels[w]
         return self._levels[None]
 
-    def similarities(self, crop: np.ndarray | None, feats: CropFeatures | None = None,
-                     width: float | None = None) -> np.ndarray:
+    def similarities(
+        self, crop: np.ndarray | None, feats: CropFeatures | None = None, width: float | None = None
+    ) -> np.ndarray:
         """(2, T): similarity of the crop at 0 and 180 degrees to each template."""
         return _fused(*self._scores(self._features_of(crop, feats), width))
 
@@ -453,8 +473,14 @@ class CardIdentifier:
             return f
         return dataclasses.replace(f, emb=self.embedder.embed([crop, cv2.rotate(crop, cv2.ROTATE_180)]))
 
-    def refine(self, crop: np.ndarray | None, candidates: Sequence[int], rotations: Sequence[int],
-               feats: CropFeatures | None = None, width: float | None = None) -> np.ndarray:
+    def refine(
+        self,
+        crop: np.ndarray | None,
+        candidates: Sequence[int],
+        rotations: Sequence[int],
+        feats: CropFeatures | None = None,
+        width: float | None = None,
+    ) -> np.ndarray:
         """Second look at near-tied faces: gradient-direction histograms with what the
         candidates share taken out (a club's lobes against a spade's point)."""
         if feats is not None:
@@ -483,12 +509,25 @@ class CardIdentifier:
         template blurred as much as the crop is (the blur of GREY_BLURS at which the best
         candidate fits best: one blur for all, since it is the crop's), at shifts of up to `_RE`
         pixels (normalised: -1..1); both with their local brightness and contrast out."""
-        scores = np.array([[cv2.matchTemplate(feats.grey[r], self._greys[n, b], cv2.TM_CCOEFF_NORMED).max()
-                            for n, r in zip(candidates, rotations)] for b in range(len(GREY_BLURS))], np.float32)
+        scores = np.array(
+            [
+                [
+                    cv2.matchTemplate(feats.grey[r], self._greys[n, b], cv2.TM_CCOEFF_NORMED).max()
+                    for n, r in zip(candidates, rotations)
+                ]
+                for b in range(len(GREY_BLURS))
+            ],
+            np.float32,
+        )
         return scores[int(np.argmax(scores.max(axis=1)))]
 
-    def identify(self, crop: np.ndarray | None, possible: Iterable[str] | None = None,
-                 width: float | None = None, feats: CropFeatures | None = None) -> Identification:
+    def identify(
+        self,
+        crop: np.ndarray | None,
+        possible: Iterable[str] | None = None,
+        width: float | None = None,
+        feats: CropFeatures | None = None,
+    ) -> Identification:
         """Name a rectified crop; `width`: the card's width in the frame, in pixels, when known
         (a small card is compared with softened templates); `feats`: the crop's `features`, when
         already made (the crop itself is then not needed)."""

@@ -17,8 +17,9 @@ def flat_field(crop: np.ndarray) -> np.ndarray:
     h, w = crop.shape[:2]
     # the light is smooth: blur a sixth-size copy (sigma a tenth of the card) and enlarge it
     small = cv2.resize(img, (max(1, w // 6), max(1, h // 6)), interpolation=cv2.INTER_AREA)
-    light = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(h, w) / 6.0 / LIGHT_SCALE), (w, h),
-                       interpolation=cv2.INTER_LINEAR)
+    light = cv2.resize(
+        cv2.GaussianBlur(small, (0, 0), max(h, w) / 6.0 / LIGHT_SCALE), (w, h), interpolation=cv2.INTER_LINEAR
+    )
     flat = img / light
     ref = np.percentile(flat[::3, ::3].reshape(-1, 3), 90, axis=0)
     return np.clip(flat * (235.0 / np.maximum(ref, 1e-3)), 0, 255).astype(np.uint8)

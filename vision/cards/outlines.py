@@ -104,7 +104,7 @@ def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.3, g
     x1, y1 = np.minimum(hi + pad, [w - 1, h - 1]).astype(int)
     if x1 - x0 < 16 or y1 - y0 < 16:
         return quad
-    found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.08, min_contrast=12.0)
+    found = find_quads_by_contour(image[y0 : y1 + 1, x0 : x1 + 1], min_area=0.08, min_contrast=12.0)
     if len(found) == 0:
         return quad
     found = found + np.array([x0, y0], np.float32)
@@ -112,8 +112,14 @@ def snap_to_outline(image: np.ndarray, quad: np.ndarray, min_iou: float = 0.3, g
     return quad if k is None else order_corners(found[k][None], hint=quad[None])[0]
 
 
-def best_outline(quad: np.ndarray, outlines: np.ndarray, min_iou: float = 0.3, min_cover: float = 0.7,
-                 min_growth: float = 0.92, max_growth: float = 2.5) -> int | None:
+def best_outline(
+    quad: np.ndarray,
+    outlines: np.ndarray,
+    min_iou: float = 0.3,
+    min_cover: float = 0.7,
+    min_growth: float = 0.92,
+    max_growth: float = 2.5,
+) -> int | None:
     """Index of the outline that matches a detected quad: it overlaps the quad with IoU >=
     min_iou and holds at least `min_cover` of it (keypoints tend to fall inside the card, so the
     card's edge is often larger than the quad); of those whose area is `min_growth` to
@@ -129,11 +135,18 @@ def best_outline(quad: np.ndarray, outlines: np.ndarray, min_iou: float = 0.3, m
         f = np.asarray(f, np.float32)
         f_area = cv2.contourArea(f)
         inter, _ = cv2.intersectConvexConvex(quad, f)
-        if (quad_iou(quad, f) >= min_iou and inter / area >= min_cover
-                and min_growth * area <= f_area <= max_growth * area and f_area > best_area):
+        if (
+            quad_iou(quad, f) >= min_iou
+            and inter / area >= min_cover
+            and min_growth * area <= f_area <= max_growth * area
+            and f_area > best_area
+        ):
             best, best_area = k, f_area
-        if (cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
-                and inter / area >= min_cover and area <= f_area <= 8 * area):
+        if (
+            cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+            and inter / area >= min_cover
+            and area <= f_area <= 8 * area
+        ):
             holding.append((f_area, k))
     if best is None and holding:
         # keypoints gathered on a picture inside the card (a quad turned, a fifth of its size):
@@ -151,14 +164,16 @@ def outlines_around(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, max_
     if box is None:
         return []
     x0, y0, x1, y1 = box
-    found = find_quads_by_contour(image[y0:y1 + 1, x0:x1 + 1], min_area=0.05, min_contrast=6.0)
+    found = find_quads_by_contour(image[y0 : y1 + 1, x0 : x1 + 1], min_area=0.05, min_contrast=6.0)
     area = max(cv2.contourArea(quad), 1.0)
     c = quad.mean(axis=0) - [x0, y0]
     out = []
     for f in found:
         a = cv2.contourArea(f)
-        if (0.5 * area <= a <= 2.5 * area
-                and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0):
+        if (
+            0.5 * area <= a <= 2.5 * area
+            and cv2.pointPolygonTest(f.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+        ):
             out.append((a, f + np.array([x0, y0], np.float32)))
     out.sort(key=lambda x: -x[0])
     return [f for _, f in out[:max_count]]
@@ -223,8 +238,9 @@ def snap_to_cloth_outlines(image: np.ndarray, dets: CardDetections, min_iou: flo
         return dets
     quads = cloth_outlines(image)
     out = dets.copy()
-    pairs = sorted(((hull_iou(out.corners[i], q), i, j) for i in range(len(out)) for j, q in enumerate(quads)),
-                   reverse=True)
+    pairs = sorted(
+        ((hull_iou(out.corners[i], q), i, j) for i in range(len(out)) for j, q in enumerate(quads)), reverse=True
+    )
     det_to: dict[int, int] = {}
     taken: set[int] = set()
     for iou, i, j in pairs:
@@ -253,9 +269,11 @@ def snap_to_cloth_outlines(image: np.ndarray, dets: CardDetections, min_iou: flo
             errors = [float(np.linalg.norm(r - out.corners[i], axis=1).sum()) for r in rotations]
             out.corners[i] = rotations[int(np.argmin(errors))]
             keep.append(i)
-        elif not any(hull_iou(out.corners[i], quads[j]) >= 0.15
-                     or cv2.pointPolygonTest(quads[j].reshape(-1, 1, 2), tuple(map(float, out.centers[i])), False) >= 0
-                     for j in taken):
+        elif not any(
+            hull_iou(out.corners[i], quads[j]) >= 0.15
+            or cv2.pointPolygonTest(quads[j].reshape(-1, 1, 2), tuple(map(float, out.centers[i])), False) >= 0
+            for j in taken
+        ):
             keep.append(i)
     out.orientation = orientation_of(out.corners)
     return out[np.array(keep, dtype=int)]

@@ -30,8 +30,7 @@ def grid(deck_name: str, paper: str = "a4") -> tuple[int, int]:
     return cols, rows
 
 
-def layout_pages(deck_name: str, design: str = "classic", paper: str = "a4", dpi: float = 300.0,
-                 backs: bool = False):
+def layout_pages(deck_name: str, design: str = "classic", paper: str = "a4", dpi: float = 300.0, backs: bool = False):
     """Pages as (BGR image, [(card id, x, y, w, h) in pixels]) in print order."""
     ppm = dpi / 25.4
     pw, ph = (int(round(v * ppm)) for v in PAPER_MM[paper])
@@ -45,7 +44,7 @@ def layout_pages(deck_name: str, design: str = "classic", paper: str = "a4", dpi
     x0_mm, y0_mm = (PAPER_MM[paper][0] - grid_w) / 2, (PAPER_MM[paper][1] - grid_h) / 2
     pages = []
     for start in range(0, len(cards), per_page):
-        chunk = cards[start:start + per_page]
+        chunk = cards[start : start + per_page]
         sides = [False, True] if backs else [False]
         for is_back in sides:
             page = np.full((ph, pw, 3), 255, np.uint8)
@@ -62,7 +61,7 @@ def layout_pages(deck_name: str, design: str = "classic", paper: str = "a4", dpi
                 img = R.render_card(c_draw, design, ppm)
                 h, w = img.shape[:2]
                 mask = R.card_mask((h, w), ppm)
-                region = page[y:y + h, x:x + w]
+                region = page[y : y + h, x : x + w]
                 region[mask > 127] = img[mask > 127]
                 cv2.rectangle(page, (x, y), (x + w - 1, y + h - 1), (200, 200, 200), 1)
                 boxes.append((c_draw.id, x, y, w, h))

@@ -45,11 +45,22 @@ MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says noth
 
 
 class CardReader:
-    def __init__(self, detector, deck: Deck | None = None, tracker: CardTracker | None = None,
-                 layout: TableLayout | None = None, snap: bool = True, align: bool = True,
-                 align_candidates: int = 3, align_min_cc: float = 0.7,
-                 guess_margin: float = 0.03, sure: float = SURE, max_guesses: int = 6,
-                 align_from: float = 0.35, align_guesses: int = 2) -> None:
+    def __init__(
+        self,
+        detector,
+        deck: Deck | None = None,
+        tracker: CardTracker | None = None,
+        layout: TableLayout | None = None,
+        snap: bool = True,
+        align: bool = True,
+        align_candidates: int = 3,
+        align_min_cc: float = 0.7,
+        guess_margin: float = 0.03,
+        sure: float = SURE,
+        max_guesses: int = 6,
+        align_from: float = 0.35,
+        align_guesses: int = 2,
+    ) -> None:
         self.detector = detector
         self.snap = snap
         self.align = align
@@ -78,8 +89,9 @@ class CardReader:
         out.orientation[:] = orientation_of(out.corners)
         return out
 
-    def identify(self, image: np.ndarray, cards: CardDetections,
-                 possible: Iterable[str] | None = None, snap: bool | None = None) -> CardDetections:
+    def identify(
+        self, image: np.ndarray, cards: CardDetections, possible: Iterable[str] | None = None, snap: bool | None = None
+    ) -> CardDetections:
         """A copy of `cards` with labels, confidences, corners and orientations from the deck.
 
         With `snap` (by default the reader's setting) each quad is first made precise: of the
@@ -122,7 +134,7 @@ class CardReader:
                 quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
                 # still unsure: the next best guesses are aligned the same way (a guess a few
                 # percent off, that read worse, may align where the best one did not)
-                for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1:self.align_guesses]:
+                for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1 : self.align_guesses]:
                     if ident.known and ident.confidence >= self.sure or sim < self.align_from:
                         break
                     nq, ni = self.aligned(image, q2, f2, templates, pos, w2, i2)
@@ -136,8 +148,16 @@ class CardReader:
             apply_identification(out, i, ident)
         return out
 
-    def aligned(self, image: np.ndarray, quad: np.ndarray, feats: CropFeatures, templates,
-                possible: list[str] | None, width: float, ident: Identification) -> tuple[np.ndarray, Identification]:
+    def aligned(
+        self,
+        image: np.ndarray,
+        quad: np.ndarray,
+        feats: CropFeatures,
+        templates,
+        possible: list[str] | None,
+        width: float,
+        ident: Identification,
+    ) -> tuple[np.ndarray, Identification]:
         """An unsure card aligned and read again: its region laid onto each of its best few templates
         (`align_to_template`), or, for a face the embedding cannot tell from others
         (`CardIdentifier.alike`: a 9 of clubs and a 9 of spades), onto what those faces share
@@ -153,14 +173,17 @@ class CardReader:
         base = float(best.max())
         tried = []
         seen = set()
-        for k in np.argsort(-best)[:self.align_candidates]:
+        for k in np.argsort(-best)[: self.align_candidates]:
             group = templates.alike(int(k))
             if group in seen:
                 continue
             seen.add(group)
             new, cc = align_to_template(image, quad, templates.shared_face(group), bool(sims[1, k] > sims[0, k]))
-            if (new is None or cc < self.align_min_cc
-                    or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE):
+            if (
+                new is None
+                or cc < self.align_min_cc
+                or min(np.linalg.norm(new - np.roll(new, -1, axis=0), axis=1)) < MIN_CARD_SIDE
+            ):
                 continue
             f2 = templates.features(rectify(image, new))
             tried.append((float(templates.similarities(None, f2, width)[:, list(group)].max()), new, f2))

@@ -69,8 +69,11 @@ def enrolment_photo(card, rng, design: str = HELD_OUT_DESIGN) -> np.ndarray:
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
     dst = (half @ rot.T + [cx, cy]).astype(np.float32)
     m = cv2.getPerspectiveTransform(np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32), dst)
-    img = np.where(cv2.warpPerspective(mask, m, (w, h))[..., None] > 127,
-                   cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA), bg)
+    img = np.where(
+        cv2.warpPerspective(mask, m, (w, h))[..., None] > 127,
+        cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA),
+        bg,
+    )
     return synthetic.photometric(np.random.default_rng(int(rng.integers(1 << 30))), img.astype(np.float32))
 
 
@@ -93,9 +96,13 @@ def enrol_by_photos(detector, deck_name: str, seed: int, tries: int = 3):
             crops[card.face_key] = found.crop
             methods[found.method] = methods.get(found.method, 0) + 1
             break
-    return crops, {"cards": len(faces(deck_name)), "enrolled": len(crops), "found_by": methods,
-                   "photos_retaken": retakes,
-                   "not_enrolled": {k: v for k, v in rejected.items() if k not in crops}}
+    return crops, {
+        "cards": len(faces(deck_name)),
+        "enrolled": len(crops),
+        "found_by": methods,
+        "photos_retaken": retakes,
+        "not_enrolled": {k: v for k, v in rejected.items() if k not in crops},
+    }
 
 
 def up_or_down(corners: np.ndarray) -> np.ndarray:
@@ -120,12 +127,18 @@ def error_summary(errors: list[float]) -> dict:
     e = np.asarray(errors, np.float64)
     if len(e) == 0:
         return {"n": 0}
-    return {"n": len(e), "median": round(float(np.median(e)), 4), "p90": round(float(np.percentile(e, 90)), 4),
-            "under_2pct": round(float(np.mean(e < 0.02)), 4), "under_5pct": round(float(np.mean(e < 0.05)), 4)}
+    return {
+        "n": len(e),
+        "median": round(float(np.median(e)), 4),
+        "p90": round(float(np.percentile(e, 90)), 4),
+        "under_2pct": round(float(np.mean(e < 0.02)), 4),
+        "under_5pct": round(float(np.mean(e < 0.05)), 4),
+    }
 
 
-def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled_dir: Path,
-             enrol: bool = True, **reader_options) -> dict:
+def evaluate(
+    detector: CardDetector, deck_name: str, n: int, seed: int, enrolled_dir: Path, enrol: bool = True, **reader_options
+) -> dict:
     rendered = load_deck(f"{deck_name}:{HELD_OUT_DESIGN}")
     readers = {"rendered": CardReader(detector, rendered, **reader_options)}
     enrol_info = None
@@ -150,14 +163,17 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
             gt_up += 1
             clear = meta["visible"] >= 0.9
             clear_up += clear
-            truth = (meta["id"].rsplit(":", 1)[0] if meta["id"].split(":")[0] in ("chicken", "guild", "signal")
-                     else meta["id"])
+            truth = (
+                meta["id"].rsplit(":", 1)[0]
+                if meta["id"].split(":")[0] in ("chicken", "guild", "signal")
+                else meta["id"]
+            )
             # identification alone, from the true corners (a perfect detector that cannot tell
             # up from down: top edge towards the image top)
             gt = CardDetections.from_corners(up_or_down(corners))
             for name, reader in readers.items():
                 label = reader.identify(img, gt, snap=False).label[0]
-                for key in (("gt_clear", "gt_all") if clear else ("gt_all",)):
+                for key in ("gt_clear", "gt_all") if clear else ("gt_all",):
                     ident[name].setdefault(key, [0, 0, 0, 0])
                     s = ident[name][key]
                     s[0] += 1
@@ -186,17 +202,20 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
                     errors["read_rendered"].append(corner_error(r.corners[0], corners))
                 if clear and label is not None:
                     named[name].append((float(r.label_confidence[0]), label == truth))
-                for key in (("clear", "all") if clear else ("all",)):
+                for key in ("clear", "all") if clear else ("all",):
                     s = ident[name][key]
                     s[0] += 1
                     s[1] += label == truth
                     s[2] += label is None
                     s[3] += label is not None and label != truth
     out = {
-        "deck": deck_name, "scenes": n, "face_up_cards": gt_up,
+        "deck": deck_name,
+        "scenes": n,
+        "face_up_cards": gt_up,
         "recall_face_up": round(found / max(gt_up, 1), 4),
         "recall_face_up_class_right": round(found_cls / max(gt_up, 1), 4),
-        "recall_clear_face_up": round(clear_found / max(clear_up, 1), 4), "clear_face_up_cards": clear_up,
+        "recall_clear_face_up": round(clear_found / max(clear_up, 1), 4),
+        "clear_face_up_cards": clear_up,
         "enrolment": enrol_info,
         "corner_error_clear": {k: error_summary(v) for k, v in errors.items()},
     }
@@ -204,9 +223,13 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
         # how far a read's confidence can be trusted: the reads at SURE or above, and how many
         # of them are wrong
         sure = [right for conf, right in reads if conf >= SURE]
-        out[f"sure_{name}_clear"] = {"confidence_at_least": SURE, "named": len(reads), "sure": len(sure),
-                                     "sure_wrong": len(sure) - sum(sure),
-                                     "unsure_wrong": sum(not right for conf, right in reads if conf < SURE)}
+        out[f"sure_{name}_clear"] = {
+            "confidence_at_least": SURE,
+            "named": len(reads),
+            "sure": len(sure),
+            "sure_wrong": len(sure) - sum(sure),
+            "unsure_wrong": sum(not right for conf, right in reads if conf < SURE),
+        }
     for name, d in ident.items():
         for key, (k, right, unk, wrong) in d.items():
             out[f"id_{name}_{key}"] = rates(k, right, unk, wrong)
@@ -215,9 +238,15 @@ def evaluate(detector: CardDetector, deck_name: str, n: int, seed: int, enrolled
 
 def rates(n: int, right: int, unknown: int, wrong: int) -> dict:
     """An identification cell: its counts, and each as a share of n."""
-    return {"n": n, "right": right, "unknown_n": unknown, "wrong_n": wrong,
-            "accuracy": round(right / max(n, 1), 4), "unknown": round(unknown / max(n, 1), 4),
-            "wrong": round(wrong / max(n, 1), 4)}
+    return {
+        "n": n,
+        "right": right,
+        "unknown_n": unknown,
+        "wrong_n": wrong,
+        "accuracy": round(right / max(n, 1), 4),
+        "unknown": round(unknown / max(n, 1), 4),
+        "wrong": round(wrong / max(n, 1), 4),
+    }
 
 
 def totals(results: list[dict]) -> dict:
@@ -236,5 +265,7 @@ def totals(results: list[dict]) -> dict:
                     c = acc.setdefault(key, {"confidence_at_least": v["confidence_at_least"]})
                     for f in ("named", "sure", "sure_wrong", "unsure_wrong"):
                         c[f] = c.get(f, 0) + v[f]
-    return {deck: {key: rates(*v) if isinstance(v, list) else v for key, v in sorted(acc.items())}
-            for deck, acc in out.items()}
+    return {
+        deck: {key: rates(*v) if isinstance(v, list) else v for key, v in sorted(acc.items())}
+        for deck, acc in out.items()
+    }

@@ -19,8 +19,9 @@ def target_corners(size: tuple[int, int] = CANONICAL_SIZE) -> np.ndarray:
     return np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
 
 
-def rectify(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE,
-            inset: float = 0.0) -> np.ndarray:
+def rectify(
+    image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE, inset: float = 0.0
+) -> np.ndarray:
     """The card inside `corners` (4, 2) warped to `size`; `inset` (0..0.2) trims a border
     fraction on each side (useful when corners are loose)."""
     corners = np.asarray(corners, np.float32).reshape(4, 2)
@@ -31,8 +32,7 @@ def rectify(image: np.ndarray, corners: np.ndarray, size: tuple[int, int] = CANO
         dst = dst + np.array([[-dx, -dy], [dx, -dy], [dx, dy], [-dx, dy]], np.float32)
     scale = 2 if _shrinks(corners, size) else 1  # warp larger, then area-average: no aliasing
     m = cv2.getPerspectiveTransform(corners, dst * scale)
-    out = cv2.warpPerspective(image, m, (w * scale, h * scale), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(image, m, (w * scale, h * scale), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cv2.resize(out, (w, h), interpolation=cv2.INTER_AREA) if scale > 1 else out
 
 

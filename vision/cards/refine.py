@@ -59,8 +59,9 @@ OUTWARD = 0.06  # of the card's width: how far beyond the coarse side the sub-pi
 OUTER_STEP = 0.25  # sub-pixel: the outermost step at least this fraction of the profile's strongest
 
 
-def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples: int = 24,
-              min_strength: float = 12.0) -> np.ndarray:
+def fit_edges(
+    image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples: int = 24, min_strength: float = 12.0
+) -> np.ndarray:
     """Move each side of a detected quad onto the strongest nearby edge: along each side,
     `samples` profiles perpendicular to it (up to `reach` x the card's width either way) find
     where the brightness steps most, in the direction of paper inside; a robust line through
@@ -85,8 +86,13 @@ def fit_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.25, samples:
         t = np.linspace(0.15, 0.85, samples, dtype=np.float32)
         base = a[None, :] + d[None, :] * t[:, None]  # (samples, 2)
         xy = base[:, None, :] + steps[None, :, None] * n[None, None, :]  # (samples, steps, 2)
-        vals = cv2.remap(gray, np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        vals = cv2.remap(
+            gray,
+            np.ascontiguousarray(xy[..., 0]),
+            np.ascontiguousarray(xy[..., 1]),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
         diff = np.abs(vals[:, :-2] - vals[:, 2:])  # paper inside, surface outside: a step along the normal
         thresh = np.maximum(min_strength, 0.5 * diff.max(axis=1, keepdims=True))
         strong = diff >= thresh
@@ -125,7 +131,7 @@ def snap_and_fit(image: np.ndarray, quad: np.ndarray, grow: float = 0.6) -> np.n
     if box is None:
         return quad
     x0, y0, x1, y1 = box
-    roi = image[y0:y1 + 1, x0:x1 + 1]
+    roi = image[y0 : y1 + 1, x0 : x1 + 1]
     off = np.array([x0, y0], np.float32)
     gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
     q = snap_to_outline(roi, quad - off, grow=grow)
@@ -145,8 +151,9 @@ class Refined:
     refined: bool  # False: the detector's corners were kept
 
 
-def _side_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: float, samples: int,
-                keep: int, step: float) -> list[list[tuple[float, np.ndarray, np.ndarray, float]]]:
+def _side_lines(
+    grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, reach: float, samples: int, keep: int, step: float
+) -> list[list[tuple[float, np.ndarray, np.ndarray, float]]]:
     """For each side, up to `keep` candidate lines: (signed score, point a, point b, offset)."""
     gx, gy = grad
     centre = quad.mean(axis=0)
@@ -228,8 +235,9 @@ def _quad_from_lines(lines) -> np.ndarray | None:
     return np.stack(corners)
 
 
-def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,
-              outward: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def _subpixel(
+    gray_grad, line, centre, reach: float, samples: int = 24, outward: float | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """The side through the strongest step within `reach` of `line` on each profile (Huber fit)."""
     gx, gy = gray_grad
     a, b = line
@@ -262,8 +270,14 @@ def _subpixel(gray_grad, line, centre, reach: float, samples: int = 24,
     return p0, p0 + v * length
 
 
-def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect: tuple[float, float] = ASPECT_RANGE,
-                keep: int = 4, min_edge: float = 6.0) -> Refined:
+def refine_quad(
+    image: np.ndarray,
+    quad: np.ndarray,
+    reach: float = 0.35,
+    aspect: tuple[float, float] = ASPECT_RANGE,
+    keep: int = 4,
+    min_edge: float = 6.0,
+) -> Refined:
     """The card's corners found on its edges near the detector's `quad` (see the module text)."""
     quad = np.asarray(quad, np.float32).reshape(4, 2)
     h, w = image.shape[:2]
@@ -276,7 +290,7 @@ def refine_quad(image: np.ndarray, quad: np.ndarray, reach: float = 0.35, aspect
     unchanged = Refined(quad.copy(), 0.0, False)
     if x1 - x0 < 12 or y1 - y0 < 12 or short < 8:
         return unchanged
-    roi = image[y0:y1 + 1, x0:x1 + 1]
+    roi = image[y0 : y1 + 1, x0 : x1 + 1]
     gray = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
     sigma = max(0.8, short / 120.0)
     g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
@@ -367,7 +381,7 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     if box is None:
         return None
     x0, y0, x1, y1 = box
-    roi = cv2.GaussianBlur(image[y0:y1 + 1, x0:x1 + 1], (5, 5), 0)
+    roi = cv2.GaussianBlur(image[y0 : y1 + 1, x0 : x1 + 1], (5, 5), 0)
     q = quad - [x0, y0]
     c = q.mean(axis=0)
     inner = np.zeros(roi.shape[:2], np.uint8)
@@ -381,8 +395,9 @@ def paper_region(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, toleran
     seed = (int(xs[k]), int(ys[k]))
     mask = np.zeros((roi.shape[0] + 2, roi.shape[1] + 2), np.uint8)
     t = (tolerance,) * 3
-    cv2.floodFill(roi.copy(), mask, seed, (0, 0, 0), t, t,
-                  4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    cv2.floodFill(
+        roi.copy(), mask, seed, (0, 0, 0), t, t, 4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    )
     region = mask[1:-1, 1:-1]
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -406,7 +421,7 @@ def unlike_table(image: np.ndarray, quad: np.ndarray, grow: float = 0.5, colours
         return None
     x0, y0, x1, y1 = box
     scale = min(1.0, 96.0 / max(x1 - x0, y1 - y0))  # a coarse look is enough for a rough rectangle
-    roi = cv2.resize(image[y0:y1 + 1, x0:x1 + 1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    roi = cv2.resize(image[y0 : y1 + 1, x0 : x1 + 1], None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     roi = cv2.GaussianBlur(roi, (3, 3), 0)
     lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB).astype(np.float32)
     q = ((quad - [x0, y0]) * scale).astype(np.float32)
@@ -502,8 +517,9 @@ ALIGN_SIZE = (48, 72)  # (w, h) of the card in the alignment canvas
 ALIGN_PAD = 0.25  # the canvas reaches this fraction of the card beyond each side
 
 
-def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray, upside_down: bool = False,
-                      iterations: int = 30) -> tuple[np.ndarray | None, float]:
+def align_to_template(
+    image: np.ndarray, quad: np.ndarray, template: np.ndarray, upside_down: bool = False, iterations: int = 30
+) -> tuple[np.ndarray | None, float]:
     """The corners that make the card in `image` match `template` (a rectified face) best.
 
     The region around `quad` (a quarter of the card beyond each side) is warped to a canvas in
@@ -518,19 +534,27 @@ def align_to_template(image: np.ndarray, quad: np.ndarray, template: np.ndarray,
     inner = np.array([[px, py], [px + w - 1, py], [px + w - 1, py + h - 1], [px, py + h - 1]], np.float32)
     hq = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), inner)
     canvas = cv2.warpPerspective(image, hq, (cw, ch), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    gray = cv2.cvtColor(canvas,
-                        cv2.COLOR_BGR2GRAY).astype(np.float32) if canvas.ndim == 3 else canvas.astype(np.float32)
+    gray = (
+        cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32) if canvas.ndim == 3 else canvas.astype(np.float32)
+    )
     t = cv2.resize(template, ALIGN_SIZE, interpolation=cv2.INTER_AREA)
     if upside_down:
         t = cv2.rotate(t, cv2.ROTATE_180)
     tc = np.zeros((ch, cw), np.float32)
-    tc[py:py + h, px:px + w] = cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) if t.ndim == 3 else t
+    tc[py : py + h, px : px + w] = cv2.cvtColor(t, cv2.COLOR_BGR2GRAY) if t.ndim == 3 else t
     mask = np.zeros((ch, cw), np.uint8)
-    mask[py:py + h, px:px + w] = 255
+    mask[py : py + h, px : px + w] = 255
     warp: np.ndarray = np.eye(2, 3, dtype=np.float32)
     try:
-        cc, warp = cv2.findTransformECC(tc, gray, warp, cv2.MOTION_AFFINE,
-                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-3), mask, 5)
+        cc, warp = cv2.findTransformECC(
+            tc,
+            gray,
+            warp,
+            cv2.MOTION_AFFINE,
+            (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-3),
+            mask,
+            5,
+        )
     except cv2.error:  # did not converge (a flat crop, a template that does not fit at all)
         return None, -1.0
     pts = inner @ warp[:, :2].T + warp[:, 2]

@@ -59,18 +59,29 @@ class Design:
 
 
 DESIGNS: dict[str, Design] = {
-    "classic": Design("classic", (245, 248, 250), cv2.FONT_HERSHEY_SIMPLEX, 1.0, None, False,
-                      False, (40, 40, 170), "lattice", False),
-    "bold": Design("bold", (225, 240, 245), cv2.FONT_HERSHEY_DUPLEX, 1.6, (60, 60, 60), True,
-                   False, (140, 70, 20), "rings", True),
-    "outline": Design("outline", (255, 255, 255), cv2.FONT_HERSHEY_COMPLEX, 1.2, (150, 120, 40),
-                      False, True, (40, 110, 30), "dots", False),
+    "classic": Design(
+        "classic", (245, 248, 250), cv2.FONT_HERSHEY_SIMPLEX, 1.0, None, False, False, (40, 40, 170), "lattice", False
+    ),
+    "bold": Design(
+        "bold", (225, 240, 245), cv2.FONT_HERSHEY_DUPLEX, 1.6, (60, 60, 60), True, False, (140, 70, 20), "rings", True
+    ),
+    "outline": Design(
+        "outline",
+        (255, 255, 255),
+        cv2.FONT_HERSHEY_COMPLEX,
+        1.2,
+        (150, 120, 40),
+        False,
+        True,
+        (40, 110, 30),
+        "dots",
+        False,
+    ),
 }
 TRAIN_DESIGNS: tuple[str, ...] = ("classic", "bold")
 HELD_OUT_DESIGN = "outline"
 BACK_PATTERNS = ("lattice", "rings", "dots", "stripes", "checks", "plain", "waves", "diamonds")
-_RANDOM_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
-                 cv2.FONT_HERSHEY_PLAIN)
+_RANDOM_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN)
 _RANDOM_BACKS = tuple(p for p in BACK_PATTERNS if p != DESIGNS[HELD_OUT_DESIGN].back_pattern)
 
 
@@ -93,21 +104,26 @@ def random_design(rng: np.random.Generator, varied_pips: bool = False) -> Design
     larger or smaller (drawn after the rest, so the other traits of a seed's designs do not
     change)."""
     paper = _hsv_bgr(rng.uniform(0, 180), rng.uniform(0, 45), rng.uniform(205, 255))
-    border = (None if rng.random() < 0.4
-              else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255), rng.uniform(30, 170)))
+    border = None if rng.random() < 0.4 else _hsv_bgr(rng.uniform(0, 180), rng.uniform(40, 255), rng.uniform(30, 170))
     back = _hsv_bgr(rng.uniform(0, 180), rng.uniform(60, 255), rng.uniform(40, 220))
     design = Design(
-        name=f"random-{int(rng.integers(1 << 30)):08x}", paper=paper,
+        name=f"random-{int(rng.integers(1 << 30)):08x}",
+        paper=paper,
         font=int(_RANDOM_FONTS[int(rng.integers(len(_RANDOM_FONTS)))]),
-        thick=float(rng.uniform(0.8, 1.9)), border=border, four_colour=bool(rng.random() < 0.4),
-        outline_pips=False, back_colour=back,
+        thick=float(rng.uniform(0.8, 1.9)),
+        border=border,
+        four_colour=bool(rng.random() < 0.4),
+        outline_pips=False,
+        back_colour=back,
         back_pattern=str(_RANDOM_BACKS[int(rng.integers(len(_RANDOM_BACKS)))]),
-        index_box=bool(rng.random() < 0.4), beccato_back_tint=float(rng.uniform(0, 0.7)),
+        index_box=bool(rng.random() < 0.4),
+        beccato_back_tint=float(rng.uniform(0, 0.7)),
     )
     if varied_pips:
         tone = float(rng.uniform(0.0, 0.55)) if rng.random() < 0.5 else 0.0
         design = dataclasses.replace(design, pip_tone=tone, pip_scale=float(rng.uniform(0.8, 1.15)))
     return design
+
 
 # --- colours (BGR) ----------------------------------------------------------------------------
 BLACK = (25, 25, 25)
@@ -128,10 +144,15 @@ BREED_STYLE: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[i
     "sussex": ((200, 200, 200), (40, 50, 170), (240, 240, 240), "spots"),
     "serama": ((150, 210, 250), (30, 100, 200), (20, 40, 120), "rooster"),
 }
-GUILD_COLOURS = {"dollar": (40, 140, 40), "star": (30, 160, 220), "moon": (150, 60, 40),
-                 "sun": (120, 40, 140)}
-BACK_KIND_COLOURS = {"chicken": (30, 110, 220), "henhouse": (60, 40, 120), "egg": (170, 140, 40),
-                     "guild": (40, 90, 40), "chick": (40, 210, 240), "signal": (130, 40, 130)}
+GUILD_COLOURS = {"dollar": (40, 140, 40), "star": (30, 160, 220), "moon": (150, 60, 40), "sun": (120, 40, 140)}
+BACK_KIND_COLOURS = {
+    "chicken": (30, 110, 220),
+    "henhouse": (60, 40, 120),
+    "egg": (170, 140, 40),
+    "guild": (40, 90, 40),
+    "chick": (40, 210, 240),
+    "signal": (130, 40, 130),
+}
 
 
 def card_size_px(deck_name: str, px_per_mm: float) -> tuple[int, int]:
@@ -194,8 +215,8 @@ def _paste(img, patch, mask, x0, y0):
     xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + pw), min(h, y0 + ph)
     if xa >= xb or ya >= yb:
         return
-    sub = mask[ya - y0:yb - y0, xa - x0:xb - x0].astype(np.float32)[..., None] / 255.0
-    src = patch[ya - y0:yb - y0, xa - x0:xb - x0].astype(np.float32)
+    sub = mask[ya - y0 : yb - y0, xa - x0 : xb - x0].astype(np.float32)[..., None] / 255.0
+    src = patch[ya - y0 : yb - y0, xa - x0 : xb - x0].astype(np.float32)
     dst = img[ya:yb, xa:xb].astype(np.float32)
     img[ya:yb, xa:xb] = (src * sub + dst * (1 - sub)).astype(np.uint8)
 
@@ -221,26 +242,43 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         r = s * 0.27
         cv2.circle(layer, _pt(cx - r * 0.95, cy - s * 0.2), int(r), (255,), -1, AA)
         cv2.circle(layer, _pt(cx + r * 0.95, cy - s * 0.2), int(r), (255,), -1, AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.52, cy - s * 0.12), _pt(cx + s * 0.52, cy - s * 0.12),
-                                        _pt(cx, cy + s * 0.5)])], (255,), AA)
+        cv2.fillPoly(
+            layer,
+            [np.array([_pt(cx - s * 0.52, cy - s * 0.12), _pt(cx + s * 0.52, cy - s * 0.12), _pt(cx, cy + s * 0.5)])],
+            (255,),
+            AA,
+        )
     elif suit == "fD":
-        cv2.fillPoly(layer, [np.array([_pt(cx, cy - s / 2), _pt(cx + s * 0.36, cy), _pt(cx, cy + s / 2),
-                                        _pt(cx - s * 0.36, cy)])], (255,), AA)
+        cv2.fillPoly(
+            layer,
+            [np.array([_pt(cx, cy - s / 2), _pt(cx + s * 0.36, cy), _pt(cx, cy + s / 2), _pt(cx - s * 0.36, cy)])],
+            (255,),
+            AA,
+        )
     elif suit == "fS":
         r = s * 0.25
         cv2.circle(layer, _pt(cx - r * 0.95, cy + s * 0.08), int(r), (255,), -1, AA)
         cv2.circle(layer, _pt(cx + r * 0.95, cy + s * 0.08), int(r), (255,), -1, AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], (255,),
-                     AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx, cy + s * 0.05), _pt(cx + s * 0.16, cy + s * 0.5),
-                                        _pt(cx - s * 0.16, cy + s * 0.5)])], (255,), AA)
+        cv2.fillPoly(
+            layer, [np.array([_pt(cx - s * 0.48, cy), _pt(cx + s * 0.48, cy), _pt(cx, cy - s * 0.5)])], (255,), AA
+        )
+        cv2.fillPoly(
+            layer,
+            [np.array([_pt(cx, cy + s * 0.05), _pt(cx + s * 0.16, cy + s * 0.5), _pt(cx - s * 0.16, cy + s * 0.5)])],
+            (255,),
+            AA,
+        )
     elif suit == "fC":
         r = s * 0.22
         cv2.circle(layer, _pt(cx, cy - s * 0.26), int(r), (255,), -1, AA)
         cv2.circle(layer, _pt(cx - s * 0.24, cy + s * 0.06), int(r), (255,), -1, AA)
         cv2.circle(layer, _pt(cx + s * 0.24, cy + s * 0.06), int(r), (255,), -1, AA)
-        cv2.fillPoly(layer, [np.array([_pt(cx, cy - s * 0.05), _pt(cx + s * 0.15, cy + s * 0.5),
-                                        _pt(cx - s * 0.15, cy + s * 0.5)])], (255,), AA)
+        cv2.fillPoly(
+            layer,
+            [np.array([_pt(cx, cy - s * 0.05), _pt(cx + s * 0.15, cy + s * 0.5), _pt(cx - s * 0.15, cy + s * 0.5)])],
+            (255,),
+            AA,
+        )
     elif suit == "iC":  # coppe: a cup
         cv2.ellipse(layer, _pt(cx, cy - s * 0.2), _pt(s * 0.36, s * 0.26), 0, 0, 180, (255,), -1, AA)
         cv2.rectangle(layer, _pt(cx - s * 0.36, cy - s * 0.32), _pt(cx + s * 0.36, cy - s * 0.2), 255, -1)
@@ -251,16 +289,41 @@ def _shape(img, suit: str, center, size: float, colour, outline=False, flip=Fals
         cv2.circle(layer, _pt(cx, cy), int(s * 0.3), (0,), max(1, int(s * 0.06)), AA)
         cv2.circle(layer, _pt(cx, cy), max(1, int(s * 0.1)), (0,), -1, AA)
     elif suit == "iS":  # spade: a sword, blade up
-        cv2.fillPoly(layer, [np.array([_pt(cx, cy - s * 0.5), _pt(cx + s * 0.08, cy - s * 0.35),
-                                        _pt(cx + s * 0.08, cy + s * 0.18), _pt(cx - s * 0.08, cy + s * 0.18),
-                                        _pt(cx - s * 0.08, cy - s * 0.35)])], (255,), AA)
+        cv2.fillPoly(
+            layer,
+            [
+                np.array(
+                    [
+                        _pt(cx, cy - s * 0.5),
+                        _pt(cx + s * 0.08, cy - s * 0.35),
+                        _pt(cx + s * 0.08, cy + s * 0.18),
+                        _pt(cx - s * 0.08, cy + s * 0.18),
+                        _pt(cx - s * 0.08, cy - s * 0.35),
+                    ]
+                )
+            ],
+            (255,),
+            AA,
+        )
         cv2.rectangle(layer, _pt(cx - s * 0.3, cy + s * 0.16), _pt(cx + s * 0.3, cy + s * 0.24), 255, -1)
         cv2.rectangle(layer, _pt(cx - s * 0.05, cy + s * 0.24), _pt(cx + s * 0.05, cy + s * 0.44), 255, -1)
         cv2.circle(layer, _pt(cx, cy + s * 0.46), max(1, int(s * 0.06)), (255,), -1, AA)
     elif suit == "iB":  # bastoni: a knotted club
-        cv2.fillPoly(layer, [np.array([_pt(cx - s * 0.07, cy + s * 0.5), _pt(cx + s * 0.07, cy + s * 0.5),
-                                        _pt(cx + s * 0.16, cy - s * 0.45), _pt(cx - s * 0.16, cy - s * 0.45)])],
-                     (255,), AA)
+        cv2.fillPoly(
+            layer,
+            [
+                np.array(
+                    [
+                        _pt(cx - s * 0.07, cy + s * 0.5),
+                        _pt(cx + s * 0.07, cy + s * 0.5),
+                        _pt(cx + s * 0.16, cy - s * 0.45),
+                        _pt(cx - s * 0.16, cy - s * 0.45),
+                    ]
+                )
+            ],
+            (255,),
+            AA,
+        )
         cv2.circle(layer, _pt(cx, cy - s * 0.42), int(s * 0.17), (255,), -1, AA)
         for k in (-0.2, 0.05, 0.28):
             knot = _pt(cx + (s * 0.12 if k > 0 else -s * 0.12), cy + s * k)
@@ -318,7 +381,7 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     ih = 8.5 * ppm
     ix, iy = 5.8 * ppm, 7.0 * ppm
     if d.index_box:
-        for (x0, y0) in ((0.8 * ppm, 0.8 * ppm), (w - 11.2 * ppm, h - 18.5 * ppm)):
+        for x0, y0 in ((0.8 * ppm, 0.8 * ppm), (w - 11.2 * ppm, h - 18.5 * ppm)):
             cv2.rectangle(img, _pt(x0, y0), _pt(x0 + 10.4 * ppm, y0 + 17.7 * ppm), _lighter(colour, 0.8), -1)
     for flip in (False, True):
         cxy = (ix, iy) if not flip else (w - ix, h - iy)
@@ -341,7 +404,7 @@ def _draw_suited(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     if n == 1:
         pip = 26 * ppm
     pip *= d.pip_scale
-    for (u, v) in _PIPS[n]:
+    for u, v in _PIPS[n]:
         px = x0 + (x1 - x0) * u if n >= 4 else w / 2
         py = y0 + pip / 2 + (y1 - y0 - pip) * v
         if n == 1:
@@ -367,20 +430,37 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     cv2.circle(half, _pt(cx, head_y), int(r), BLACK, max(1, int(0.3 * ppm)), cv2.LINE_AA)
     if c.rank in ("K", "R"):  # crown
         pts = [(-1, 0), (-1, -1.2), (-0.5, -0.5), (0, -1.4), (0.5, -0.5), (1, -1.2), (1, 0)]
-        cv2.fillPoly(half, [np.array([_pt(cx + a * r, head_y - r * 0.8 + b * r) for a, b in pts])], (20, 180, 230),
-                     cv2.LINE_AA)
+        cv2.fillPoly(
+            half, [np.array([_pt(cx + a * r, head_y - r * 0.8 + b * r) for a, b in pts])], (20, 180, 230), cv2.LINE_AA
+        )
     elif c.rank in ("Q",):  # veil
-        cv2.ellipse(half, _pt(cx, head_y - r * 0.3), _pt(r * 1.3, r * 1.1), 0, 180, 360, _lighter(colour, 0.6), -1,
-                    cv2.LINE_AA)
+        cv2.ellipse(
+            half, _pt(cx, head_y - r * 0.3), _pt(r * 1.3, r * 1.1), 0, 180, 360, _lighter(colour, 0.6), -1, cv2.LINE_AA
+        )
         cv2.circle(half, _pt(cx, head_y), int(r * 0.9), skin, -1, cv2.LINE_AA)
     elif c.rank in ("C",):  # horse head beside the rider
-        cv2.ellipse(half, _pt(cx + 9 * ppm, head_y + 3 * ppm), _pt(3.2 * ppm, 6 * ppm), 25, 0, 360, (60, 90, 140), -1,
-                    cv2.LINE_AA)
+        cv2.ellipse(
+            half,
+            _pt(cx + 9 * ppm, head_y + 3 * ppm),
+            _pt(3.2 * ppm, 6 * ppm),
+            25,
+            0,
+            360,
+            (60, 90, 140),
+            -1,
+            cv2.LINE_AA,
+        )
         cv2.circle(half, _pt(cx + 10 * ppm, head_y + 0 * ppm), max(1, int(0.7 * ppm)), BLACK, -1)
     else:  # J / F: a cap with a feather
         cv2.ellipse(half, _pt(cx, head_y - r * 0.6), _pt(r * 1.2, r * 0.6), 0, 180, 360, colour, -1, cv2.LINE_AA)
-        cv2.line(half, _pt(cx + r, head_y - r), _pt(cx + r * 2, head_y - r * 2.2), colour, max(1, int(0.6 * ppm)),
-                 cv2.LINE_AA)
+        cv2.line(
+            half,
+            _pt(cx + r, head_y - r),
+            _pt(cx + r * 2, head_y - r * 2.2),
+            colour,
+            max(1, int(0.6 * ppm)),
+            cv2.LINE_AA,
+        )
     # eyes
     for ex in (-0.35, 0.35):
         cv2.circle(half, _pt(cx + ex * r, head_y - 0.1 * r), max(1, int(0.5 * ppm)), BLACK, -1)
@@ -389,7 +469,7 @@ def _court(img, c: Card, d: Design, ppm: float, colour, shape, box) -> None:
     _text(half, c.rank, (cx + 8 * ppm, mid - 8 * ppm), 8 * ppm, colour, d.font, d.thick)
     hh = int(h // 2)
     img[:hh] = half[:hh]
-    img[h - hh:] = half[:hh][::-1, ::-1]
+    img[h - hh :] = half[:hh][::-1, ::-1]
 
 
 # --- Beccato! -----------------------------------------------------------------------------------
@@ -419,10 +499,22 @@ def _chicken(img, centre, size, breed: str, ppm: float):
     AA = cv2.LINE_AA
     # legs and feet (bottom)
     for dx in (-0.12, 0.1):
-        cv2.line(img, _pt(cx + dx * s, cy + 0.25 * s), _pt(cx + dx * s, cy + 0.5 * s), (30, 140, 220),
-                 max(1, int(s * 0.035)), AA)
-        cv2.line(img, _pt(cx + dx * s, cy + 0.5 * s), _pt(cx + (dx + 0.08) * s, cy + 0.52 * s), (30, 140, 220),
-                 max(1, int(s * 0.03)), AA)
+        cv2.line(
+            img,
+            _pt(cx + dx * s, cy + 0.25 * s),
+            _pt(cx + dx * s, cy + 0.5 * s),
+            (30, 140, 220),
+            max(1, int(s * 0.035)),
+            AA,
+        )
+        cv2.line(
+            img,
+            _pt(cx + dx * s, cy + 0.5 * s),
+            _pt(cx + (dx + 0.08) * s, cy + 0.52 * s),
+            (30, 140, 220),
+            max(1, int(s * 0.03)),
+            AA,
+        )
     # tail (left), bigger for a rooster
     tail = 0.45 if kind == "rooster" else 0.28
     tail_c = pat if kind != "plain" else _lighter(body, -0.0)
@@ -442,27 +534,42 @@ def _chicken(img, centre, size, breed: str, ppm: float):
         n, rad = (26, 0.02) if kind == "speckle" else (9, 0.045)
         for _ in range(n):
             a, rr = rng.uniform(0, 2 * math.pi), math.sqrt(rng.uniform(0, 1))
-            cv2.circle(img, _pt(cx + math.cos(a) * rr * 0.27 * s, cy + 0.05 * s + math.sin(a) * rr * 0.19 * s),
-                       max(1, int(rad * s)), pat, -1, AA)
+            cv2.circle(
+                img,
+                _pt(cx + math.cos(a) * rr * 0.27 * s, cy + 0.05 * s + math.sin(a) * rr * 0.19 * s),
+                max(1, int(rad * s)),
+                pat,
+                -1,
+                AA,
+            )
     elif kind == "stripes":
         for k in range(-3, 4):
             x = cx + k * 0.07 * s
-            cv2.line(img, _pt(x - 0.05 * s, cy - 0.12 * s), _pt(x + 0.05 * s, cy + 0.24 * s), pat,
-                     max(1, int(s * 0.025)), AA)
+            cv2.line(
+                img, _pt(x - 0.05 * s, cy - 0.12 * s), _pt(x + 0.05 * s, cy + 0.24 * s), pat, max(1, int(s * 0.025)), AA
+            )
     elif kind == "collar":
-        cv2.ellipse(img, _pt(cx + 0.18 * s, cy - 0.1 * s), _pt(0.1 * s, 0.16 * s), 20, 0, 360, pat,
-                    max(1, int(s * 0.04)), AA)
+        cv2.ellipse(
+            img, _pt(cx + 0.18 * s, cy - 0.1 * s), _pt(0.1 * s, 0.16 * s), 20, 0, 360, pat, max(1, int(s * 0.04)), AA
+        )
     elif kind == "fluffy":
         for k in range(10):
             a = k * 2 * math.pi / 10
-            cv2.circle(img, _pt(cx + math.cos(a) * 0.3 * s, cy + 0.05 * s + math.sin(a) * 0.22 * s),
-                       max(1, int(0.06 * s)), body, -1, AA)
+            cv2.circle(
+                img,
+                _pt(cx + math.cos(a) * 0.3 * s, cy + 0.05 * s + math.sin(a) * 0.22 * s),
+                max(1, int(0.06 * s)),
+                body,
+                -1,
+                AA,
+            )
         cv2.ellipse(img, _pt(cx, cy + 0.05 * s), _pt(0.22 * s, 0.15 * s), 0, 0, 360, pat, max(1, int(s * 0.02)), AA)
     elif kind == "crest":
         for k in range(7):
             a = -math.pi / 2 + (k - 3) * 0.35
-            cv2.circle(img, _pt(hx + math.cos(a) * hr * 1.1, hy + math.sin(a) * hr * 1.1), max(1, int(hr * 0.55)), pat,
-                       -1, AA)
+            cv2.circle(
+                img, _pt(hx + math.cos(a) * hr * 1.1, hy + math.sin(a) * hr * 1.1), max(1, int(hr * 0.55)), pat, -1, AA
+            )
     elif kind == "tufts":
         for dx in (-1.0, 0.6):
             cv2.circle(img, _pt(hx + dx * hr, hy + hr * 0.5), max(1, int(hr * 0.45)), pat, -1, AA)
@@ -471,11 +578,29 @@ def _chicken(img, centre, size, breed: str, ppm: float):
     # comb (top of head), wattle, beak, eye
     if kind != "crest":
         for k in range(3):
-            cv2.circle(img, _pt(hx - hr * 0.5 + k * hr * 0.5, hy - hr * 1.05),
-                       max(1, int(hr * (0.45 if kind == "rooster" else 0.32))), (30, 30, 210), -1, AA)
+            cv2.circle(
+                img,
+                _pt(hx - hr * 0.5 + k * hr * 0.5, hy - hr * 1.05),
+                max(1, int(hr * (0.45 if kind == "rooster" else 0.32))),
+                (30, 30, 210),
+                -1,
+                AA,
+            )
     cv2.ellipse(img, _pt(hx + hr * 0.4, hy + hr * 1.1), _pt(hr * 0.22, hr * 0.4), 0, 0, 360, (30, 30, 210), -1, AA)
-    cv2.fillPoly(img, [np.array([_pt(hx + hr * 0.85, hy - hr * 0.25), _pt(hx + hr * 1.65, hy + hr * 0.05),
-                                 _pt(hx + hr * 0.85, hy + hr * 0.35)])], (30, 170, 240), AA)
+    cv2.fillPoly(
+        img,
+        [
+            np.array(
+                [
+                    _pt(hx + hr * 0.85, hy - hr * 0.25),
+                    _pt(hx + hr * 1.65, hy + hr * 0.05),
+                    _pt(hx + hr * 0.85, hy + hr * 0.35),
+                ]
+            )
+        ],
+        (30, 170, 240),
+        AA,
+    )
     cv2.circle(img, _pt(hx + hr * 0.3, hy - hr * 0.15), max(1, int(hr * 0.16)), BLACK, -1, AA)
 
 
@@ -499,8 +624,14 @@ def _guild_symbol(img, guild: str, centre, size, colour, d: Design):
     elif guild == "sun":
         for k in range(12):
             a = k * math.pi / 6
-            cv2.line(img, _pt(cx + math.cos(a) * s * 0.25, cy + math.sin(a) * s * 0.25),
-                     _pt(cx + math.cos(a) * s * 0.48, cy + math.sin(a) * s * 0.48), colour, max(1, int(s * 0.06)), AA)
+            cv2.line(
+                img,
+                _pt(cx + math.cos(a) * s * 0.25, cy + math.sin(a) * s * 0.25),
+                _pt(cx + math.cos(a) * s * 0.48, cy + math.sin(a) * s * 0.48),
+                colour,
+                max(1, int(s * 0.06)),
+                AA,
+            )
         cv2.circle(img, _pt(cx, cy), int(s * 0.25), colour, -1, AA)
     else:
         raise ValueError(guild)
@@ -525,8 +656,13 @@ def _egg(img, centre, size, guild: str, n: int, ppm: float, d: Design):
             cv2.line(pat, _pt(cx - s, cy + k * 0.1 * s), _pt(cx + s, cy + k * 0.1 * s), pc, max(1, int(0.025 * s)))
     elif kind == 1:
         for _ in range(25):
-            cv2.circle(pat, _pt(cx + rng.uniform(-0.3, 0.3) * s, cy + rng.uniform(-0.4, 0.4) * s),
-                       max(1, int(0.03 * s)), pc, -1)
+            cv2.circle(
+                pat,
+                _pt(cx + rng.uniform(-0.3, 0.3) * s, cy + rng.uniform(-0.4, 0.4) * s),
+                max(1, int(0.03 * s)),
+                pc,
+                -1,
+            )
     elif kind == 2:
         pts = [_pt(cx - 0.4 * s + k * 0.1 * s, cy + (0.06 if k % 2 else -0.06) * s) for k in range(9)]
         cv2.polylines(pat, [np.array(pts)], False, pc, max(1, int(0.04 * s)))
@@ -542,10 +678,12 @@ def _egg(img, centre, size, guild: str, n: int, ppm: float, d: Design):
         for k in range(-5, 6):
             cv2.line(pat, _pt(cx + k * 0.1 * s, cy - s), _pt(cx + k * 0.1 * s + s, cy + s), pc, max(1, int(0.02 * s)))
     img[inside] = pat[inside]
-    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, BLACK, max(1, int(0.01 * s)),
-                cv2.LINE_AA)
-    cv2.ellipse(img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, BLACK, max(1, int(0.01 * s)),
-                cv2.LINE_AA)
+    cv2.ellipse(
+        img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.34 * s), 0, 0, 180, BLACK, max(1, int(0.01 * s)), cv2.LINE_AA
+    )
+    cv2.ellipse(
+        img, _pt(cx, cy + 0.08 * s), _pt(0.33 * s, 0.5 * s), 0, 180, 360, BLACK, max(1, int(0.01 * s)), cv2.LINE_AA
+    )
     # the Guild symbol on a white medallion in the egg
     cv2.circle(img, _pt(cx, cy + 0.12 * s), int(0.13 * s), (255, 255, 255), -1, cv2.LINE_AA)
     _guild_symbol(img, guild, (cx, cy + 0.12 * s), 0.2 * s, colour, d)
@@ -556,8 +694,12 @@ def _house(img, centre, size, breed: str, ppm: float):
     cx, cy, s = centre[0], centre[1], size
     wall = _lighter(pat, 0.3)
     cv2.rectangle(img, _pt(cx - 0.35 * s, cy - 0.1 * s), _pt(cx + 0.35 * s, cy + 0.4 * s), wall, -1)
-    cv2.fillPoly(img, [np.array([_pt(cx - 0.45 * s, cy - 0.08 * s), _pt(cx, cy - 0.45 * s),
-                                 _pt(cx + 0.45 * s, cy - 0.08 * s)])], (40, 40, 150), cv2.LINE_AA)
+    cv2.fillPoly(
+        img,
+        [np.array([_pt(cx - 0.45 * s, cy - 0.08 * s), _pt(cx, cy - 0.45 * s), _pt(cx + 0.45 * s, cy - 0.08 * s)])],
+        (40, 40, 150),
+        cv2.LINE_AA,
+    )
     cv2.ellipse(img, _pt(cx, cy + 0.4 * s), _pt(0.12 * s, 0.2 * s), 0, 180, 360, (20, 20, 20), -1, cv2.LINE_AA)
     cv2.rectangle(img, _pt(cx + 0.15 * s, cy), _pt(cx + 0.28 * s, cy + 0.12 * s), (200, 240, 250), -1)
 
@@ -569,11 +711,25 @@ def _chick(img, centre, size):
     cv2.ellipse(img, _pt(cx, cy + 0.12 * s), _pt(0.3 * s, 0.25 * s), 0, 0, 360, y, -1, AA)
     cv2.circle(img, _pt(cx + 0.1 * s, cy - 0.22 * s), int(0.18 * s), y, -1, AA)
     cv2.circle(img, _pt(cx + 0.15 * s, cy - 0.26 * s), max(1, int(0.03 * s)), BLACK, -1, AA)
-    cv2.fillPoly(img, [np.array([_pt(cx + 0.26 * s, cy - 0.24 * s), _pt(cx + 0.38 * s, cy - 0.2 * s),
-                                 _pt(cx + 0.26 * s, cy - 0.16 * s)])], (20, 120, 240), AA)
+    cv2.fillPoly(
+        img,
+        [
+            np.array(
+                [_pt(cx + 0.26 * s, cy - 0.24 * s), _pt(cx + 0.38 * s, cy - 0.2 * s), _pt(cx + 0.26 * s, cy - 0.16 * s)]
+            )
+        ],
+        (20, 120, 240),
+        AA,
+    )
     for dx in (-0.08, 0.08):
-        cv2.line(img, _pt(cx + dx * s, cy + 0.36 * s), _pt(cx + dx * s, cy + 0.48 * s), (20, 120, 240),
-                 max(1, int(0.03 * s)), AA)
+        cv2.line(
+            img,
+            _pt(cx + dx * s, cy + 0.36 * s),
+            _pt(cx + dx * s, cy + 0.48 * s),
+            (20, 120, 240),
+            max(1, int(0.03 * s)),
+            AA,
+        )
     # egg shell below
     cv2.ellipse(img, _pt(cx, cy + 0.3 * s), _pt(0.34 * s, 0.16 * s), 0, 0, 180, (235, 245, 250), -1, AA)
 
@@ -590,8 +746,13 @@ def _signal(img, c: Card, d: Design, ppm: float):
     for bit in range(5):
         on = (idx + 1) >> bit & 1
         x = 8 * ppm + bit * (w - 16 * ppm) / 5
-        cv2.rectangle(img, _pt(x + ppm, 17 * ppm), _pt(x + (w - 16 * ppm) / 5 - ppm, 22 * ppm),
-                      colour if on else _lighter(colour, 0.8), -1)
+        cv2.rectangle(
+            img,
+            _pt(x + ppm, 17 * ppm),
+            _pt(x + (w - 16 * ppm) / 5 - ppm, 22 * ppm),
+            colour if on else _lighter(colour, 0.8),
+            -1,
+        )
     words = sig.text.rstrip(".").split()
     lines, line = [], ""
     for word in words:
@@ -609,8 +770,17 @@ def _signal(img, c: Card, d: Design, ppm: float):
     icx, icy = w / 2, h - 14 * ppm
     if sig.cue == "audio":
         for r in (3, 6, 9):
-            cv2.ellipse(img, _pt(icx - 4 * ppm, icy), _pt(r * ppm, r * ppm), 0, -45, 45, colour, max(1, int(0.8 * ppm)),
-                        cv2.LINE_AA)
+            cv2.ellipse(
+                img,
+                _pt(icx - 4 * ppm, icy),
+                _pt(r * ppm, r * ppm),
+                0,
+                -45,
+                45,
+                colour,
+                max(1, int(0.8 * ppm)),
+                cv2.LINE_AA,
+            )
         cv2.circle(img, _pt(icx - 6 * ppm, icy), int(2 * ppm), colour, -1)
     elif sig.cue == "cards":
         for k, ang in enumerate((-20, 0, 20)):
@@ -620,8 +790,17 @@ def _signal(img, c: Card, d: Design, ppm: float):
             cv2.polylines(img, [box], True, colour, max(1, int(0.5 * ppm)), cv2.LINE_AA)
     else:
         cv2.circle(img, _pt(icx, icy - 2 * ppm), int(4 * ppm), colour, max(1, int(0.8 * ppm)), cv2.LINE_AA)
-        cv2.ellipse(img, _pt(icx, icy + 7 * ppm), _pt(7 * ppm, 5 * ppm), 0, 180, 360, colour, max(1, int(0.8 * ppm)),
-                    cv2.LINE_AA)
+        cv2.ellipse(
+            img,
+            _pt(icx, icy + 7 * ppm),
+            _pt(7 * ppm, 5 * ppm),
+            0,
+            180,
+            360,
+            colour,
+            max(1, int(0.8 * ppm)),
+            cv2.LINE_AA,
+        )
 
 
 def _draw_beccato(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
@@ -653,7 +832,7 @@ def _draw_beccato_face(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     if c.kind == "chicken":
         breed = _required(c.breed, c, "breed")
         bg, body, pat, _ = BREED_STYLE[breed]
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = bg
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = bg
         _ground(img, ppm, (60, 140, 90))
         _banner(img, c.name, d, ppm, _banner_colour(breed))
         _chicken(img, (w / 2, h * 0.55), min(w * 0.95, h * 0.6), breed, ppm)
@@ -661,18 +840,27 @@ def _draw_beccato_face(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     elif c.kind == "henhouse":
         breed = _required(c.breed, c, "breed")
         bg, body, pat, _ = BREED_STYLE[breed]
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(bg, 0.4)
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = _lighter(bg, 0.4)
         _ground(img, ppm, (40, 110, 150))
         _banner(img, c.name.replace(" henhouse", ""), d, ppm, (40, 40, 150))
         _house(img, (w / 2, h * 0.5), w * 0.8, breed, ppm)
         # a small chicken of the breed beside the door, and an empty egg place at the bottom
         _chicken(img, (w * 0.25, h * 0.62), w * 0.3, breed, ppm)
-        cv2.ellipse(img, _pt(w / 2, h - 20 * ppm), _pt(6 * ppm, 8 * ppm), 0, 0, 360, (90, 90, 90),
-                    max(1, int(0.5 * ppm)), cv2.LINE_AA)
+        cv2.ellipse(
+            img,
+            _pt(w / 2, h - 20 * ppm),
+            _pt(6 * ppm, 8 * ppm),
+            0,
+            0,
+            360,
+            (90, 90, 90),
+            max(1, int(0.5 * ppm)),
+            cv2.LINE_AA,
+        )
     elif c.kind == "egg":
         guild, rank = _required(c.guild, c, "guild"), _required(c.rank, c, "rank")
         colour = GUILD_COLOURS[guild]
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(colour, 0.85)
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = _lighter(colour, 0.85)
         _banner(img, f"Egg {rank}", d, ppm, colour)
         _egg(img, (w / 2, h * 0.56), h * 0.55, guild, int(rank), ppm, d)
         _text(img, rank, (8 * ppm, 21 * ppm), 7 * ppm, colour, d.font, d.thick)
@@ -680,19 +868,19 @@ def _draw_beccato_face(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     elif c.kind == "guild":
         guild = _required(c.guild, c, "guild")
         colour = GUILD_COLOURS[guild]
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = _lighter(colour, 0.6)
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = _lighter(colour, 0.6)
         _banner(img, "Guild", d, ppm, colour)
         cv2.circle(img, _pt(w / 2, h * 0.5), int(w * 0.33), (255, 255, 255), -1, cv2.LINE_AA)
         _guild_symbol(img, guild, (w / 2, h * 0.5), w * 0.5, colour, d)
         _ground(img, ppm, colour)
         _text_fit(img, guild.upper(), (w / 2, h - 7.5 * ppm), w - 12 * ppm, 5 * ppm, (255, 255, 255), d.font, d.thick)
     elif c.kind == "chick":
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = (200, 245, 250)
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = (200, 245, 250)
         _banner(img, "Chick", d, ppm, (20, 140, 220))
         _ground(img, ppm, (60, 140, 90))
         _chick(img, (w / 2, h * 0.55), w * 0.8)
     elif c.kind == "signal":
-        img[int(3 * ppm):h - int(3 * ppm), int(3 * ppm):w - int(3 * ppm)] = (235, 235, 225)
+        img[int(3 * ppm) : h - int(3 * ppm), int(3 * ppm) : w - int(3 * ppm)] = (235, 235, 225)
         _banner(img, "Signal", d, ppm, (120, 50, 120))
         _signal(img, c, d, ppm)
     else:
@@ -709,7 +897,7 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         tinted = [int(round(x)) for x in kind * (1 - t) + np.array(d.back_colour, np.float32) * t]
         colour = (tinted[0], tinted[1], tinted[2])
     m = int(3 * ppm)
-    img[m:h - m, m:w - m] = colour
+    img[m : h - m, m : w - m] = colour
     light = _lighter(colour, 0.45)
     step = 5 * ppm
     if d.back_pattern == "lattice":
@@ -719,8 +907,9 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
             cv2.line(img, _pt(x, m), _pt(x - h, m + h), light, max(1, int(0.4 * ppm)), cv2.LINE_AA)
     elif d.back_pattern == "rings":
         for r in np.arange(step, max(w, h), step):
-            cv2.ellipse(img, _pt(w / 2, h / 2), _pt(r * w / h, r), 0, 0, 360, light, max(1, int(0.6 * ppm)),
-                        cv2.LINE_AA)
+            cv2.ellipse(
+                img, _pt(w / 2, h / 2), _pt(r * w / h, r), 0, 0, 360, light, max(1, int(0.6 * ppm)), cv2.LINE_AA
+            )
     elif d.back_pattern == "dots":
         for yy in np.arange(m + step / 2, h - m, step):
             for xx in np.arange(m + step / 2, w - m, step):
@@ -733,7 +922,7 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
         sq = int(round(step))
         for yy in range(m, h - m, sq):
             for xx in range(m + (sq if ((yy - m) // sq) % 2 else 0), w - m, 2 * sq):
-                img[yy:min(yy + sq, h - m), xx:min(xx + sq, w - m)] = light
+                img[yy : min(yy + sq, h - m), xx : min(xx + sq, w - m)] = light
     elif d.back_pattern == "waves":
         xs = np.arange(m, w - m, max(1.0, ppm / 2))
         for yy in np.arange(m + step / 2, h - m, step):
@@ -748,14 +937,15 @@ def _draw_back(img: np.ndarray, c: Card, d: Design, ppm: float) -> None:
     elif d.back_pattern != "plain":
         raise ValueError(f"unknown back pattern {d.back_pattern!r}")
     inner = 6 * ppm
-    cv2.rectangle(img, _pt(inner, inner), _pt(w - inner, h - inner), (245, 245, 245), max(1, int(0.8 * ppm)),
-                  cv2.LINE_AA)
+    cv2.rectangle(
+        img, _pt(inner, inner), _pt(w - inner, h - inner), (245, 245, 245), max(1, int(0.8 * ppm)), cv2.LINE_AA
+    )
     if c.deck == "beccato":
         cv2.ellipse(img, _pt(w / 2, h * 0.3), _pt(w * 0.36, h * 0.09), 0, 0, 360, (245, 245, 245), -1, cv2.LINE_AA)
         _text_fit(img, "BECCATO!", (w / 2, h * 0.3), w * 0.6, 6 * ppm, colour, d.font, d.thick)
     # backs are 180-degree symmetric
     hh = h // 2
-    img[h - hh:] = img[:hh][::-1, ::-1]
+    img[h - hh :] = img[:hh][::-1, ::-1]
 
 
 # --- public API -----------------------------------------------------------------------------------
@@ -785,21 +975,38 @@ def _render_cached(c: Card, design: str | Design, ppm: float) -> np.ndarray:
     else:
         _draw_suited(img, c, d, ppm)
     if d.border is not None:
-        cv2.rectangle(img, _pt(1.2 * ppm, 1.2 * ppm), _pt(w - 1.2 * ppm, h - 1.2 * ppm), d.border,
-                      max(1, int(0.7 * ppm * d.thick)), cv2.LINE_AA)
+        cv2.rectangle(
+            img,
+            _pt(1.2 * ppm, 1.2 * ppm),
+            _pt(w - 1.2 * ppm, h - 1.2 * ppm),
+            d.border,
+            max(1, int(0.7 * ppm * d.thick)),
+            cv2.LINE_AA,
+        )
     img.setflags(write=False)
     return img
 
 
-def render_deck(deck_name: str, design: str = "classic", px_per_mm: float = 8.0,
-                with_backs: bool = True) -> dict[str, np.ndarray]:
+def render_deck(
+    deck_name: str, design: str = "classic", px_per_mm: float = 8.0, with_backs: bool = True
+) -> dict[str, np.ndarray]:
     """Every card id of `deck_name` (and its backs) to its rendered image."""
     cards = deck(deck_name) + (backs(deck_name) if with_backs else ())
     return {c.id: render_card(c, design, px_per_mm) for c in cards}
 
 
 __all__ = [
-    "DESIGNS", "TRAIN_DESIGNS", "HELD_OUT_DESIGN", "BACK_PATTERNS", "Design", "random_design", "BREEDS", "GUILDS",
+    "DESIGNS",
+    "TRAIN_DESIGNS",
+    "HELD_OUT_DESIGN",
+    "BACK_PATTERNS",
+    "Design",
+    "random_design",
+    "BREEDS",
+    "GUILDS",
     "GUILD_SYMBOLS",
-    "card_size_px", "card_mask", "render_card", "render_deck",
+    "card_size_px",
+    "card_mask",
+    "render_card",
+    "render_deck",
 ]

@@ -44,8 +44,21 @@ TEST_BACKGROUNDS = ("marble", "plaid", "skimage_gravel")
 # `--varied` training scenes add these backgrounds: clutter, dots, a colour mosaic and photographs
 # (scikit-image's sample photos, cropped, scaled and turned), none of them the held-out kinds
 VARIED_BACKGROUNDS = ("clutter", "dots", "mosaic", "skimage_photo")
-SKIMAGE_PHOTOS = ("astronaut", "camera", "chelsea", "coffee", "coins", "hubble_deep_field",
-                  "immunohistochemistry", "moon", "rocket", "retina", "cell", "clock", "horse")
+SKIMAGE_PHOTOS = (
+    "astronaut",
+    "camera",
+    "chelsea",
+    "coffee",
+    "coins",
+    "hubble_deep_field",
+    "immunohistochemistry",
+    "moon",
+    "rocket",
+    "retina",
+    "cell",
+    "clock",
+    "horse",
+)
 PX_PER_MM = 4.0  # resolution of the rendered faces that are warped into scenes
 MIN_VISIBLE = 0.2  # a card less visible than this is not labelled
 RANDOM_DESIGN_SHARE = 0.6  # training/validation scenes drawn in a random design
@@ -125,8 +138,9 @@ def available_backgrounds(split: str, varied: bool = False) -> tuple[str, ...]:
     if varied and split != "test":
         names = names + VARIED_BACKGROUNDS
     tex = _skimage_textures()
-    return tuple(n for n in names if not n.startswith("skimage_")
-                 or (n == "skimage_photo" and _skimage_photos()) or n[8:] in tex)
+    return tuple(
+        n for n in names if not n.startswith("skimage_") or (n == "skimage_photo" and _skimage_photos()) or n[8:] in tex
+    )
 
 
 def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -135,8 +149,10 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         n = rng.normal(0, rng.uniform(3, 10), (h, w, 1)).astype(np.float32)
         img = base[None, None] + n + (fractal(rng, h, w, 3, 128)[..., None] - 0.5) * 30
     elif kind == "wood":
-        c1, c2 = (np.array([40, 80, 140], np.float32) * rng.uniform(0.6, 1.3),
-                  np.array([70, 130, 190], np.float32) * rng.uniform(0.6, 1.3))
+        c1, c2 = (
+            np.array([40, 80, 140], np.float32) * rng.uniform(0.6, 1.3),
+            np.array([70, 130, 190], np.float32) * rng.uniform(0.6, 1.3),
+        )
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
         ang = rng.uniform(0, math.pi)
         u = x * math.cos(ang) + y * math.sin(ang)
@@ -161,7 +177,7 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         c1, c2 = _colour(rng), _colour(rng)
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
         ang = rng.uniform(0, 2 * math.pi)
-        t = (x * math.cos(ang) + y * math.sin(ang))
+        t = x * math.cos(ang) + y * math.sin(ang)
         t = ((t - t.min()) / (np.ptp(t) + 1e-6))[..., None]
         img = c1 * t + c2 * (1 - t) + rng.normal(0, 3, (h, w, 1)).astype(np.float32)
     elif kind == "marble":
@@ -186,8 +202,9 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
             r = rng.random()
             if r < 0.45:
                 size = (float(rng.uniform(0.05, 0.5) * w), float(rng.uniform(0.05, 0.5) * h))
-                cv2.fillPoly(img, [cv2.boxPoints((c, size, float(rng.uniform(0, 180)))).astype(np.int32)], col,
-                             cv2.LINE_AA)
+                cv2.fillPoly(
+                    img, [cv2.boxPoints((c, size, float(rng.uniform(0, 180)))).astype(np.int32)], col, cv2.LINE_AA
+                )
             elif r < 0.75:
                 ax = (int(rng.uniform(0.02, 0.15) * w), int(rng.uniform(0.02, 0.15) * w))
                 cv2.ellipse(img, (int(c[0]), int(c[1])), ax, float(rng.uniform(0, 180)), 0, 360, col, -1, cv2.LINE_AA)
@@ -225,7 +242,7 @@ def background(kind: str, rng: np.random.Generator, h: int, w: int) -> np.ndarra
         reps = (h // tex.shape[0] + 2, w // tex.shape[1] + 2, 1)
         big = np.tile(tex, reps)
         y0, x0 = int(rng.integers(0, tex.shape[0])), int(rng.integers(0, tex.shape[1]))
-        img = big[y0:y0 + h, x0:x0 + w] * rng.uniform(0.7, 1.2, 3).astype(np.float32)
+        img = big[y0 : y0 + h, x0 : x0 + w] * rng.uniform(0.7, 1.2, 3).astype(np.float32)
     else:
         raise ValueError(f"unknown background {kind!r}")
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -277,8 +294,9 @@ def _back(deck_name: str, card: D.Card | None, rng) -> D.Card:
     return bs[int(rng.integers(len(bs)))]
 
 
-def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
-           tricks: bool = False) -> tuple[list[Placed], list[dict]]:
+def layout(
+    rng, w, h, deck_name, designs, smallest: float = 45.0, tricks: bool = False
+) -> tuple[list[Placed], list[dict]]:
     """Cards on the table plane, bottom first, and hands (occluders) to draw on top; card heights
     log-uniform from `smallest` pixels to 300 (or three quarters of the image).
 
@@ -300,8 +318,15 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
     def scatter(n):
         for _ in range(n):
             hh = base_h * rng.uniform(0.85, 1.15)
-            placed.append(new(face_up=bool(rng.random() < 0.75), cx=rng.uniform(0.1, 0.9) * w,
-                              cy=rng.uniform(0.12, 0.88) * h, angle=rng.uniform(-180, 180), height=hh))
+            placed.append(
+                new(
+                    face_up=bool(rng.random() < 0.75),
+                    cx=rng.uniform(0.1, 0.9) * w,
+                    cy=rng.uniform(0.12, 0.88) * h,
+                    angle=rng.uniform(-180, 180),
+                    height=hh,
+                )
+            )
 
     def fan():
         n = int(rng.choice([3, 4]))
@@ -321,8 +346,14 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
             angle = ang + (180 if i == upside else 0)
             placed.append(Placed(_pick_card(rng, deck_name), True, design, cx, cy, angle, hh))
         # the holding hand covers the lower part of the fan
-        hands.append({"x": px + rng.uniform(-0.1, 0.1) * hh, "y": py + hh * rng.uniform(0.02, 0.15),
-                      "r": hh * rng.uniform(0.3, 0.45), "angle": base + rng.uniform(-20, 20)})
+        hands.append(
+            {
+                "x": px + rng.uniform(-0.1, 0.1) * hh,
+                "y": py + hh * rng.uniform(0.02, 0.15),
+                "r": hh * rng.uniform(0.3, 0.45),
+                "angle": base + rng.uniform(-20, 20),
+            }
+        )
 
     def pile():
         n = int(rng.integers(3, 9))
@@ -330,8 +361,15 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
         ang = rng.uniform(-180, 180)
         face_up = bool(rng.random() < 0.35)
         for _ in range(n):
-            placed.append(new(face_up=face_up, cx=cx + rng.normal(0, 1.5), cy=cy + rng.normal(0, 1.5),
-                              angle=ang + rng.normal(0, 4), height=base_h))
+            placed.append(
+                new(
+                    face_up=face_up,
+                    cx=cx + rng.normal(0, 1.5),
+                    cy=cy + rng.normal(0, 1.5),
+                    angle=ang + rng.normal(0, 4),
+                    height=base_h,
+                )
+            )
 
     def row():
         n = int(rng.integers(2, 6))
@@ -343,16 +381,29 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
             cx, cy = x0 + math.cos(a) * gap * i, y0 - math.sin(a) * gap * i
             placed.append(new(face_up=True, cx=cx, cy=cy, angle=ang + rng.normal(0, 3), height=base_h))
             if rng.random() < 0.6:  # an egg (or another card) laid half over it
-                placed.append(new(face_up=True, cx=cx + rng.normal(0, 0.05) * base_h,
-                                  cy=cy + base_h * rng.uniform(0.3, 0.5), angle=ang + rng.normal(0, 6),
-                                  height=base_h * rng.uniform(0.9, 1.0)))
+                placed.append(
+                    new(
+                        face_up=True,
+                        cx=cx + rng.normal(0, 0.05) * base_h,
+                        cy=cy + base_h * rng.uniform(0.3, 0.5),
+                        angle=ang + rng.normal(0, 6),
+                        height=base_h * rng.uniform(0.9, 1.0),
+                    )
+                )
 
     def trick():
         n = int(rng.integers(2, 5))
         cx, cy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
         for _ in range(n):
-            placed.append(new(face_up=bool(rng.random() < 0.9), cx=cx, cy=cy,
-                              angle=rng.uniform(-180, 180), height=base_h * rng.uniform(0.95, 1.05)))
+            placed.append(
+                new(
+                    face_up=bool(rng.random() < 0.9),
+                    cx=cx,
+                    cy=cy,
+                    angle=rng.uniform(-180, 180),
+                    height=base_h * rng.uniform(0.95, 1.05),
+                )
+            )
             step, a = base_h * rng.uniform(0.15, 0.6), rng.uniform(0, 2 * math.pi)
             cx, cy = cx + math.cos(a) * step, cy + math.sin(a) * step
 
@@ -376,8 +427,14 @@ def layout(rng, w, h, deck_name, designs, smallest: float = 45.0,
         scatter(int(rng.integers(0, 3)))
     if rng.random() < 0.15 and placed:  # a passing hand over scattered cards
         p = placed[int(rng.integers(len(placed)))]
-        hands.append({"x": p.cx + rng.normal(0, 0.3) * p.height, "y": p.cy + rng.normal(0, 0.3) * p.height,
-                      "r": p.height * rng.uniform(0.25, 0.4), "angle": rng.uniform(-180, 180)})
+        hands.append(
+            {
+                "x": p.cx + rng.normal(0, 0.3) * p.height,
+                "y": p.cy + rng.normal(0, 0.3) * p.height,
+                "r": p.height * rng.uniform(0.25, 0.4),
+                "angle": rng.uniform(-180, 180),
+            }
+        )
     return placed, hands
 
 
@@ -393,9 +450,14 @@ def _hand_mask(h, w, hand, P) -> np.ndarray:
     polys = [pts]
     for k in range(4):  # fingers reaching up
         fx = (k - 1.5) * r * 0.38
-        polys.append([(fx - r * 0.16, -r * 0.6), (fx + r * 0.16, -r * 0.6),
-                      (fx + r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2)))),
-                      (fx - r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2))))])
+        polys.append(
+            [
+                (fx - r * 0.16, -r * 0.6),
+                (fx + r * 0.16, -r * 0.6),
+                (fx + r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2)))),
+                (fx - r * 0.14, -r * (1.5 + 0.2 * (k in (1, 2)))),
+            ]
+        )
     polys.append([(r * 0.6, -r * 0.1), (r * 0.8, r * 0.2), (r * 1.5, -r * 0.6), (r * 1.3, -r * 0.85)])  # thumb
     ca, sa = math.cos(ang), math.sin(ang)
     for poly in polys:
@@ -425,16 +487,25 @@ def _distractors(rng, img: np.ndarray, owner: np.ndarray) -> None:
             cv2.circle(img, c, r, tuple(float(v) for v in _colour(rng, 60, 200)), -1, cv2.LINE_AA)
             cv2.circle(covered, c, r, (255,), -1, cv2.LINE_AA)
         else:
-            rect = ((float(rng.uniform(0, w)), float(rng.uniform(0, h))),
-                    (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))), float(rng.uniform(0, 180)))
+            rect = (
+                (float(rng.uniform(0, w)), float(rng.uniform(0, h))),
+                (float(rng.uniform(20, 60)), float(rng.uniform(40, 110))),
+                float(rng.uniform(0, 180)),
+            )
             poly = [cv2.boxPoints(rect).astype(np.int32)]
             cv2.fillPoly(img, poly, tuple(float(v) for v in _colour(rng, 10, 70)), cv2.LINE_AA)
             cv2.fillPoly(covered, poly, (255,), cv2.LINE_AA)
         owner[covered > 0] = -3
 
 
-def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | None = None,
-                 deck_name: str | None = None, varied: bool = False):
+def render_scene(
+    rng: np.random.Generator,
+    split: str,
+    w: int = 640,
+    h: int | None = None,
+    deck_name: str | None = None,
+    varied: bool = False,
+):
     """One scene: (BGR image, labels [(cls, corners 4x2, vis[4])], info).
 
     `varied` (training and validation only): more backgrounds (VARIED_BACKGROUNDS), designs with
@@ -469,8 +540,12 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
         ch, cw = face.shape[:2]
         H = P @ _affine(cw, ch, p)
         corners = cv2.perspectiveTransform(np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), H)[0]
-        if (corners[:, 0].min() < 2 or corners[:, 1].min() < 2 or corners[:, 0].max() > w - 3
-                or corners[:, 1].max() > h - 3):
+        if (
+            corners[:, 0].min() < 2
+            or corners[:, 1].min() < 2
+            or corners[:, 0].max() > w - 3
+            or corners[:, 1].max() > h - 3
+        ):
             continue
         x0, y0 = np.floor(corners.min(0)).astype(int)
         x1, y1 = np.ceil(corners.max(0)).astype(int) + 1
@@ -518,16 +593,26 @@ def render_scene(rng: np.random.Generator, split: str, w: int = 640, h: int | No
             qx, qy = int(np.clip(q[0], 0, w - 1)), int(np.clip(q[1], 0, h - 1))
             vis.append(2 if owner[qy, qx] == idx else 1)
         labels.append((0 if face_up else 1, c, vis))
-        ids.append({"id": card.id, "deck": card.deck, "design": getattr(design, "name", design),
-                    "symmetric": card.symmetric,
-                    "visible": round(visible, 3)})
+        ids.append(
+            {
+                "id": card.id,
+                "deck": card.deck,
+                "design": getattr(design, "name", design),
+                "symmetric": card.symmetric,
+                "visible": round(visible, 3),
+            }
+        )
     if rng.random() < 0.08 and labels:  # an annotation rectangle around a card, as on recorded video
         _, c, _ = labels[int(rng.integers(len(labels)))]
         col = (float(rng.uniform(0, 120)), float(rng.uniform(150, 255)), float(rng.uniform(0, 120)))
         cv2.polylines(img, [c.astype(np.int32)], True, col, int(rng.integers(1, 3)), cv2.LINE_AA)
     img = photometric(rng, img)
-    info = {"background": bg_kind, "deck": deck_name, "design": designs[0] if split == "test" else "train",
-            "cards": ids}
+    info = {
+        "background": bg_kind,
+        "deck": deck_name,
+        "design": designs[0] if split == "test" else "train",
+        "cards": ids,
+    }
     return img, labels, info
 
 
@@ -596,8 +681,15 @@ def link_test_split(out: Path, source: Path) -> None:
         link.symlink_to(os.path.relpath(source / part, link.parent))
 
 
-def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640, progress=True,
-                  varied: bool = False, test_from: Path | None = None) -> dict:
+def write_dataset(
+    out: Path,
+    counts: dict[str, int],
+    seed: int,
+    width: int = 640,
+    progress=True,
+    varied: bool = False,
+    test_from: Path | None = None,
+) -> dict:
     from tqdm import tqdm  # deferred: a progress bar from the training requirements, not the package's
 
     out = out.resolve()
@@ -605,8 +697,7 @@ def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640
         if counts.get("test"):
             raise ValueError("a test split is either generated or linked from another dataset, not both")
         link_test_split(out, test_from)
-    stats: dict = {"seed": seed, "width": width, "varied": varied, "splits": {},
-                   "skimage": bool(_skimage_textures())}
+    stats: dict = {"seed": seed, "width": width, "varied": varied, "splits": {}, "skimage": bool(_skimage_textures())}
     for s_i, (split, n) in enumerate(counts.items()):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
@@ -622,19 +713,28 @@ def write_dataset(out: Path, counts: dict[str, int], seed: int, width: int = 640
             cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
             hh, ww = img.shape[:2]
             (out / "labels" / split / f"{name}.txt").write_text(
-                "".join(yolo_line(c, k, v, ww, hh) + "\n" for c, k, v in labels))
+                "".join(yolo_line(c, k, v, ww, hh) + "\n" for c, k, v in labels)
+            )
             n_cards += len(labels)
             n_up += sum(1 for c, _, _ in labels if c == 0)
             bgs[info["background"]] = bgs.get(info["background"], 0) + 1
             index.write(json.dumps({"image": f"{name}.jpg", **info}) + "\n")
         index.close()
-        stats["splits"][split] = {"images": n, "cards": n_cards, "face_up": n_up, "backgrounds": bgs,
-                                  "designs": [R.HELD_OUT_DESIGN] if split == "test"
-                                  else list(R.TRAIN_DESIGNS) + [f"random ({RANDOM_DESIGN_SHARE:.0%} of scenes)"]}
-    yaml = (f"path: {out}\ntrain: images/train\nval: images/val\n"
-            + ("test: images/test\n" if "test" in counts or test_from is not None else "")
-            + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"
-            + "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASSES)))
+        stats["splits"][split] = {
+            "images": n,
+            "cards": n_cards,
+            "face_up": n_up,
+            "backgrounds": bgs,
+            "designs": [R.HELD_OUT_DESIGN]
+            if split == "test"
+            else list(R.TRAIN_DESIGNS) + [f"random ({RANDOM_DESIGN_SHARE:.0%} of scenes)"],
+        }
+    yaml = (
+        f"path: {out}\ntrain: images/train\nval: images/val\n"
+        + ("test: images/test\n" if "test" in counts or test_from is not None else "")
+        + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"
+        + "".join(f"  {i}: {n}\n" for i, n in enumerate(CLASSES))
+    )
     (out / "data.yaml").write_text(yaml)
     (out / "meta.json").write_text(json.dumps(stats, indent=1))
     return stats

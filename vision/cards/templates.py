@@ -95,13 +95,22 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     for card in deck_cards(base):
         ids.setdefault(card.face_key, []).append(card.id)
     back_cards = backs(base)
-    back_t = CardIdentifier(f"{base}:{design}:backs", [c.id for c in back_cards],
-                       [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
-                       symmetric=[c.symmetric for c in back_cards], embedder=None)
-    return Deck(name=base if design == "classic" else f"{base}:{design}",
-                faces=CardIdentifier(f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric,
-                                siblings=symbol_siblings(base)),
-                backs=back_t, base=base, source="built-in")
+    back_t = CardIdentifier(
+        f"{base}:{design}:backs",
+        [c.id for c in back_cards],
+        [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
+        symmetric=[c.symmetric for c in back_cards],
+        embedder=None,
+    )
+    return Deck(
+        name=base if design == "classic" else f"{base}:{design}",
+        faces=CardIdentifier(
+            f"{base}:{design}", labels, images, card_ids=ids, symmetric=symmetric, siblings=symbol_siblings(base)
+        ),
+        backs=back_t,
+        base=base,
+        source="built-in",
+    )
 
 
 @lru_cache(maxsize=16)
@@ -118,17 +127,27 @@ def load_deck(name: str, decks_dir: Path | str | None = None) -> Deck:
         return read_deck_folder(folder)
     if name in builtin_names():
         return _builtin(name)
-    raise UnknownDeck(f"no deck called {name!r}; known: {', '.join(known_decks(root))}",
-                      deck=name, known=known_decks(root), decks_dir=str(root))
+    raise UnknownDeck(
+        f"no deck called {name!r}; known: {', '.join(known_decks(root))}",
+        deck=name,
+        known=known_decks(root),
+        decks_dir=str(root),
+    )
 
 
 def safe_file_name(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label) + ".png"
 
 
-def write_deck_folder(folder: Path, name: str, faces: dict[str, np.ndarray], backs: dict[str, np.ndarray],
-                      card_ids: dict[str, list[str]] | None = None, base: str | None = None,
-                      extra: dict[str, Any] | None = None) -> Path:
+def write_deck_folder(
+    folder: Path,
+    name: str,
+    faces: dict[str, np.ndarray],
+    backs: dict[str, np.ndarray],
+    card_ids: dict[str, list[str]] | None = None,
+    base: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """Write a deck folder atomically enough: templates first, deck.json (the index) last."""
     tdir = folder / "templates"
     tdir.mkdir(parents=True, exist_ok=True)
@@ -138,8 +157,14 @@ def write_deck_folder(folder: Path, name: str, faces: dict[str, np.ndarray], bac
             fname = f"{kind}-{safe_file_name(label)}"
             if not cv2.imwrite(str(tdir / fname), image):
                 raise BrokenDeck(f"could not write {tdir / fname}")
-            entries.append({"label": label, "kind": kind, "file": f"templates/{fname}",
-                            "card_ids": list((card_ids or {}).get(label, [label]))})
+            entries.append(
+                {
+                    "label": label,
+                    "kind": kind,
+                    "file": f"templates/{fname}",
+                    "card_ids": list((card_ids or {}).get(label, [label])),
+                }
+            )
     doc = {"name": name, "base": base, "size": list(CANONICAL_SIZE), "templates": entries, **(extra or {})}
     tmp = folder / (DECK_FILE + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1))
@@ -154,12 +179,15 @@ def read_deck_folder(folder: Path) -> Deck:
     except (OSError, ValueError, KeyError) as exc:
         raise BrokenDeck(f"{folder / DECK_FILE} is not a deck index: {exc}", folder=str(folder)) from None
     groups: dict[str, tuple[list[str], list[np.ndarray], dict[str, list[str]]]] = {
-        "face": ([], [], {}), "back": ([], [], {})}
+        "face": ([], [], {}),
+        "back": ([], [], {}),
+    }
     for e in entries:
         image = cv2.imread(str(folder / e["file"]), cv2.IMREAD_COLOR)
         if image is None:
-            raise BrokenDeck(f"template {e['file']} of deck {doc.get('name')!r} is missing or unreadable",
-                             folder=str(folder))
+            raise BrokenDeck(
+                f"template {e['file']} of deck {doc.get('name')!r} is missing or unreadable", folder=str(folder)
+            )
         labels, images, ids = groups[e.get("kind", "face")]
         labels.append(e["label"])
         images.append(to_canonical(image))
@@ -169,7 +197,12 @@ def read_deck_folder(folder: Path) -> Deck:
 
     name, base = doc.get("name", folder.name), doc.get("base")
     # a deck enrolled as free-form faces has no base deck to say which faces are siblings
-    faces = CardIdentifier(name, groups["face"][0], groups["face"][1], card_ids=groups["face"][2],
-                      siblings=symbol_siblings(base) if base in DECKS else [])
+    faces = CardIdentifier(
+        name,
+        groups["face"][0],
+        groups["face"][1],
+        card_ids=groups["face"][2],
+        siblings=symbol_siblings(base) if base in DECKS else [],
+    )
     backs = CardIdentifier(f"{name}:backs", *groups["back"][:2], embedder=None) if groups["back"][0] else None
     return Deck(name=name, faces=faces, backs=backs, base=base, source=str(folder))

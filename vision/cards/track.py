@@ -21,8 +21,14 @@ from vision.cards.detections import CardDetections
 
 
 class CardTracker:
-    def __init__(self, frame_rate: float = 30.0, lost_frames: int | None = None,
-                 activation: float = 0.25, matching: float = 0.8, min_vote: float = 0.5) -> None:
+    def __init__(
+        self,
+        frame_rate: float = 30.0,
+        lost_frames: int | None = None,
+        activation: float = 0.25,
+        matching: float = 0.8,
+        min_vote: float = 0.5,
+    ) -> None:
         import supervision as sv  # deferred: supervision loads its own stack; only tracking needs it
 
         self._sv = sv
@@ -31,11 +37,13 @@ class CardTracker:
         with warnings.catch_warnings():  # deprecated in 0.28 for the `trackers` package, which
             # needs numpy 2; requirements.txt pins supervision 0.30.9, which has it
             warnings.simplefilter("ignore", FutureWarning)
-            self._tracker = sv.ByteTrack(track_activation_threshold=activation,
-                                         lost_track_buffer=self.lost_frames,
-                                         minimum_matching_threshold=matching,
-                                         frame_rate=int(round(frame_rate)) or 30,
-                                         minimum_consecutive_frames=1)
+            self._tracker = sv.ByteTrack(
+                track_activation_threshold=activation,
+                lost_track_buffer=self.lost_frames,
+                minimum_matching_threshold=matching,
+                frame_rate=int(round(frame_rate)) or 30,
+                minimum_consecutive_frames=1,
+            )
         self.min_vote = min_vote
         # per track, each label's summed confidence, in the order the labels were first read
         self.votes: dict[int, dict[str, float]] = collections.defaultdict(lambda: collections.defaultdict(float))
@@ -50,8 +58,12 @@ class CardTracker:
         if len(out) == 0:
             self._tracker.update_with_detections(self._sv.Detections.empty())
             return out
-        svd = self._sv.Detections(xyxy=out.xyxy.astype(np.float32), confidence=out.confidence.astype(np.float32),
-                                  class_id=np.zeros(len(out), int), data={"index": np.arange(len(out))})
+        svd = self._sv.Detections(
+            xyxy=out.xyxy.astype(np.float32),
+            confidence=out.confidence.astype(np.float32),
+            class_id=np.zeros(len(out), int),
+            data={"index": np.arange(len(out))},
+        )
         tracked = self._tracker.update_with_detections(svd)
         for idx, tid in zip(tracked.data["index"], tracked.tracker_id if tracked.tracker_id is not None else ()):
             out.track_id[int(idx)] = int(tid)
@@ -74,8 +86,11 @@ class CardTracker:
                 continue
             # A card seen but not read (half covered, turned face down, blurred) keeps the name
             # its track was read as; so does a weak read that disagrees with a strong record.
-            if (out.label[i] is None or not out.face_up[i]
-                    or (out.label[i] != label and out.label_confidence[i] < share)):
+            if (
+                out.label[i] is None
+                or not out.face_up[i]
+                or (out.label[i] != label and out.label_confidence[i] < share)
+            ):
                 out.label[i] = label
                 out.label_confidence[i] = share
 

@@ -101,8 +101,10 @@ class TableLayout:
         return cls.from_dict(doc)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table_corners": None if self.table_corners is None else self.table_corners.tolist(),
-                "zones": [{"name": z.name, "polygon": z.polygon.tolist()} for z in self.zones]}
+        return {
+            "table_corners": None if self.table_corners is None else self.table_corners.tolist(),
+            "zones": [{"name": z.name, "polygon": z.polygon.tolist()} for z in self.zones],
+        }
 
     # -- use -----------------------------------------------------------------------------------
     def to_table(self, points: np.ndarray, frame_size: tuple[int, int]) -> np.ndarray:

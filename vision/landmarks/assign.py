@@ -45,8 +45,7 @@ def dedupe_hands(hands: Sequence[RawHand]) -> list[RawHand]:
     kept: list[RawHand] = []
     for h in sorted(hands, key=lambda h: -h.score):
         size = max(float(np.linalg.norm(h.points[9, :2] - h.points[0, :2])), 1.0)
-        if any(float(np.mean(np.linalg.norm(h.points[:, :2] - k.points[:, :2], axis=1))) < 0.6 * size
-               for k in kept):
+        if any(float(np.mean(np.linalg.norm(h.points[:, :2] - k.points[:, :2], axis=1))) < 0.6 * size for k in kept):
             continue
         kept.append(h)
     return kept
@@ -59,9 +58,15 @@ def _face_geometry(face: np.ndarray | None) -> tuple[np.ndarray, float] | None:
     return face[:, :2].mean(axis=0), max(span, 1.0)
 
 
-def assign_hands(hands: Sequence[RawHand], seats: Sequence[Seat], faces: Mapping[str, np.ndarray | None],
-                 poses: Mapping[str, np.ndarray | None], width: int, height: int,
-                 mirrored: bool = False) -> tuple[dict[str, dict[str, Hand]], list[Hand]]:
+def assign_hands(
+    hands: Sequence[RawHand],
+    seats: Sequence[Seat],
+    faces: Mapping[str, np.ndarray | None],
+    poses: Mapping[str, np.ndarray | None],
+    width: int,
+    height: int,
+    mirrored: bool = False,
+) -> tuple[dict[str, dict[str, Hand]], list[Hand]]:
     """Give each hand to a (seat, side). Returns ({seat: {side: Hand}}, unassigned hands)."""
     hands = dedupe_hands(hands)
     slots = [(seat.name, side) for seat in seats for side in SIDES]

@@ -139,8 +139,9 @@ class TableCalibration:
 
     def renamed(self, old: str, new: str) -> TableCalibration:
         self.seat(old)
-        return dataclasses.replace(self, seats=tuple(dataclasses.replace(s, name=new) if s.name == old else s
-                                                     for s in self.seats))
+        return dataclasses.replace(
+            self, seats=tuple(dataclasses.replace(s, name=new) if s.name == old else s for s in self.seats)
+        )
 
     # -- JSON --------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -149,26 +150,43 @@ class TableCalibration:
             "mirrored": self.mirrored,
             "proposed": self.proposed,
             "table_polygon": None if self.table_polygon is None else [list(p) for p in self.table_polygon],
-            "seats": [{"name": s.name, "region": [round(v, 4) for v in s.region], "camera": s.camera,
-                       "table_line": None if s.table_line is None else [[round(v, 4) for v in p] for p in s.table_line]}
-                      for s in self.seats],
+            "seats": [
+                {
+                    "name": s.name,
+                    "region": [round(v, 4) for v in s.region],
+                    "camera": s.camera,
+                    "table_line": None if s.table_line is None else [[round(v, 4) for v in p] for p in s.table_line],
+                }
+                for s in self.seats
+            ],
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> TableCalibration:
         if not isinstance(d, Mapping) or d.get("format") != FORMAT:
-            raise CalibrationError(f"not a table calibration (expected \"format\": \"{FORMAT}\")")
+            raise CalibrationError(f'not a table calibration (expected "format": "{FORMAT}")')
         try:
-            seats = tuple(Seat(name=s["name"], region=tuple(s["region"]), camera=str(s.get("camera", "0")),
-                               # any shape here: Seat checks and converts it
-                               table_line=None if s.get("table_line") is None
-                               else cast(Line, tuple(tuple(p) for p in s["table_line"])))
-                          for s in d.get("seats", ()))
+            seats = tuple(
+                Seat(
+                    name=s["name"],
+                    region=tuple(s["region"]),
+                    camera=str(s.get("camera", "0")),
+                    # any shape here: Seat checks and converts it
+                    table_line=None
+                    if s.get("table_line") is None
+                    else cast(Line, tuple(tuple(p) for p in s["table_line"])),
+                )
+                for s in d.get("seats", ())
+            )
         except (KeyError, TypeError) as exc:
             raise CalibrationError(f"malformed seat in calibration: {exc}") from None
         poly = d.get("table_polygon")
-        return cls(seats=seats, mirrored=bool(d.get("mirrored", False)), proposed=bool(d.get("proposed", False)),
-                   table_polygon=None if poly is None else tuple(tuple(p) for p in poly))
+        return cls(
+            seats=seats,
+            mirrored=bool(d.get("mirrored", False)),
+            proposed=bool(d.get("proposed", False)),
+            table_polygon=None if poly is None else tuple(tuple(p) for p in poly),
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
@@ -215,8 +233,9 @@ def _reading_order(boxes: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
     return [b for row in rows for b in sorted(row, key=lambda b: (b[0] + b[2]) / 2)]
 
 
-def seats_from_faces(face_boxes: Iterable[Box], names: Sequence[str] | None = None,
-                     reach: float = 3.0, below: float = 6.0) -> tuple[Seat, ...]:
+def seats_from_faces(
+    face_boxes: Iterable[Box], names: Sequence[str] | None = None, reach: float = 3.0, below: float = 6.0
+) -> tuple[Seat, ...]:
     """Propose a region per face box (normalised x0, y0, x1, y1): `reach` face widths either
     side, from one face height above to `below` face heights under it; neighbouring regions
     are split half way between the faces. Seats are ordered left to right, top to bottom."""
@@ -254,8 +273,15 @@ def seats_from_faces(face_boxes: Iterable[Box], names: Sequence[str] | None = No
     return tuple(Seat(n, (r[0], r[1], r[2], r[3])) for n, r in zip(names, regions))
 
 
-def propose_table_line(wrists_y: Sequence[float], shoulders_y: Sequence[float], shoulder_w: Sequence[float],
-                       region: Box, height: int, frames: int, min_frames: int = 3):
+def propose_table_line(
+    wrists_y: Sequence[float],
+    shoulders_y: Sequence[float],
+    shoulder_w: Sequence[float],
+    region: Box,
+    height: int,
+    frames: int,
+    min_frames: int = 3,
+):
     """A level table line for a seat from the first seconds of its landmarks (pixels), or None.
 
     Players at a card table rest their hands on it: the line is the median wrist height among

@@ -11,8 +11,29 @@ from referee.observations import SignalEvent
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.types import FrameLandmarks
 
-HAND_EDGES = ((0, 1), (1, 2), (2, 3), (3, 4), (0, 5), (5, 6), (6, 7), (7, 8), (5, 9), (9, 10), (10, 11),
-              (11, 12), (9, 13), (13, 14), (14, 15), (15, 16), (13, 17), (17, 18), (18, 19), (19, 20), (0, 17))
+HAND_EDGES = (
+    (0, 1),
+    (1, 2),
+    (2, 3),
+    (3, 4),
+    (0, 5),
+    (5, 6),
+    (6, 7),
+    (7, 8),
+    (5, 9),
+    (9, 10),
+    (10, 11),
+    (11, 12),
+    (9, 13),
+    (13, 14),
+    (14, 15),
+    (15, 16),
+    (13, 17),
+    (17, 18),
+    (18, 19),
+    (19, 20),
+    (0, 17),
+)
 POSE_EDGES = ((11, 12), (11, 13), (13, 15), (12, 14), (14, 16), (11, 23), (12, 24), (23, 24))
 SIDE_COLOUR = {"left": (255, 128, 0), "right": (0, 128, 255)}  # BGR: left blue, right orange
 FACE_COLOUR = (80, 220, 80)
@@ -22,8 +43,9 @@ def _pt(p) -> tuple[int, int]:
     return int(round(float(p[0]))), int(round(float(p[1])))
 
 
-def draw_frame(image: np.ndarray, frame: FrameLandmarks, calibration: TableCalibration,
-               events: Sequence[SignalEvent] = ()) -> np.ndarray:
+def draw_frame(
+    image: np.ndarray, frame: FrameLandmarks, calibration: TableCalibration, events: Sequence[SignalEvent] = ()
+) -> np.ndarray:
     out = image.copy()
     h, w = out.shape[:2]
     for seat in calibration.seats:
@@ -44,8 +66,15 @@ def draw_frame(image: np.ndarray, frame: FrameLandmarks, calibration: TableCalib
         for side, hand in p.hands.items():
             for a, b in HAND_EDGES:
                 cv2.line(out, _pt(hand.points[a]), _pt(hand.points[b]), SIDE_COLOUR[side], 2)
-            cv2.putText(out, f"{p.seat}:{side[0].upper()}", _pt(hand.points[0] + np.array([5, 15, 0])),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, SIDE_COLOUR[side], 1)
+            cv2.putText(
+                out,
+                f"{p.seat}:{side[0].upper()}",
+                _pt(hand.points[0] + np.array([5, 15, 0])),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                SIDE_COLOUR[side],
+                1,
+            )
     y = 24
     for e in events:
         if e.start <= frame.t <= e.end + 0.5:

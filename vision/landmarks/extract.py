@@ -35,12 +35,15 @@ class Rates:
 
 def _mp():
     import mediapipe as mp  # deferred: MediaPipe takes seconds to load; only an extractor needs it
+
     return mp
 
 
 def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = False) -> np.ndarray:
-    pts = np.array([[lm.x, lm.y, lm.z] + ([lm.visibility] if with_visibility else []) for lm in landmarks.landmark],
-                   dtype=np.float32)
+    pts = np.array(
+        [[lm.x, lm.y, lm.z] + ([lm.visibility] if with_visibility else []) for lm in landmarks.landmark],
+        dtype=np.float32,
+    )
     pts[:, 0] = pts[:, 0] * w + x0
     pts[:, 1] = pts[:, 1] * h + y0
     pts[:, 2] = pts[:, 2] * w
@@ -50,12 +53,13 @@ def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = 
 class _SeatGraphs:
     def __init__(self, static: bool) -> None:
         mp = _mp()
-        self.face = mp.solutions.face_mesh.FaceMesh(static_image_mode=static, max_num_faces=1,
-                                                    refine_landmarks=False, min_detection_confidence=0.5)
-        self.hands = mp.solutions.hands.Hands(static_image_mode=static, max_num_hands=2, model_complexity=1,
-                                              min_detection_confidence=0.5)
-        self.pose = mp.solutions.pose.Pose(static_image_mode=static, model_complexity=1,
-                                           min_detection_confidence=0.5)
+        self.face = mp.solutions.face_mesh.FaceMesh(
+            static_image_mode=static, max_num_faces=1, refine_landmarks=False, min_detection_confidence=0.5
+        )
+        self.hands = mp.solutions.hands.Hands(
+            static_image_mode=static, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
+        )
+        self.pose = mp.solutions.pose.Pose(static_image_mode=static, model_complexity=1, min_detection_confidence=0.5)
 
     def close(self) -> None:
         for g in (self.face, self.hands, self.pose):
@@ -66,8 +70,13 @@ class LandmarkExtractor:
     """Per-frame landmarks for every seat of a calibration. Use as a context manager, or call
     `close()`. `static=True` treats every frame as an unrelated picture (images)."""
 
-    def __init__(self, calibration: TableCalibration, rates: Rates = Rates(), static: bool = False,
-                 max_crop_side: int | None = 640) -> None:
+    def __init__(
+        self,
+        calibration: TableCalibration,
+        rates: Rates = Rates(),
+        static: bool = False,
+        max_crop_side: int | None = 640,
+    ) -> None:
         self.calibration = calibration
         self.rates = rates
         self.static = static
@@ -176,12 +185,15 @@ def _unflip_hand(h: Hand, width: int) -> Hand:
 
 
 def _unflip_person(p: Person, width: int) -> Person:
-    return p.replace(face=None if p.face is None else _unflip(p.face, width),
-                     pose=None if p.pose is None else _unflip(p.pose, width),
-                     hands={s: _unflip_hand(h, width) for s, h in p.hands.items()})
+    return p.replace(
+        face=None if p.face is None else _unflip(p.face, width),
+        pose=None if p.pose is None else _unflip(p.pose, width),
+        hands={s: _unflip_hand(h, width) for s, h in p.hands.items()},
+    )
 
 
 # -- the naive baseline ----------------------------------------------------------------------
+
 
 class HolisticPerSeat:
     """The simple way, kept as the speed baseline: MediaPipe Holistic on each seat crop, every
@@ -234,8 +246,11 @@ def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[FaceBox]:
     quarters, so small faces at a wide table are found too (full-range BlazeFace)."""
     mp = _mp()
     h, w = image.shape[:2]
-    windows = [(0, 0, w, h)] + [(int(cx * w), int(cy * h), int(min(1.0, cx + 0.6) * w), int(min(1.0, cy + 0.6) * h))
-                                for cy in (0.0, 0.4) for cx in (0.0, 0.4)]
+    windows = [(0, 0, w, h)] + [
+        (int(cx * w), int(cy * h), int(min(1.0, cx + 0.6) * w), int(min(1.0, cy + 0.6) * h))
+        for cy in (0.0, 0.4)
+        for cx in (0.0, 0.4)
+    ]
     boxes: list[FaceBox] = []
     with mp.solutions.face_detection.FaceDetection(model_selection=1, min_detection_confidence=min_score) as fd:
         for x0, y0, x1, y1 in windows:
@@ -244,13 +259,21 @@ def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[FaceBox]:
                 bb = det.location_data.relative_bounding_box
                 bx0 = (x0 + bb.xmin * (x1 - x0)) / w
                 by0 = (y0 + bb.ymin * (y1 - y0)) / h
-                boxes.append((max(0.0, bx0), max(0.0, by0), min(1.0, bx0 + bb.width * (x1 - x0) / w),
-                              min(1.0, by0 + bb.height * (y1 - y0) / h), float(det.score[0])))
+                boxes.append(
+                    (
+                        max(0.0, bx0),
+                        max(0.0, by0),
+                        min(1.0, bx0 + bb.width * (x1 - x0) / w),
+                        min(1.0, by0 + bb.height * (y1 - y0) / h),
+                        float(det.score[0]),
+                    )
+                )
     return [b for b in _nms(boxes) if b[2] > b[0] and b[3] > b[1]]
 
 
-def propose_calibration(images: Sequence[np.ndarray], names: Sequence[str] | None = None,
-                        mirrored: bool = False, min_presence: float = 0.5) -> TableCalibration:
+def propose_calibration(
+    images: Sequence[np.ndarray], names: Sequence[str] | None = None, mirrored: bool = False, min_presence: float = 0.5
+) -> TableCalibration:
     """Seats and table lines from a few frames of the first seconds (e.g. 2 per second for
     2 s). A face seen in at least `min_presence` of the frames makes a seat; each seat's table
     line comes from where its wrists rest (`propose_table_line`). No face: one whole-frame seat.
@@ -303,8 +326,13 @@ def propose_calibration(images: Sequence[np.ndarray], names: Sequence[str] | Non
     return dataclasses.replace(calib, seats=tuple(lined))
 
 
-def extract_stream(frames: Iterable, calibration: TableCalibration, rates: Rates = Rates(),
-                   static: bool = False, max_crop_side: int | None = 640) -> Iterator[FrameLandmarks]:
+def extract_stream(
+    frames: Iterable,
+    calibration: TableCalibration,
+    rates: Rates = Rates(),
+    static: bool = False,
+    max_crop_side: int | None = 640,
+) -> Iterator[FrameLandmarks]:
     """Landmarks for every `vision.video.Frame` (anything with .index, .time, .image)."""
     with LandmarkExtractor(calibration, rates, static=static, max_crop_side=max_crop_side) as ex:
         for fr in frames:

@@ -62,13 +62,21 @@ class Hand:
         return float(np.linalg.norm(self.points[HAND_MIDDLE_MCP, :2] - self.points[HAND_WRIST, :2]))
 
     def to_dict(self, ndigits: int = 1) -> dict[str, Any]:
-        return {"points": np.round(self.points, ndigits).tolist(), "score": round(self.score, 3),
-                "label": self.label, "side_from": self.side_from}
+        return {
+            "points": np.round(self.points, ndigits).tolist(),
+            "score": round(self.score, 3),
+            "label": self.label,
+            "side_from": self.side_from,
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Hand:
-        return cls(np.asarray(d["points"], np.float32), float(d.get("score", 1.0)),
-                   str(d.get("label", "")), str(d.get("side_from", "given")))
+        return cls(
+            np.asarray(d["points"], np.float32),
+            float(d.get("score", 1.0)),
+            str(d.get("label", "")),
+            str(d.get("side_from", "given")),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,7 +117,9 @@ class Person:
             "face": None if self.face is None else np.round(self.face, ndigits).tolist(),
             "pose": None if self.pose is None else np.round(self.pose, 3 if ndigits > 3 else ndigits).tolist(),
             "hands": {s: h.to_dict(ndigits) for s, h in self.hands.items()},
-            "face_t": self.face_t, "pose_t": self.pose_t, "hands_t": self.hands_t,
+            "face_t": self.face_t,
+            "pose_t": self.pose_t,
+            "hands_t": self.hands_t,
         }
 
     @classmethod
@@ -119,7 +129,9 @@ class Person:
             face=None if d.get("face") is None else np.asarray(d["face"], np.float32),
             pose=None if d.get("pose") is None else np.asarray(d["pose"], np.float32),
             hands={s: Hand.from_dict(h) for s, h in (d.get("hands") or {}).items()},
-            face_t=d.get("face_t"), pose_t=d.get("pose_t"), hands_t=d.get("hands_t"),
+            face_t=d.get("face_t"),
+            pose_t=d.get("pose_t"),
+            hands_t=d.get("hands_t"),
         )
 
 
@@ -147,16 +159,27 @@ class FrameLandmarks:
         return None
 
     def to_dict(self, ndigits: int = 1) -> dict[str, Any]:
-        return {"index": self.index, "t": round(self.t, 4), "width": self.width, "height": self.height,
-                "ran": list(self.ran), "persons": [p.to_dict(ndigits) for p in self.persons],
-                "unassigned_hands": [h.to_dict(ndigits) for h in self.unassigned_hands]}
+        return {
+            "index": self.index,
+            "t": round(self.t, 4),
+            "width": self.width,
+            "height": self.height,
+            "ran": list(self.ran),
+            "persons": [p.to_dict(ndigits) for p in self.persons],
+            "unassigned_hands": [h.to_dict(ndigits) for h in self.unassigned_hands],
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> FrameLandmarks:
-        return cls(int(d["index"]), float(d["t"]), int(d["width"]), int(d["height"]),
-                   tuple(Person.from_dict(p) for p in d.get("persons", ())),
-                   tuple(Hand.from_dict(h) for h in d.get("unassigned_hands", ())),
-                   tuple(d.get("ran", ())))
+        return cls(
+            int(d["index"]),
+            float(d["t"]),
+            int(d["width"]),
+            int(d["height"]),
+            tuple(Person.from_dict(p) for p in d.get("persons", ())),
+            tuple(Hand.from_dict(h) for h in d.get("unassigned_hands", ())),
+            tuple(d.get("ran", ())),
+        )
 
 
 def seat_stream(frames: Iterable[FrameLandmarks], seat: str) -> list[tuple[float, Person | None]]:

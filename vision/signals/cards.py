@@ -44,16 +44,28 @@ def as_sightings(cards: Any) -> list[CardSighting]:
         corners = np.asarray(cards.corners, np.float64).reshape(-1, 4, 2)
         orient = getattr(cards, "orientation", None)
         labels = getattr(cards, "label", None)
-        return [CardSighting(corners[i], bool(cards.face_up[i]),
-                             None if orient is None else float(orient[i]),
-                             None if labels is None else labels[i]) for i in range(len(corners))]
+        return [
+            CardSighting(
+                corners[i],
+                bool(cards.face_up[i]),
+                None if orient is None else float(orient[i]),
+                None if labels is None else labels[i],
+            )
+            for i in range(len(corners))
+        ]
     out = []
     for c in cards:
         if isinstance(c, CardSighting):
             out.append(c)
         elif isinstance(c, dict):
-            out.append(CardSighting(np.asarray(c["corners"], np.float64), bool(c.get("face_up", True)),
-                                    c.get("orientation"), c.get("label")))
+            out.append(
+                CardSighting(
+                    np.asarray(c["corners"], np.float64),
+                    bool(c.get("face_up", True)),
+                    c.get("orientation"),
+                    c.get("label"),
+                )
+            )
         else:
             raise TypeError(f"not a card sighting: {c!r}")
     return out
@@ -98,13 +110,20 @@ def middle_flipped(cards: list[CardSighting], min_flip: float) -> bool:
     order = np.argsort(centres @ axis)
     mid = up[order[len(up) // 2]]
     left, right = up[order[len(up) // 2 - 1]], up[order[len(up) // 2 + 1]]
-    return (_angle_diff(mid.orientation, left.orientation) >= min_flip and
-            _angle_diff(mid.orientation, right.orientation) >= min_flip and
-            _angle_diff(left.orientation, right.orientation) < 180 - min_flip)
+    return (
+        _angle_diff(mid.orientation, left.orientation) >= min_flip
+        and _angle_diff(mid.orientation, right.orientation) >= min_flip
+        and _angle_diff(left.orientation, right.orientation) < 180 - min_flip
+    )
 
 
-def card_events(series: SeatSeries, spec: SignalSpec, cat: Catalogue,
-                card_frames: Sequence[tuple[float, Any]] | None = None, **_: Any) -> list[SignalEvent]:
+def card_events(
+    series: SeatSeries,
+    spec: SignalSpec,
+    cat: Catalogue,
+    card_frames: Sequence[tuple[float, Any]] | None = None,
+    **_: Any,
+) -> list[SignalEvent]:
     if not card_frames:
         return []
     t, held = _align(series, card_frames, spec.p("hand_reach"))
@@ -120,11 +139,25 @@ def card_events(series: SeatSeries, spec: SignalSpec, cat: Catalogue,
     for r in runs(t, on, spec.min_dwell, spec.max_gap):
         i0, i1, dec = held[r.i0][0], held[r.i1][0], held[r.decided][0]
         cards = held[r.i1][1]
-        share = float(np.mean(on[r.i0:r.i1 + 1]))
-        ev = _event(series, spec, Run(i0, i1, dec), 0.5 + 0.45 * share, {
-            "cards_seen": [{"corners": np.round(c.corners, 1).tolist(), "face_up": c.face_up,
-                            "orientation": c.orientation, "label": c.label} for c in cards],
-            "card_frames_on": int(on[r.i0:r.i1 + 1].sum()), "card_frames": int(r.i1 - r.i0 + 1),
-        })
+        share = float(np.mean(on[r.i0 : r.i1 + 1]))
+        ev = _event(
+            series,
+            spec,
+            Run(i0, i1, dec),
+            0.5 + 0.45 * share,
+            {
+                "cards_seen": [
+                    {
+                        "corners": np.round(c.corners, 1).tolist(),
+                        "face_up": c.face_up,
+                        "orientation": c.orientation,
+                        "label": c.label,
+                    }
+                    for c in cards
+                ],
+                "card_frames_on": int(on[r.i0 : r.i1 + 1].sum()),
+                "card_frames": int(r.i1 - r.i0 + 1),
+            },
+        )
         events.append(dataclasses.replace(ev, start=round(float(t[r.i0]), 3), end=round(float(t[r.i1]), 3)))
     return events

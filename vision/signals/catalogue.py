@@ -21,8 +21,16 @@ from referee.signal_cards import BY_ID, FREE_SIGNAL
 
 MOUTH_MOVING = "mouth_moving"
 CATALOGUE_PATH = Path(__file__).with_name("catalogue.json")
-DETECTORS = ("face_touch", "raise_hand", "elbow_rest", "table_tap", "wink", "mouth_moving",
-             "cards_visible", "cards_middle_flip")
+DETECTORS = (
+    "face_touch",
+    "raise_hand",
+    "elbow_rest",
+    "table_tap",
+    "wink",
+    "mouth_moving",
+    "cards_visible",
+    "cards_middle_flip",
+)
 
 
 class CatalogueError(RefereeError):
@@ -79,9 +87,18 @@ class Catalogue:
                 raise CatalogueError(f"signal {e['id']!r}: unknown detector {e['detector']!r}")
             if e["id"] not in BY_ID and e["id"] != MOUTH_MOVING:
                 raise CatalogueError(f"signal {e['id']!r} is neither a Signal card nor {MOUTH_MOVING!r}")
-            specs.append(SignalSpec(e["id"], e["cue"], e["detector"], dict(e["params"]), float(e["min_dwell"]),
-                                    float(e["max_gap"]), tuple(e.get("evidence", ())),
-                                    float(e.get("unsure_below", 0.6))))
+            specs.append(
+                SignalSpec(
+                    e["id"],
+                    e["cue"],
+                    e["detector"],
+                    dict(e["params"]),
+                    float(e["min_dwell"]),
+                    float(e["max_gap"]),
+                    tuple(e.get("evidence", ())),
+                    float(e.get("unsure_below", 0.6)),
+                )
+            )
         return cls(tuple(specs), dict(d["face_contact_radius"]))
 
 

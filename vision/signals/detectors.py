@@ -61,15 +61,26 @@ def _round(x: Any, nd: int = 3) -> Any:
     return x
 
 
-def _event(series: SeatSeries, spec: SignalSpec, run: Run, confidence: float, evidence: dict,
-           unsure: bool = False) -> SignalEvent:
+def _event(
+    series: SeatSeries, spec: SignalSpec, run: Run, confidence: float, evidence: dict, unsure: bool = False
+) -> SignalEvent:
     t = series.t
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     confidence = float(np.clip(confidence, 0.0, 1.0))
-    ev = {"frames": [int(series.index[run.i0]), int(series.index[run.i1])],
-          "decided_at": round(float(t[run.decided]), 3), **{k: _round(v) for k, v in evidence.items()}}
-    return SignalEvent(series.seat.name, spec.id, round(float(t[run.i0]), 3), round(float(t[run.i1] + dt), 3),
-                       round(confidence, 3), ev, unsure=unsure or confidence < spec.unsure_below)
+    ev = {
+        "frames": [int(series.index[run.i0]), int(series.index[run.i1])],
+        "decided_at": round(float(t[run.decided]), 3),
+        **{k: _round(v) for k, v in evidence.items()},
+    }
+    return SignalEvent(
+        series.seat.name,
+        spec.id,
+        round(float(t[run.i0]), 3),
+        round(float(t[run.i1] + dt), 3),
+        round(confidence, 3),
+        ev,
+        unsure=unsure or confidence < spec.unsure_below,
+    )
 
 
 def _dwell_factor(series: SeatSeries, run: Run, spec: SignalSpec) -> float:
@@ -81,6 +92,7 @@ def _dwell_factor(series: SeatSeries, run: Run, spec: SignalSpec) -> float:
 
 
 # -- touches -------------------------------------------------------------------------------------
+
 
 def contact_targets(series: SeatSeries, radius: dict[str, float], side: str) -> tuple[np.ndarray, dict]:
     """Per frame, the face part that hand touches (the nearest within its radius, measured
@@ -100,15 +112,19 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
     radius = dict(cat.face_contact_radius)
     events = []
     max_hold = spec.params.get("max_hold")
-    for side in (SIDES if hand == "any" else (hand,)):
+    for side in SIDES if hand == "any" else (hand,):
         touched, dist = contact_targets(series, radius, side)
         on = touched == target
         holds = runs(series.t, touched != "", 0.0, spec.max_gap)
         for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
             sl = slice(run.i0, run.i1 + 1)
             hold = next((h for h in holds if h.i0 <= run.i0 <= h.i1), None)
-            if (max_hold is not None and hold is not None and series.n > 1
-                    and series.t[hold.i1] - series.t[hold.i0] > max_hold):
+            if (
+                max_hold is not None
+                and hold is not None
+                and series.n > 1
+                and series.t[hold.i1] - series.t[hold.i0] > max_hold
+            ):
                 continue  # a hand kept at (or in front of) the face is resting, not signalling
             dmin = np.nanmin(dist[target][sl])
             ratio = float(np.nanmedian(series.hand_size[side][sl] / series.iod[sl]))
@@ -120,18 +136,32 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
             # two face parts almost equally near (chin or mouth?): say so
             own_rel = float(np.nanmedian(dist[target][sl])) / radius[target]
             ambiguous = others[nearest_other] / radius[nearest_other] < own_rel + 0.25
-            events.append(_event(series, spec, run, conf, {
-                "hand": side, "target": target, "min_distance": dmin,
-                "median_distance": float(np.nanmedian(dist[target][sl])),
-                "next_nearest": nearest_other, "next_nearest_distance": others[nearest_other],
-                "hand_face_ratio": ratio, "side_from": series.hand_from[side][run.i0],
-                "ambiguous_with_next": ambiguous,
-                "landmarks": "hand tips/pads 3,4,7,8,11,12,15,16,19,20; face " + target,
-            }, unsure=not plausible or ambiguous))
+            events.append(
+                _event(
+                    series,
+                    spec,
+                    run,
+                    conf,
+                    {
+                        "hand": side,
+                        "target": target,
+                        "min_distance": dmin,
+                        "median_distance": float(np.nanmedian(dist[target][sl])),
+                        "next_nearest": nearest_other,
+                        "next_nearest_distance": others[nearest_other],
+                        "hand_face_ratio": ratio,
+                        "side_from": series.hand_from[side][run.i0],
+                        "ambiguous_with_next": ambiguous,
+                        "landmarks": "hand tips/pads 3,4,7,8,11,12,15,16,19,20; face " + target,
+                    },
+                    unsure=not plausible or ambiguous,
+                )
+            )
     return events
 
 
 # -- raising a hand ------------------------------------------------------------------------------
+
 
 def raise_hand(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list[SignalEvent]:
     side = spec.p("hand")
@@ -149,30 +179,48 @@ def raise_hand(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
     visible = pw[:, 2] >= spec.p("min_visibility")
     pose_above_eyes = (series.eye_line_y - pw[:, 1]) / iod
     pose_above_sh = (series.shoulder_y - pw[:, 1]) / series.sw
-    by_pose = visible & ~series.has_hand(side) & (
-        (pose_above_eyes >= spec.p("pose_above_eyes")) |
-        (np.isnan(iod) & (pose_above_sh >= spec.p("pose_above_shoulders"))))
+    by_pose = (
+        visible
+        & ~series.has_hand(side)
+        & (
+            (pose_above_eyes >= spec.p("pose_above_eyes"))
+            | (np.isnan(iod) & (pose_above_sh >= spec.p("pose_above_shoulders")))
+        )
+    )
     on = by_hand | by_pose
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
         sl = slice(run.i0, run.i1 + 1)
         hand_frames = int(by_hand[sl].sum())
         pose_frames = int(by_pose[sl].sum())
-        margin = float(np.nanmax(np.concatenate([above_eyes[sl][by_hand[sl]], pose_above_eyes[sl][by_pose[sl]],
-                                                 [0.0]])))
+        margin = float(
+            np.nanmax(np.concatenate([above_eyes[sl][by_hand[sl]], pose_above_eyes[sl][by_pose[sl]], [0.0]]))
+        )
         conf = (0.6 + 0.4 * min(margin / 1.5, 1.0)) * _dwell_factor(series, run, spec)
         if hand_frames == 0:
             conf *= 0.75  # the pose alone: plausible, less certain
-        events.append(_event(series, spec, run, conf, {
-            "hand": side, "hand_frames": hand_frames, "pose_frames": pose_frames,
-            "max_top_above_eyes": margin,
-            "max_wrist_above_chin": float(np.nanmax(np.append(above_chin[sl], -np.inf))),
-            "landmarks": "hand wrist 0 and topmost point; face chin 152/175, eye centres; pose wrist",
-        }, unsure=hand_frames == 0))
+        events.append(
+            _event(
+                series,
+                spec,
+                run,
+                conf,
+                {
+                    "hand": side,
+                    "hand_frames": hand_frames,
+                    "pose_frames": pose_frames,
+                    "max_top_above_eyes": margin,
+                    "max_wrist_above_chin": float(np.nanmax(np.append(above_chin[sl], -np.inf))),
+                    "landmarks": "hand wrist 0 and topmost point; face chin 152/175, eye centres; pose wrist",
+                },
+                unsure=hand_frames == 0,
+            )
+        )
     return events
 
 
 # -- elbows on the table -------------------------------------------------------------------------
+
 
 def _speed(t: np.ndarray, xy: np.ndarray, scale: np.ndarray) -> np.ndarray:
     if len(t) < 2:
@@ -189,8 +237,12 @@ def elbow_rest(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
     sw = series.sw
     height = (series.table_y(el[:, 0]) - el[:, 1]) / sw  # + above the line
     speed = _speed(series.t, el[:, :2], sw)
-    on = ((el[:, 2] >= spec.p("min_visibility")) & (height <= spec.p("above")) & (height >= -spec.p("below"))
-          & (speed <= spec.p("max_speed")))
+    on = (
+        (el[:, 2] >= spec.p("min_visibility"))
+        & (height <= spec.p("above"))
+        & (height >= -spec.p("below"))
+        & (speed <= spec.p("max_speed"))
+    )
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
         sl = slice(run.i0, run.i1 + 1)
@@ -198,15 +250,26 @@ def elbow_rest(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
         centre = (spec.p("above") - spec.p("below")) / 2
         spread = (spec.p("above") + spec.p("below")) / 2
         conf = (0.6 + 0.4 * (1 - min(abs(h - centre) / spread, 1.0))) * _dwell_factor(series, run, spec)
-        events.append(_event(series, spec, run, conf, {
-            "side": side, "median_height": h, "median_speed": float(np.nanmedian(speed[sl])),
-            "visibility": float(np.nanmedian(el[sl, 2])),
-            "landmarks": f"pose elbow {13 if side == 'left' else 14}; seat table line",
-        }))
+        events.append(
+            _event(
+                series,
+                spec,
+                run,
+                conf,
+                {
+                    "side": side,
+                    "median_height": h,
+                    "median_speed": float(np.nanmedian(speed[sl])),
+                    "visibility": float(np.nanmedian(el[sl, 2])),
+                    "landmarks": f"pose elbow {13 if side == 'left' else 14}; seat table line",
+                },
+            )
+        )
     return events
 
 
 # -- taps on the table ---------------------------------------------------------------------------
+
 
 def table_tap(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list[SignalEvent]:
     side = spec.p("hand")
@@ -245,16 +308,29 @@ def table_tap(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) ->
         n_taps = len(burst)
         sure = n_taps >= spec.p("sure_taps")
         conf = 0.85 if sure else 0.45
-        events.append(_event(series, spec, Run(i0, i1, decided), conf, {
-            "hand": side, "taps": n_taps, "tap_times": [round(float(t[b[0]]), 3) for b in burst],
-            "lift_before": [round(b[2], 3) for b in burst], "lift_after": [round(b[3], 3) for b in burst],
-            "landmarks": "hand's lowest point; seat table line",
-            "note": None if sure else "one touch-down looks like laying a card: unsure",
-        }, unsure=not sure))
+        events.append(
+            _event(
+                series,
+                spec,
+                Run(i0, i1, decided),
+                conf,
+                {
+                    "hand": side,
+                    "taps": n_taps,
+                    "tap_times": [round(float(t[b[0]]), 3) for b in burst],
+                    "lift_before": [round(b[2], 3) for b in burst],
+                    "lift_after": [round(b[3], 3) for b in burst],
+                    "landmarks": "hand's lowest point; seat table line",
+                    "note": None if sure else "one touch-down looks like laying a card: unsure",
+                },
+                unsure=not sure,
+            )
+        )
     return events
 
 
 # -- winks ----------------------------------------------------------------------------------------
+
 
 def _running_baseline(t: np.ndarray, x: np.ndarray, window: float, q: float) -> np.ndarray:
     out = np.full(len(t), np.nan)
@@ -262,7 +338,7 @@ def _running_baseline(t: np.ndarray, x: np.ndarray, window: float, q: float) -> 
     for i in range(len(t)):
         while t[i] - t[j] > window:
             j += 1
-        seg = x[j:i + 1]
+        seg = x[j : i + 1]
         seg = seg[np.isfinite(seg)]
         if len(seg):
             out[i] = np.percentile(seg, q)
@@ -275,8 +351,13 @@ def eye_states(series: SeatSeries, spec: SignalSpec) -> dict[str, dict[str, np.n
         ear = series.ear[side]
         base = _running_baseline(series.t, ear, spec.p("baseline_window"), spec.p("baseline_percentile"))
         ratio = ear / base
-        out[side] = {"ear": ear, "baseline": base, "ratio": ratio,
-                     "closed": ratio < spec.p("closed"), "open": ratio > spec.p("open")}
+        out[side] = {
+            "ear": ear,
+            "baseline": base,
+            "ratio": ratio,
+            "closed": ratio < spec.p("closed"),
+            "open": ratio > spec.p("open"),
+        }
     return out
 
 
@@ -299,15 +380,29 @@ def wink(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list
         depth = 1.0 - float(np.nanmedian(st[eye]["ratio"][sl][closed_this]))
         open_other = float(np.nanmedian(st[other]["ratio"][sl]))
         conf = (0.55 + 0.45 * min(depth / 0.8, 1.0)) * (1.0 if yaw <= spec.p("max_yaw") else 0.6)
-        events.append(_event(series, spec, run, conf, {
-            "eye": eye, "closed_ratio": float(np.nanmin(st[eye]["ratio"][sl])), "other_ratio": open_other,
-            "baseline": float(np.nanmedian(st[eye]["baseline"][sl])), "other_closed_share": other_closed,
-            "yaw": yaw, "landmarks": "face eye lids (EAR over 33/133/159/145... and 263/362/386/374...)",
-        }, unsure=yaw > spec.p("max_yaw")))
+        events.append(
+            _event(
+                series,
+                spec,
+                run,
+                conf,
+                {
+                    "eye": eye,
+                    "closed_ratio": float(np.nanmin(st[eye]["ratio"][sl])),
+                    "other_ratio": open_other,
+                    "baseline": float(np.nanmedian(st[eye]["baseline"][sl])),
+                    "other_closed_share": other_closed,
+                    "yaw": yaw,
+                    "landmarks": "face eye lids (EAR over 33/133/159/145... and 263/362/386/374...)",
+                },
+                unsure=yaw > spec.p("max_yaw"),
+            )
+        )
     return events
 
 
 # -- mouth moving ---------------------------------------------------------------------------------
+
 
 def mouth_activity(series: SeatSeries, window: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per frame, over a centred window: the std and range of the lip gap, and how often it
@@ -332,7 +427,7 @@ def mouth_moving(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any)
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
         # the window smears the run by half a window: keep it to the frames whose lips move
-        inside = np.nonzero(moving[run.i0:run.i1 + 1])[0]
+        inside = np.nonzero(moving[run.i0 : run.i1 + 1])[0]
         if len(inside):
             run = Run(run.i0 + int(inside[0]), run.i0 + int(inside[-1]), run.decided)
         sl = slice(run.i0, run.i1 + 1)
@@ -341,11 +436,20 @@ def mouth_moving(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any)
         # The live decision waits for half a window after the last active frame.
         decided = int(np.searchsorted(series.t, series.t[run.decided] + spec.p("window") / 2))
         run = Run(run.i0, run.i1, min(decided, series.n - 1))
-        events.append(_event(series, spec, run, conf, {
-            "lip_gap_std": s, "lip_gap_range": float(np.nanmax(rng[sl])),
-            "lip_gap_mean": float(np.nanmean(series.mouth_open[sl])),
-            "landmarks": "face inner lips 13/14 over the eye span",
-        }))
+        events.append(
+            _event(
+                series,
+                spec,
+                run,
+                conf,
+                {
+                    "lip_gap_std": s,
+                    "lip_gap_range": float(np.nanmax(rng[sl])),
+                    "lip_gap_mean": float(np.nanmean(series.mouth_open[sl])),
+                    "landmarks": "face inner lips 13/14 over the eye span",
+                },
+            )
+        )
     return events
 
 

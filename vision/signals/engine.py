@@ -33,10 +33,14 @@ def seat_series(frames: Sequence[FrameLandmarks], calibration: TableCalibration,
     return SeatSeries.build([(f.t, f.index, f.person(seat)) for f in frames], s, w, h)
 
 
-def detect_signals(frames: Sequence[FrameLandmarks], calibration: TableCalibration,
-                   catalogue: Catalogue | None = None, only: Sequence[str] | None = None,
-                   card_frames: Mapping[str, Sequence[tuple[float, Any]]] | None = None,
-                   free: Mapping[str, FreeSignal] | FreeSignal | None = None) -> list[SignalEvent]:
+def detect_signals(
+    frames: Sequence[FrameLandmarks],
+    calibration: TableCalibration,
+    catalogue: Catalogue | None = None,
+    only: Sequence[str] | None = None,
+    card_frames: Mapping[str, Sequence[tuple[float, Any]]] | None = None,
+    free: Mapping[str, FreeSignal] | FreeSignal | None = None,
+) -> list[SignalEvent]:
     """Every catalogue signal for every seat. `card_frames`: per seat name, (t, cards) per frame
     (see `vision.signals.cards`). `free`: a learnt Free Signal for all seats, or per seat."""
     cat = catalogue or default_catalogue()
@@ -63,10 +67,17 @@ def sample_frames(frames: Iterable, fps: float | None) -> Iterable:
             yield fr
 
 
-def landmarks_from_media(source, calibration: TableCalibration | None = None, fps: float | None = 10.0,
-                         rates=None, max_crop_side: int | None = 640, names: Sequence[str] | None = None,
-                         mirrored: bool = False, propose_seconds: float = 2.0,
-                         max_frames: int | None = None) -> tuple[list[FrameLandmarks], TableCalibration]:
+def landmarks_from_media(
+    source,
+    calibration: TableCalibration | None = None,
+    fps: float | None = 10.0,
+    rates=None,
+    max_crop_side: int | None = 640,
+    names: Sequence[str] | None = None,
+    mirrored: bool = False,
+    propose_seconds: float = 2.0,
+    max_frames: int | None = None,
+) -> tuple[list[FrameLandmarks], TableCalibration]:
     """Open an image, a video or a camera (`vision.video.open_frames`), propose a calibration
     from its first seconds when none is given, and extract landmarks at about `fps`."""
     from vision.landmarks.extract import Rates, extract_stream, propose_calibration  # deferred: loads OpenCV and SciPy
@@ -85,21 +96,27 @@ def landmarks_from_media(source, calibration: TableCalibration | None = None, fp
         calibration = propose_calibration(picks, names=names, mirrored=mirrored)
     with open_frames(source, max_frames=max_frames) as src:
         static = src.kind == "image"
-        frames = list(extract_stream(sample_frames(src, fps), calibration, rates, static=static,
-                                     max_crop_side=max_crop_side))
+        frames = list(
+            extract_stream(sample_frames(src, fps), calibration, rates, static=static, max_crop_side=max_crop_side)
+        )
     return frames, calibration
 
 
-def mouth_moving_events(source, calibration: TableCalibration | None = None, fps: float = 15.0,
-                        frames: Sequence[FrameLandmarks] | None = None) -> list[SignalEvent]:
+def mouth_moving_events(
+    source,
+    calibration: TableCalibration | None = None,
+    fps: float = 15.0,
+    frames: Sequence[FrameLandmarks] | None = None,
+) -> list[SignalEvent]:
     """Intervals during which each seat's mouth is moving: `SignalEvent(signal="mouth_moving",
     player=<seat name>, start, end, confidence, evidence)`. Pass `frames` to reuse landmarks
     already extracted (then `source` is not read)."""
     from vision.landmarks.extract import Rates  # deferred: loads OpenCV and SciPy
 
     if frames is None:
-        frames, calibration = landmarks_from_media(source, calibration, fps=fps,
-                                                   rates=Rates(face=None, hands=2.0, pose=2.0))
+        frames, calibration = landmarks_from_media(
+            source, calibration, fps=fps, rates=Rates(face=None, hands=2.0, pose=2.0)
+        )
     if calibration is None:
         raise ValueError("mouth_moving_events with frames needs their calibration")
     return detect_signals(frames, calibration, only=[MOUTH_MOVING])

@@ -109,8 +109,9 @@ class SeatSeries:
         return out
 
     @classmethod
-    def build(cls, stream: Sequence[tuple[float, int, Person | None]], seat: Seat, width: int,
-              height: int) -> SeatSeries:
+    def build(
+        cls, stream: Sequence[tuple[float, int, Person | None]], seat: Seat, width: int, height: int
+    ) -> SeatSeries:
         T = len(stream)
         iod, eye_y, yaw, mouth = _nan(T), _nan(T), _nan(T), _nan(T)
         targets = {k: _nan((T, 2)) for k in FACE_TARGETS}
@@ -149,9 +150,26 @@ class SeatSeries:
                 if min(a[3], b[3]) > 0.5:
                     sh_y[i] = (a[1] + b[1]) / 2
                     sw[i] = float(np.linalg.norm(a[:2] - b[:2]))
-        return cls(seat, width, height, np.array([s[0] for s in stream], np.float64),
-                   np.array([s[1] for s in stream], np.int64), iod, targets, eye_y, ear, yaw, mouth, hand,
-                   hsize, hfrom, pw, el, sh_y, sw)
+        return cls(
+            seat,
+            width,
+            height,
+            np.array([s[0] for s in stream], np.float64),
+            np.array([s[1] for s in stream], np.int64),
+            iod,
+            targets,
+            eye_y,
+            ear,
+            yaw,
+            mouth,
+            hand,
+            hsize,
+            hfrom,
+            pw,
+            el,
+            sh_y,
+            sw,
+        )
 
 
 def contact_distances(series: SeatSeries, side: str) -> dict[str, np.ndarray]:

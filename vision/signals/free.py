@@ -39,8 +39,8 @@ def _fill_gaps(t: np.ndarray, x: np.ndarray, max_gap: float) -> np.ndarray:
     idx = np.nonzero(ok)[0]
     for a, b in zip(idx, idx[1:]):
         if b - a > 1 and t[b] - t[a] <= max_gap:
-            w = ((t[a + 1:b] - t[a]) / (t[b] - t[a]))[:, None]
-            x[a + 1:b] = x[a] + w * (x[b] - x[a])
+            w = ((t[a + 1 : b] - t[a]) / (t[b] - t[a]))[:, None]
+            x[a + 1 : b] = x[a] + w * (x[b] - x[a])
     return x
 
 
@@ -115,8 +115,9 @@ class FreeSignal:
     margin: float = 1.5
 
     @classmethod
-    def learn(cls, demonstrations: Sequence[SeatSeries], name: str = "team", margin: float = 1.5,
-              floor: float = 0.3) -> FreeSignal:
+    def learn(
+        cls, demonstrations: Sequence[SeatSeries], name: str = "team", margin: float = 1.5, floor: float = 0.3
+    ) -> FreeSignal:
         if not 3 <= len(demonstrations) <= 5:
             raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
         templates = []
@@ -151,29 +152,50 @@ class FreeSignal:
             # lingering still at the end costs almost nothing: end at the earliest equal cost
             while j - 1 > s and best[j - 1] <= best[j] + 0.02 * self.threshold:
                 j -= 1
-            if used[s:j + 1].any():
+            if used[s : j + 1].any():
                 continue
-            used[s:j + 1] = True
+            used[s : j + 1] = True
             score = float(best[j])
             conf = float(np.clip(0.5 + 0.5 * (1 - score / self.threshold), 0, 1))
-            events.append(SignalEvent(series.seat.name, FREE_SIGNAL, round(float(t[s]), 3), round(float(t[j]), 3),
-                                      round(conf, 3), {"team_signal": self.name, "dtw_cost": round(score, 4),
-                                                       "threshold": round(self.threshold, 4),
-                                                       "template": int(best_tpl[j]),
-                                                       "decided_at": round(float(t[j]), 3)},
-                                      unsure=score > 0.8 * self.threshold))
+            events.append(
+                SignalEvent(
+                    series.seat.name,
+                    FREE_SIGNAL,
+                    round(float(t[s]), 3),
+                    round(float(t[j]), 3),
+                    round(conf, 3),
+                    {
+                        "team_signal": self.name,
+                        "dtw_cost": round(score, 4),
+                        "threshold": round(self.threshold, 4),
+                        "template": int(best_tpl[j]),
+                        "decided_at": round(float(t[j]), 3),
+                    },
+                    unsure=score > 0.8 * self.threshold,
+                )
+            )
         return sorted(events, key=lambda e: e.start)
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "name": self.name, "threshold": self.threshold, "margin": self.margin,
-                "rate": RATE, "templates": [np.round(t, 4).tolist() for t in self.templates]}
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "threshold": self.threshold,
+            "margin": self.margin,
+            "rate": RATE,
+            "templates": [np.round(t, 4).tolist() for t in self.templates],
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> FreeSignal:
         if d.get("format") != FORMAT:
             raise FreeSignalError(f"not a Free Signal file (expected format {FORMAT})")
-        return cls(str(d["name"]), tuple(np.asarray(t, np.float64) for t in d["templates"]), float(d["threshold"]),
-                   float(d.get("margin", 1.5)))
+        return cls(
+            str(d["name"]),
+            tuple(np.asarray(t, np.float64) for t in d["templates"]),
+            float(d["threshold"]),
+            float(d.get("margin", 1.5)),
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")

@@ -53,4 +53,5 @@ class BuildPyWithShipped(build_py):
         return outputs
 
 
-setup(cmdclass={"build_py": BuildPyWithShipped})
+if __name__ == "__main__":  # setuptools' build backend runs this file as __main__
+    setup(cmdclass={"build_py": BuildPyWithShipped})

@@ -84,3 +84,14 @@ def test_layout_from_json_with_table_corners(tmp_path):
         TableLayout.from_dict({"zones": [{"name": "x", "polygon": [[0, 0], [1, 1]]}]})
     with pytest.raises(BadLayout):
         TableLayout.load(tmp_path / "missing.json")
+
+
+def test_a_card_that_first_appears_after_the_first_frame_gets_a_track():
+    """supervision answers an empty result, without our index column, while a new card is not
+    yet a track (its first sighting after frame 1): the tracker used to die with KeyError."""
+    tracker = CardTracker(frame_rate=10)
+    assert len(tracker.update(frame([]))) == 0
+    first = tracker.update(frame([(300, 300, "7C", 0.9)]))
+    assert list(first.track_id) == [-1]  # seen once: not a track yet, but no crash
+    ids = [int(tracker.update(frame([(300, 300, "7C", 0.9)])).track_id[0]) for _ in range(3)]
+    assert ids[0] >= 1 and len(set(ids)) == 1

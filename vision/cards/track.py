@@ -65,8 +65,12 @@ class CardTracker:
             data={"index": np.arange(len(out))},
         )
         tracked = self._tracker.update_with_detections(svd)
-        for idx, tid in zip(tracked.data["index"], tracked.tracker_id if tracked.tracker_id is not None else ()):
-            out.track_id[int(idx)] = int(tid)
+        # No track matched (a card seen for the first time after the first frame is not a track
+        # until its second sighting): supervision then answers `Detections.empty()`, without
+        # our "index" column, and every card keeps track id -1 for this frame.
+        if len(tracked) and tracked.tracker_id is not None and "index" in tracked.data:
+            for idx, tid in zip(tracked.data["index"], tracked.tracker_id):
+                out.track_id[int(idx)] = int(tid)
         self._remember(out)
         return out
 

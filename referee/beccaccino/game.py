@@ -2,7 +2,7 @@
 
 Four players in two fixed partnerships sitting opposite; play and deal go counter-clockwise
 (the setup lists the players in that order, so the next player is the one to the right).
-Rules: ../shared/rules/beccaccino-it.txt with RULINGS M1-M7; docs/beccaccino.md.
+Rules: ../shared/rules/beccaccino-it.txt with RULINGS M1-M8; docs/beccaccino.md.
 
 Knowledge: a `seed` (or explicit `deals`) gives the referee every hand, and a revoke is
 refused against it; without them the referee learns cards as they are played or shown (the
@@ -402,17 +402,20 @@ class BeccaccinoState(TrickState):
         team = self.team_of[a.player]
         other = next(t for t in self.teams if t != team)
         total = self.running_total(team)
+        against = self.running_total(other)
         target = self.options["target"]
-        data = {"caller": a.player, "calling_team": team, "total": total, "target": target}
-        if total >= target:
+        data = {"caller": a.player, "calling_team": team, "total": total, "other_total": against, "target": target}
+        # M8: right only at the target AND ahead of the other team counted the same way
+        if total >= target and total > against:
             return [Event("called_out", {**data, "right": True})] + self._finish(
                 team, "chiamata_fuori", f"{a.player} calls out with {total}: right", **data
             )
+        if total >= target:
+            why = f"{a.player} calls out with {total}, but {other} have {against}: not ahead, wrong (M8), {team} lose"
+        else:
+            why = f"{a.player} calls out with {total} of {target}: wrong, {team} lose (M4)"
         return [Event("called_out", {**data, "right": False})] + self._finish(
-            other,
-            "chiamata_fuori_sbagliata",
-            f"{a.player} calls out with {total} of {target}: wrong, {team} lose (M4)",
-            **data,
+            other, "chiamata_fuori_sbagliata", why, **data
         )
 
     # -- enumerating -------------------------------------------------------------------

@@ -160,3 +160,27 @@ def test_legal_actions_agree_with_can():
         plays = [a for a in legal if a.kind in ("declare", "play")]
         state.apply(rng.choice(plays))
     assert state.legal_actions() == [] and not state.can(CallOut("Anna"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    start=st.tuples(st.integers(20, 45), st.integers(20, 45)),
+    plays=st.integers(0, 39),
+    caller=st.sampled_from(PLAYERS),
+)
+def test_a_fuori_is_right_iff_the_total_reaches_the_target_and_is_higher(seed, start, plays, caller):
+    # M8: from any scores (ties at the target included) and any point of a hand, the call is
+    # right exactly when the caller's total, counted from this hand's tricks, reaches the
+    # target and beats the other team's counted the same way.
+    state = ENGINE.new_game({"players": PLAYERS, "seed": seed})
+    state.scores = dict(zip(state.teams, start))
+    state.apply(Declare(state.battezzante, "D"))
+    for _ in range(plays):
+        state.apply(next(a for a in state.legal_actions() if a.kind == "play"))
+    team = state.team_of[caller]
+    other = next(t for t in state.teams if t != team)
+    mine, theirs = state.running_total(team), state.running_total(other)
+    called = next(e.data for e in state.apply(CallOut(caller)) if e.kind == "called_out")
+    assert called["right"] == (mine >= 41 and mine > theirs)
+    assert state.winner == (team if called["right"] else other)

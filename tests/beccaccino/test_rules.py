@@ -252,6 +252,37 @@ def test_equal_totals_past_the_target_play_another_hand():
     assert s.hand_no == 1 and s.phase == "declare"
 
 
+def test_fuori_right_after_a_tie_at_the_target_needs_the_higher_total():
+    # M8: 41-41 after the hand (M3 plays on); a fuori before a trick of the new hand counts
+    # 41 against 41: not higher, so the call is wrong and the caller's team loses.
+    s, team, _ = _marafona_hand(165, "S", (34, 34))
+    other = next(t for t in s.teams if t != team)
+    s.apply(Declare(s.battezzante, "C"))
+    caller = s.teams[team][0]
+    events = s.apply(CallOut(caller))
+    called = next(e.data for e in events if e.kind == "called_out")
+    assert called["total"] == called["other_total"] == 41 and called["right"] is False
+    assert s.is_over and s.winner == other
+    assert s.result["reason"] == "chiamata_fuori_sbagliata" and "(M8)" in s.result["message"]
+
+
+def test_fuori_after_a_tie_is_right_once_the_tricks_of_the_hand_put_the_team_ahead():
+    # M8: the same tie; the first trick that scores puts one team ahead, counted from the
+    # tricks taken so far in this hand: its fuori is right, the other team's is wrong.
+    s, _, _ = _marafona_hand(165, "S", (34, 34))
+    s.apply(Declare(s.battezzante, "C"))
+    while all(v < 3 for v in s.thirds.values()):
+        s.apply(first_legal_play(s))
+    ahead = max(s.teams, key=s.running_total)
+    behind = next(t for t in s.teams if t != ahead)
+    assert s.running_total(ahead) > s.running_total(behind) == 41
+    wrong = s.copy()
+    wrong.apply(CallOut(wrong.teams[behind][0]))
+    assert wrong.winner == ahead and wrong.result["reason"] == "chiamata_fuori_sbagliata"
+    s.apply(CallOut(s.teams[ahead][1]))
+    assert s.winner == ahead and s.result["reason"] == "chiamata_fuori"
+
+
 def test_the_higher_total_wins_when_both_pass_the_target():
     s, team, events = _marafona_hand(165, "S", (36, 35))  # the order of s.teams
     first, second = s.teams

@@ -29,6 +29,7 @@ from referee.sessionlog import (
     read_log,
 )
 from tablereferee.paths import default_session_path
+from tablereferee.scripts import read_script  # the script loader: a BadScript ends the command, exit 2
 
 
 def parse_players(text: str) -> list[str]:
@@ -65,31 +66,6 @@ def parse_option(text: str) -> tuple[str, Any]:
     except json.JSONDecodeError:
         parsed = value.strip()
     return key.strip(), parsed
-
-
-def read_script(path: str) -> tuple[dict[str, Any], list[tuple[int, str]]]:
-    """A script: an optional YAML setup block between '---' lines, then one command a line.
-    Returns the setup and the (line number, text) of each command."""
-    import yaml  # deferred: PyYAML adds ~15 ms to every command; only a script's setup block needs it
-
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    setup: dict[str, Any] = {}
-    start = 0
-    first = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
-    if first is not None and lines[first].strip() == "---":
-        end = next((i for i in range(first + 1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is None:
-            raise click.BadParameter(f"{path}: the setup block opened on line {first + 1} is never closed by '---'")
-        try:
-            block = yaml.safe_load("\n".join(lines[first + 1 : end])) or {}
-        except yaml.YAMLError as exc:
-            raise click.BadParameter(f"{path}: the setup block is not YAML: {exc}") from None
-        if not isinstance(block, dict):
-            raise click.BadParameter(f"{path}: the setup block must be a mapping (players:, teams:, options:)")
-        setup = block
-        start = end + 1
-    return setup, [(i + 1, lines[i]) for i in range(start, len(lines))]
 
 
 def build_setup(

@@ -12,16 +12,18 @@ at the I/O edge; engines never see a clock), its `source` (keyboard, camera, web
   seen, audio) that never changes the state.
 * ``note``: ``{"text": "..."}``.
 
-Storage is SQLite (WAL, ``synchronous=FULL``, one transaction per entry, triggers that forbid
-UPDATE and DELETE) or the JSON-lines export (a header line, then one line per entry). Every
-entry carries a SHA-256 checksum chained to the one before, so damage anywhere is found and
-named (`LogCorrupt` with the index of the first bad entry) while the entries before it stay
-readable. The format is documented in docs/log-format.md.
+Storage is SQLite (a rollback journal with ``synchronous=FULL``, so each entry's transaction
+lands in the main file; triggers that forbid UPDATE and DELETE; an fsynced entry count kept
+beside it, ``NAME.db-count``) or the JSON-lines export (a header line, then one line per
+entry). Every entry carries a SHA-256 checksum chained to the one before, so damage anywhere
+is found and named (`LogCorrupt` with the index of the first bad entry and, from the count,
+how many saved entries are lost) while the entries before it stay readable. The format is
+documented in docs/log-format.md.
 
 The modules: `errors` (named errors, exit codes), `records` (header, entry, checksums,
 validation), `sqlite_file` (the SQLite layout and its reader), `salvage` (a file SQLite
-refuses), `jsonl` (the export), `store` (opening a log, the writer), `replay` (corrections
-and replay).
+refuses or cannot open in place), `tally` (the entry count), `jsonl` (the export, unsigned
+entries), `store` (opening a log, the writer), `replay` (corrections and replay).
 """
 
 from referee.sessionlog.errors import (
@@ -38,11 +40,14 @@ from referee.sessionlog.errors import (
     LogCorrupt,
     LogError,
     LogExists,
+    LogReadOnly,
     LogUnreadable,
+    LogUnsigned,
+    LogWriteFailed,
     NoSuchEntry,
     NothingToUndo,
 )
-from referee.sessionlog.jsonl import write_jsonl
+from referee.sessionlog.jsonl import describe_entries, mark_unsigned_import, unsigned_entries, write_jsonl
 from referee.sessionlog.records import FORMAT_VERSION, Entry, LogContents, LogHeader
 from referee.sessionlog.replay import (
     Replay,
@@ -73,18 +78,24 @@ __all__ = [
     "LogError",
     "LogExists",
     "LogHeader",
+    "LogReadOnly",
     "LogUnreadable",
+    "LogUnsigned",
+    "LogWriteFailed",
     "NoSuchEntry",
     "NothingToUndo",
     "Replay",
     "SessionLog",
     "actions_and_undone",
     "apply_correction",
+    "describe_entries",
     "effective_actions",
     "first_event_difference",
+    "mark_unsigned_import",
     "read_log",
     "replay",
     "replay_actions",
+    "unsigned_entries",
     "write_jsonl",
     "write_sqlite",
 ]

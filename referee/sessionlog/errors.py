@@ -26,13 +26,29 @@ class LogUnreadable(LogError):
     """The file is missing, is not a session log, or has a format version this build cannot read."""
 
 
+class LogReadOnly(LogUnreadable):
+    """A log to be continued that this user cannot write (the file or its folder is read-only)."""
+
+
+class LogUnsigned(LogError):
+    """An export whose entries carry no checksum (or a log made from one) offered for import
+    without saying that it is accepted unsigned: nothing shows whether its entries were edited."""
+
+
+class LogWriteFailed(LogError):
+    """The log could not be written (disk full, a file made read-only during the game): the
+    entry was not accepted."""
+
+
 class LogExists(LogError):
     """A new log would overwrite an existing file."""
 
 
 class LogCorrupt(LogError):
     """The log is damaged at entry `index` (0 = the header). `header` and `entries` hold what
-    was read intact before the damage."""
+    was read intact before the damage; `committed`, when known (from the entry count kept
+    beside an SQLite log), is how many entries had been saved, so the loss is counted:
+    entries len(entries) + 1 .. committed."""
 
     def __init__(
         self,
@@ -41,13 +57,34 @@ class LogCorrupt(LogError):
         index: int,
         header: LogHeader | None = None,
         entries: Sequence[Entry] = (),
+        committed: int | None = None,
         **details: Any,
     ) -> None:
-        super().__init__(f"entry {index}: {message}", index=index, intact_entries=len(entries), **details)
+        kept = len(entries)
+        text = f"entry {index}: {message}"
+        if committed is not None:
+            details["committed"] = committed
+            details["lost_entries"] = max(committed - kept, 0)
+            text += f"; {committed} entries were saved, {_kept_and_lost(kept, committed)}"
+        super().__init__(text, index=index, intact_entries=kept, **details)
         self.reason = message
         self.index = index
         self.header = header
         self.entries = list(entries)
+        self.committed = committed
+
+    @property
+    def lost(self) -> int | None:
+        """How many saved entries are not among `entries` (None when unknown)."""
+        return None if self.committed is None else max(self.committed - len(self.entries), 0)
+
+
+def _kept_and_lost(kept: int, committed: int) -> str:
+    if kept >= committed:
+        return f"all {committed} are intact"
+    lost = committed - kept
+    span = f"entry {committed}" if lost == 1 else f"entries {kept + 1}-{committed}"
+    return f"{kept} are intact and {span} ({lost} {'entry' if lost == 1 else 'entries'}) are lost"
 
 
 class BadEntry(LogError):

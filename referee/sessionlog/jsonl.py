@@ -1,7 +1,10 @@
 """The JSON-lines export: a header line, then one line per entry (docs/log-format.md).
 
 It is the shareable form of a log; reading one checks the same checksum chain as SQLite, but a
-hand-written export may leave the checksums out.
+hand-written export may leave the checksums out: such entries are *unsigned* (listed in
+`LogContents.unsigned`), and importing them is refused unless the caller accepts them as such
+(`mark_unsigned_import`). The chain is a plain SHA-256 that anyone can recompute: it finds
+accidental damage, not a deliberate edit (docs/log-format.md, "What the checksums prove").
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ def read_jsonl(path: Path) -> LogContents:
     """Read an export. Raises LogUnreadable, or LogCorrupt at the first bad line (0 = the header)."""
     header: LogHeader | None = None
     entries: list[Entry] = []
+    unsigned: list[int] = []
     previous = ""
     with open(path, "rb") as handle:
         for index, raw in enumerate(handle):  # line 0 is the header, line k is entry k
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
+                if index == 0:
+                    raise LogUnreadable(f"{path} is not a session log (neither SQLite nor JSON-lines text)") from None
                 raise LogCorrupt("not UTF-8 text", index=index, header=header, entries=entries) from None
             if not text.strip():
                 continue
@@ -59,12 +65,64 @@ def read_jsonl(path: Path) -> LogContents:
                     entries=entries,
                 )
             # A hand-written export may leave checksums out; the chain continues from the contents.
+            if not entry.checksum:
+                unsigned.append(entry.seq)
             entry = dataclasses.replace(entry, checksum=expected)
             entries.append(entry)
             previous = expected
     if header is None:
         raise LogUnreadable(f"{path} is empty")
-    return LogContents(header=header, entries=entries, path=str(path), format="jsonl")
+    return LogContents(header=header, entries=entries, path=str(path), format="jsonl", unsigned=unsigned)
+
+
+UNSIGNED_IMPORT = "unsigned_import"  # the key of the note that marks an import of unsigned entries
+
+
+def unsigned_entries(contents: LogContents) -> list[int]:
+    """The entries of `contents` that carried no checksum when they reached it: those of an
+    export read now, and those an earlier import marked (a note with `unsigned_import`)."""
+    found = set(contents.unsigned)
+    for entry in contents.entries:
+        marked = entry.payload.get(UNSIGNED_IMPORT) if entry.kind == "note" else None
+        if isinstance(marked, dict) and isinstance(marked.get("entries"), list):
+            found.update(n for n in marked["entries"] if isinstance(n, int) and not isinstance(n, bool))
+    return sorted(found)
+
+
+def describe_entries(numbers: list[int]) -> str:
+    """[1, 2, 3, 7] -> 'entries 1-3, 7'."""
+    spans: list[str] = []
+    start = previous = None
+    for n in [*numbers, None]:
+        if n is not None and previous is not None and n == previous + 1:
+            previous = n
+            continue
+        if start is not None:
+            spans.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = n
+    return ("entry " if len(numbers) == 1 else "entries ") + ", ".join(spans)
+
+
+def mark_unsigned_import(contents: LogContents) -> LogContents:
+    """`contents` with a note appended that names its unsigned entries and where they came from,
+    so that the log they are imported into says so for good (`referee check` reports it)."""
+    numbers = unsigned_entries(contents)
+    if not numbers or not contents.unsigned:
+        return contents
+    last = contents.entries[-1].time if contents.entries else contents.header.created
+    note = Entry(
+        seq=len(contents.entries) + 1,
+        time=last,
+        source="script",
+        confidence=None,
+        kind="note",
+        payload={
+            "text": f"imported unsigned from {contents.path}: {describe_entries(numbers)} had no checksum",
+            UNSIGNED_IMPORT: {"from": str(contents.path), "entries": numbers},
+        },
+    )
+    previous = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
+    return dataclasses.replace(contents, entries=[*contents.entries, note.sealed(previous)], unsigned=[])
 
 
 def write_jsonl(contents: LogContents, out: TextIO) -> None:

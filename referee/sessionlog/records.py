@@ -222,9 +222,16 @@ def entry_from_dict(data: Any, index: int) -> Entry:
 
 @dataclasses.dataclass
 class LogContents:
-    """A log read into memory: its header and its entries, in order."""
+    """A log read into memory: its header and its entries, in order.
+
+    `committed`: the entry count kept beside an SQLite log, when it was there and agreed;
+    `count_problem`: why there was none to compare with (the end of the log is then unverified);
+    `unsigned`: the entries of a JSON-lines export that carried no checksum."""
 
     header: LogHeader
     entries: list[Entry]
     path: str | None = None
     format: str = "sqlite"  # or "jsonl"
+    committed: int | None = None
+    count_problem: str | None = None
+    unsigned: list[int] = dataclasses.field(default_factory=list)

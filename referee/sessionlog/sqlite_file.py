@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from referee.sessionlog.errors import LogCorrupt, LogUnreadable
+from referee.sessionlog.errors import LogCorrupt, LogError, LogUnreadable
 from referee.sessionlog.records import (
     ENTRY_FIELDS,
     FORMAT,
@@ -26,6 +26,8 @@ from referee.sessionlog.records import (
 
 APPLICATION_ID = 0x52464C47  # "RFLG" in the SQLite header: this file is a session log
 SQLITE_MAGIC = b"SQLite format 3\x00"
+JOURNAL_MODE = "TRUNCATE"
+COMPANIONS = ("-journal", "-wal", "-shm")  # SQLite's own files beside a log
 
 _SCHEMA = """
 CREATE TABLE header (
@@ -65,16 +67,33 @@ class FileDamaged(LogCorrupt):
     """SQLite refused the file itself (e.g. truncated): a salvage copy may still read a prefix."""
 
 
-def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
-    if readonly:
+class CannotOpenHere(LogError):
+    """SQLite cannot read the log in place (a read-only folder, a crashed writer's journal to
+    roll back, a WAL log without its shared-memory file): read a copy instead."""
+
+
+def _cannot_open_here(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    # SQLITE_CANTOPEN (14), SQLITE_READONLY (8: e.g. READONLY_ROLLBACK, READONLY_CANTINIT)
+    return primary in (8, 14) or "unable to open" in str(exc) or "readonly" in str(exc)
+
+
+def connect(path: Path, *, readonly: bool, copy: bool = False) -> sqlite3.Connection:
+    """A connection to a log. The writer's has a rollback journal (`journal_mode=TRUNCATE`)
+    and `synchronous=FULL`, so that every commit lands in the main file before it returns
+    (docs/log-format.md, "Storage: SQLite"). `copy`: a reader's own temporary copy, opened
+    read-write so that SQLite may roll back or recover it, and otherwise left as it is."""
+    if readonly and not copy:
         conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True, isolation_level=None)
     else:
         # One writer object may be shared by a web server's threads: `SessionLog` serialises
         # its appends with a lock, so the connection may cross threads.
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=5000")
+    if not readonly:
+        conn.execute(f"PRAGMA journal_mode={JOURNAL_MODE}")  # a log written in WAL mode is moved back
+        conn.execute("PRAGMA synchronous=FULL")
     return conn
 
 
@@ -120,90 +139,117 @@ def _row(entry: Entry) -> tuple[Any, ...]:
     )
 
 
-def read_sqlite_file(path: Path) -> LogContents:
-    """Read an SQLite log. Raises LogUnreadable, LogCorrupt at the first bad entry, or
-    FileDamaged where SQLite cannot read the file itself."""
+def read_sqlite_file(path: Path, *, copy: bool = False) -> LogContents:
+    """Read an SQLite log (`copy`: a temporary copy of one). Raises LogUnreadable, LogCorrupt at
+    the first bad entry, FileDamaged where SQLite cannot read the file itself, or CannotOpenHere."""
     try:
-        conn = connect(path, readonly=True)
+        conn = connect(path, readonly=True, copy=copy)
     except sqlite3.Error as exc:
+        if _cannot_open_here(exc):
+            raise CannotOpenHere(f"cannot open {path} in place: {exc}") from None
         raise LogUnreadable(f"cannot open {path}: {exc}") from None
     try:
-        try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
-            raise FileDamaged(f"the database is damaged: {exc}", index=0) from None
-        if app_id != APPLICATION_ID or not {"header", "entries"} <= tables:
-            raise LogUnreadable(f"{path} is an SQLite file but not a session log")
-        try:
-            row = conn.execute(
-                "SELECT format, format_version, game, engine_version, setup, created, checksum FROM header WHERE id = 1"
-            ).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise FileDamaged(f"the header is damaged: {exc}", index=0) from None
-        if row is None:
-            raise LogCorrupt("the header row is missing", index=0)
-        try:
-            header = LogHeader.from_dict(
-                {
-                    "format": row[0],
-                    "format_version": row[1],
-                    "game": row[2],
-                    "engine_version": row[3],
-                    "setup": json.loads(row[4]),
-                    "created": row[5],
-                }
-            )
-        except (ValueError, TypeError) as exc:
-            raise LogCorrupt(f"the header is damaged: {exc}", index=0) from None
-        previous = header.checksum()
-        if row[6] != previous:
-            raise LogCorrupt("the header's checksum does not match its contents", index=0)
-        entries: list[Entry] = []
-        cursor = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY seq")
-        index = 1
-        while True:
-            try:
-                fetched = cursor.fetchone()
-            except sqlite3.DatabaseError as exc:
-                raise LogCorrupt(
-                    f"the database is damaged: {exc}", index=index, header=header, entries=entries
-                ) from None
-            if fetched is None:
-                break
-            try:
-                entry = entry_from_dict(
-                    {
-                        "seq": fetched[0],
-                        "time": fetched[1],
-                        "source": fetched[2],
-                        "confidence": fetched[3],
-                        "kind": fetched[4],
-                        "payload": json.loads(fetched[5]),
-                        "events": json.loads(fetched[6]),
-                        "checksum": fetched[7],
-                    },
-                    index,
-                )
-                # The stored texts are canonical JSON: hash them as they are (no re-encoding).
-                quick = chained_from_texts(previous, entry, fetched[5], fetched[6])
-            except json.JSONDecodeError as exc:
-                raise LogCorrupt(
-                    f"a stored field is not JSON ({exc.msg})", index=index, header=header, entries=entries
-                ) from None
-            except (ValueError, TypeError) as exc:
-                raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
-            expected = quick if entry.checksum == quick else entry.chained(previous)
-            if entry.checksum != expected:
-                raise LogCorrupt(
-                    "the checksum does not match the contents (changed or damaged)",
-                    index=index,
-                    header=header,
-                    entries=entries,
-                )
-            entries.append(entry)
-            previous = expected
-            index += 1
-        return LogContents(header=header, entries=entries, path=str(path), format="sqlite")
+        return _read(conn, path)
+    except sqlite3.Error as exc:  # anything _read does not name itself
+        if _cannot_open_here(exc):
+            raise CannotOpenHere(f"cannot read {path} in place: {exc}") from None
+        raise FileDamaged(f"the database is damaged: {exc}", index=0) from None
     finally:
         conn.close()
+
+
+def _read(conn: sqlite3.Connection, path: Path) -> LogContents:
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        if _cannot_open_here(exc):
+            raise
+        raise FileDamaged(f"the database is damaged: {exc}", index=0) from None
+    if app_id != APPLICATION_ID or not {"header", "entries"} <= tables:
+        raise LogUnreadable(f"{path} is an SQLite file but not a session log")
+    try:
+        row = conn.execute(
+            "SELECT format, format_version, game, engine_version, setup, created, checksum FROM header WHERE id = 1"
+        ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise FileDamaged(f"the header is damaged: {exc}", index=0) from None
+    if row is None:
+        raise LogCorrupt("the header row is missing", index=0)
+    try:
+        header = LogHeader.from_dict(
+            {
+                "format": row[0],
+                "format_version": row[1],
+                "game": row[2],
+                "engine_version": row[3],
+                "setup": json.loads(row[4]),
+                "created": row[5],
+            }
+        )
+    except (ValueError, TypeError) as exc:
+        raise LogCorrupt(f"the header is damaged: {exc}", index=0) from None
+    previous = header.checksum()
+    if row[6] != previous:
+        raise LogCorrupt("the header's checksum does not match its contents", index=0)
+    entries: list[Entry] = []
+    damage: sqlite3.DatabaseError | None = None
+    try:
+        for fetched in conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY seq"):
+            previous = _take(fetched, previous, header, entries)
+    except sqlite3.DatabaseError as exc:
+        damage = exc
+    if damage is not None:
+        # The sqlite3 module steps one row ahead: the scan's error may come before the last
+        # readable row was handed over. Read on one entry at a time, by its number.
+        while True:
+            try:
+                fetched = conn.execute(
+                    f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE seq = ?", (len(entries) + 1,)
+                ).fetchone()
+            except sqlite3.DatabaseError:
+                fetched = None
+            if fetched is None:
+                raise LogCorrupt(
+                    f"the database is damaged: {damage}", index=len(entries) + 1, header=header, entries=entries
+                )
+            previous = _take(fetched, previous, header, entries)
+    return LogContents(header=header, entries=entries, path=str(path), format="sqlite")
+
+
+def _take(fetched: Any, previous: str, header: LogHeader, entries: list[Entry]) -> str:
+    """Check one stored row as entry len(entries) + 1 and append it; its checksum is returned.
+    A bad row raises LogCorrupt."""
+    index = len(entries) + 1
+    try:
+        entry = entry_from_dict(
+            {
+                "seq": fetched[0],
+                "time": fetched[1],
+                "source": fetched[2],
+                "confidence": fetched[3],
+                "kind": fetched[4],
+                "payload": json.loads(fetched[5]),
+                "events": json.loads(fetched[6]),
+                "checksum": fetched[7],
+            },
+            index,
+        )
+        # The stored texts are canonical JSON: hash them as they are (no re-encoding).
+        quick = chained_from_texts(previous, entry, fetched[5], fetched[6])
+    except json.JSONDecodeError as exc:
+        raise LogCorrupt(
+            f"a stored field is not JSON ({exc.msg})", index=index, header=header, entries=entries
+        ) from None
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
+    expected = quick if entry.checksum == quick else entry.chained(previous)
+    if entry.checksum != expected:
+        raise LogCorrupt(
+            "the checksum does not match the contents (changed or damaged)",
+            index=index,
+            header=header,
+            entries=entries,
+        )
+    entries.append(entry)
+    return expected

@@ -1,7 +1,9 @@
 """Opening a log, SQLite or JSON lines, and the writer that appends entries to an SQLite log.
 
-Every append is its own transaction (WAL, `synchronous=FULL`; triggers forbid UPDATE and DELETE),
-so an entry is saved once `append` returns, whatever happens to the process after.
+Every append is its own transaction (a rollback journal, `synchronous=FULL`, so the entry is in
+the main file when the commit returns; triggers forbid UPDATE and DELETE), followed by the
+fsynced entry count beside the log (`tally`): an entry is saved once `append` returns, whatever
+happens to the process after, and a reader can tell a log that lost entries from a short one.
 """
 
 from __future__ import annotations
@@ -15,28 +17,81 @@ from pathlib import Path
 from typing import Any
 
 from referee.core import Event
-from referee.sessionlog.errors import LogConflict, LogExists, LogUnreadable
+from referee.sessionlog.errors import (
+    LogConflict,
+    LogCorrupt,
+    LogExists,
+    LogReadOnly,
+    LogUnreadable,
+    LogWriteFailed,
+)
 from referee.sessionlog.jsonl import read_jsonl
 from referee.sessionlog.records import Entry, LogContents, LogHeader
 from referee.sessionlog.salvage import read_sqlite
-from referee.sessionlog.sqlite_file import SQLITE_MAGIC, connect, create_tables, insert_entry
+from referee.sessionlog.sqlite_file import COMPANIONS, SQLITE_MAGIC, connect, create_tables, insert_entry
+from referee.sessionlog.tally import Tally, TallyWriter, read_tally, tally_path
 
 
 def read_log(path: str | os.PathLike[str]) -> LogContents:
     """Read a log, SQLite or JSON lines (told apart by the file's first bytes).
 
-    Raises LogUnreadable, or LogCorrupt carrying the intact header and entries before the damage.
+    An SQLite log is compared with the entry count kept beside it: fewer entries than counted
+    raise LogCorrupt naming the lost ones; a missing or damaged count is said in the contents'
+    `count_problem`. Raises LogUnreadable, or LogCorrupt carrying the intact header and entries
+    before the damage.
     """
     path = Path(path)
     if not path.is_file():
         raise LogUnreadable(f"no log file at {path}")
-    with open(path, "rb") as handle:
-        start = handle.read(len(SQLITE_MAGIC))
-    if start == SQLITE_MAGIC:
-        return read_sqlite(path)
-    if not start:
-        raise LogUnreadable(f"{path} is empty")
-    return read_jsonl(path)
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise LogUnreadable(f"cannot read {path}: {exc.strerror}") from None
+    tally = read_tally(path)
+    counted = isinstance(tally, Tally) or tally_path(path).exists()
+    if start != SQLITE_MAGIC and not counted:
+        if not start:
+            raise LogUnreadable(f"{path} is empty")
+        return read_jsonl(path)
+    committed = tally.entries if isinstance(tally, Tally) else None
+    try:
+        contents = read_sqlite(path)
+    except LogCorrupt as error:
+        if committed is None:
+            raise
+        raise LogCorrupt(
+            error.reason, index=error.index, header=error.header, entries=error.entries, committed=committed
+        ) from None
+    except LogUnreadable as error:
+        if not counted:
+            raise
+        # an entry count stands beside it: this was a log, and its first page is damaged
+        raise LogCorrupt(f"the file is damaged ({error.message})", index=0, committed=committed) from None
+    if isinstance(tally, str):
+        contents.count_problem = tally
+        return contents
+    entries = contents.entries
+    if len(entries) < tally.entries:
+        raise LogCorrupt(
+            f"the log ends after entry {len(entries)}, but its entry count says {tally.entries} were saved",
+            index=len(entries) + 1,
+            header=contents.header,
+            entries=entries,
+            committed=tally.entries,
+        )
+    last = entries[tally.entries - 1].checksum if tally.entries else ""
+    if last != tally.checksum:
+        raise LogCorrupt(
+            f"entry {tally.entries} is not the entry that was saved as entry {tally.entries} "
+            "(its checksum differs from the one the entry count recorded)",
+            index=max(tally.entries, 1),
+            header=contents.header,
+            entries=entries[: max(tally.entries - 1, 0)],
+            committed=tally.entries,
+        )
+    contents.committed = tally.entries
+    return contents
 
 
 class SessionLog:
@@ -49,10 +104,12 @@ class SessionLog:
     def __init__(self, path: Path, conn: sqlite3.Connection, contents: LogContents) -> None:
         self.path = path
         self._conn = conn
+        self._tally = TallyWriter(path)
         self._lock = threading.Lock()
         self.header = contents.header
         self.entries: list[Entry] = contents.entries
         self._last_checksum = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
+        self._tally.write(Tally(len(self.entries), contents.entries[-1].checksum if contents.entries else ""))
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -68,9 +125,15 @@ class SessionLog:
         path = Path(path)
         if path.exists():
             raise LogExists(f"{path} already exists; pass another path or resume it")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LogWriteFailed(f"cannot make the folder of {path}: {exc.strerror}") from None
         header = LogHeader.from_dict(header.to_dict())
-        conn = connect(path, readonly=False)
+        try:
+            conn = connect(path, readonly=False)
+        except sqlite3.Error as exc:
+            raise LogWriteFailed(f"cannot write {path}: {exc}") from None
         try:
             create_tables(conn, header)
             previous = header.checksum()
@@ -81,12 +144,14 @@ class SessionLog:
                 previous = entry.checksum
                 written.append(entry)
             conn.execute("COMMIT")
-        except BaseException:
+            return cls(path, conn, LogContents(header=header, entries=written, path=str(path)))
+        except BaseException as exc:
             conn.close()
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", *COMPANIONS, "-count"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise LogWriteFailed(f"cannot write {path}: {exc}") from None
             raise
-        return cls(path, conn, LogContents(header=header, entries=written, path=str(path)))
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> SessionLog:
@@ -96,10 +161,22 @@ class SessionLog:
         contents = read_log(path)
         if contents.format != "sqlite":
             raise LogUnreadable(f"{path} is a JSON-lines export: import it into a new log to append")
-        return cls(path, connect(path, readonly=False), contents)
+        folder = path.absolute().parent
+        if not os.access(path, os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
+            which = "the file" if not os.access(path, os.W_OK) else f"its folder {folder}"
+            raise LogReadOnly(
+                f"{path} cannot be written ({which} is read-only): nothing could be saved; "
+                "copy it somewhere writable, or export it, to continue"
+            )
+        try:
+            conn = connect(path, readonly=False)
+            return cls(path, conn, contents)
+        except (sqlite3.Error, OSError) as exc:
+            raise LogWriteFailed(f"cannot continue {path}: {exc}") from None
 
     def close(self) -> None:
         self._conn.close()
+        self._tally.close()
 
     def __enter__(self) -> SessionLog:
         return self
@@ -138,15 +215,25 @@ class SessionLog:
                 self._conn.execute("BEGIN IMMEDIATE")
                 insert_entry(self._conn, entry)
                 self._conn.execute("COMMIT")
-            except sqlite3.IntegrityError:
-                self._conn.execute("ROLLBACK")
-                raise LogConflict(f"entry {entry.seq} was written by another process") from None
-            except BaseException:
+            except BaseException as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise LogConflict(f"entry {entry.seq} was written by another process") from None
+                if isinstance(exc, sqlite3.Error):
+                    raise LogWriteFailed(f"entry {entry.seq} could not be saved: {exc}") from None
                 raise
             self.entries.append(entry)
             self._last_checksum = entry.checksum
+            try:
+                self._tally.write(Tally(entry.seq, entry.checksum))
+            except OSError as exc:
+                # The entry is saved (a reader accepts one entry past the count); say so.
+                raise LogWriteFailed(
+                    f"entry {entry.seq} is saved, but the entry count beside the log could not be "
+                    f"updated ({exc.strerror}): later entries would not be counted",
+                    saved=entry.seq,
+                ) from None
             return entry
 
     def contents(self) -> LogContents:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 
-import click
+# Library chatter off the user's screen, set before any command loads the libraries (each is read
+# when its library loads; a value the user set wins): OpenCV's own warnings ("can't open camera by
+# index") repeat what the named error says; glog and TensorFlow Lite's info lines from MediaPipe.
+for _name, _value in {"OPENCV_LOG_LEVEL": "OFF", "GLOG_minloglevel": "2", "TF_CPP_MIN_LOG_LEVEL": "2"}.items():
+    os.environ.setdefault(_name, _value)
 
-from tablereferee import __version__, commands
+import click  # noqa: E402  (after the environment above)
+
+from tablereferee import __version__, commands  # noqa: E402
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

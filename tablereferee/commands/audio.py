@@ -4,31 +4,55 @@ WAV file, the audio track of a video, or a live microphone (`mic`)."""
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
+from referee.core import RefereeError
 from referee.observations import SignalEvent
-from tablereferee.commands._errors import exit_on_error
+from tablereferee.commands._errors import BY_KIND, exit_on_error
+from tablereferee.commands._options import FiniteFloat
+
+
+class MouthFileError(RefereeError):
+    """A --mouth file that is not a JSON list of mouth_moving events."""
 
 
 def _load_mouth(path: str) -> list[SignalEvent]:
-    with open(path) as f:
-        data = json.load(f)
+    """The mouth_moving events of a JSON file: a list of events, or `{"events": [...]}` as
+    `referee signals --json` prints it; other signals are skipped."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise MouthFileError(f"cannot read {path}: {exc.strerror or exc}", path=path) from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise MouthFileError(f"{path} is not JSON: {exc}", path=path) from None
     if isinstance(data, dict):
         data = data.get("events", [])
+    if not isinstance(data, list):
+        raise MouthFileError(f'{path}: expected a list of events (or {{"events": [...]}})', path=path)
     out = []
-    for d in data:
-        if d.get("signal") == "mouth_moving":
-            out.append(
-                SignalEvent(
-                    d["player"],
-                    d["signal"],
-                    float(d["start"]),
-                    float(d["end"]),
-                    float(d.get("confidence", 1.0)),
-                    d.get("evidence", {}),
-                )
+    for n, d in enumerate(data):
+        if not isinstance(d, dict):
+            raise MouthFileError(f"{path}: event {n} is not an object", path=path, event=n)
+        if d.get("signal") != "mouth_moving":
+            continue
+        try:
+            start, end = float(d["start"]), float(d["end"])
+            confidence = float(d.get("confidence", 1.0))
+            player, evidence = d["player"], d.get("evidence", {})
+        except KeyError as exc:
+            raise MouthFileError(f"{path}: event {n} has no {exc}", path=path, event=n) from None
+        except (TypeError, ValueError) as exc:
+            raise MouthFileError(f"{path}: event {n}: {exc}", path=path, event=n) from None
+        if not isinstance(player, str) or not isinstance(evidence, dict):
+            raise MouthFileError(f"{path}: event {n}: the player must be a name, the evidence an object", path=path)
+        if not (math.isfinite(start) and math.isfinite(end) and start <= end and 0 <= confidence <= 1):
+            raise MouthFileError(
+                f"{path}: event {n}: needs finite start <= end and a confidence in 0..1", path=path, event=n
             )
+        out.append(SignalEvent(player, "mouth_moving", start, end, confidence, evidence))
     return out
 
 
@@ -55,9 +79,18 @@ def _mouth_from_video(path: str) -> list[SignalEvent]:
 )
 @click.option("--no-recognition", is_flag=True, help="Skip speech recognition (speech is 'talking').")
 @click.option(
-    "--start", type=float, default=None, help="Session time of the first sample (default: the video's own, or 0)."
+    "--start",
+    type=FiniteFloat(-1e9, 1e9),
+    default=None,
+    help="Session time of the first sample (default: the video's own, or 0).",
 )
-@click.option("--seconds", type=float, default=10.0, show_default=True, help="With `mic`: how long to listen.")
+@click.option(
+    "--seconds",
+    type=FiniteFloat(0.0, 24 * 3600.0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="With `mic`: how long to listen.",
+)
 @click.option("--device", default=None, help="With `mic`: input device index or name.")
 @click.option(
     "--mouth",
@@ -72,7 +105,7 @@ def command(
 ):
     """Report hum, mumble and table talk (TV shows, games, sport) in PATH: a WAV file, a
     video's audio track, or `mic` for the live microphone."""
-    with exit_on_error(2, as_json):
+    with exit_on_error(BY_KIND, as_json):
         result = _run(
             path, show_windows, lang, model_dir, no_recognition, start, seconds, device, mouth_file, attribute
         )

@@ -9,14 +9,14 @@ with the cards drawn.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from referee.core import RefereeError
-from tablereferee.commands._errors import echo_error
+from tablereferee.commands._errors import BY_KIND, CommandError
+from tablereferee.commands._options import FiniteFloat
 
 if TYPE_CHECKING:
     import cv2
@@ -66,7 +66,11 @@ class OverlayWriter:
         import cv2  # deferred: OpenCV takes ~0.1 s to load; --help starts without it
 
         if self.kind == "image":
-            if not cv2.imwrite(str(self.path), image):
+            try:
+                written = cv2.imwrite(str(self.path), image)
+            except cv2.error:
+                written = False
+            if not written:
                 raise OverlayNotWritten(f"cannot write the picture {self.path}", path=str(self.path))
             return
         if self._writer is None:
@@ -84,6 +88,26 @@ class OverlayWriter:
 
 class OverlayNotWritten(RefereeError):
     """The overlay file could not be written."""
+
+
+VIDEO_SUFFIXES = (".mp4", ".m4v", ".mov", ".avi", ".mkv")
+
+
+def check_overlay_path(path: str, kind: str) -> None:
+    """A usage error before any work when OUT's name says a format the overlay cannot be."""
+    import cv2  # deferred: OpenCV takes ~0.1 s to load; --help starts without it
+
+    suffix = Path(path).suffix.lower()
+    if kind == "image":
+        if not suffix or not cv2.haveImageWriter(f"x{suffix}"):
+            raise click.BadParameter(
+                f"{path}: name the picture .png, .jpg, .bmp, .webp or .tif", param_hint="'--overlay'"
+            )
+    elif suffix not in VIDEO_SUFFIXES:
+        raise click.BadParameter(f"{path}: name the video {', '.join(VIDEO_SUFFIXES)}", param_hint="'--overlay'")
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise OverlayNotWritten(f"no folder {str(folder)!r} to write {Path(path).name} in", path=path)
 
 
 def frame_record(frame, cards) -> dict:
@@ -126,7 +150,13 @@ def _text_lines(rec: dict) -> list[str]:
     help="Write the picture or video with the cards drawn.",
 )
 @click.option("--model", type=click.Path(dir_okay=False), default=None, help="Card detector ONNX model.")
-@click.option("--conf", type=float, default=0.25, show_default=True, help="Detector confidence threshold.")
+@click.option(
+    "--conf",
+    type=FiniteFloat(0.0, 1.0, min_open=True),
+    default=0.25,
+    show_default=True,
+    help="Detector confidence threshold, above 0 and at most 1.",
+)
 @click.option(
     "--zones",
     "zones_file",
@@ -164,6 +194,7 @@ def command(
         reader = CardReader(detector, deck, tracker=tracker, layout=layout)
         maybe = [p.strip() for p in possible.split(",") if p.strip()] if possible else None
         if overlay:
+            check_overlay_path(overlay, source.kind)
             writer = OverlayWriter(overlay, source.kind, (source.fps or 25.0) / every)
         n = 0
         with source:
@@ -182,8 +213,7 @@ def command(
                 if max_frames and n >= max_frames:
                     break
     except RefereeError as exc:
-        echo_error(exc, as_json)
-        sys.exit(2)
+        raise CommandError(exc, BY_KIND, as_json) from None
     finally:
         if writer is not None:
             writer.close()

@@ -13,7 +13,7 @@ import sys
 import click
 
 from referee.core import RefereeError
-from tablereferee.commands._errors import echo_error
+from tablereferee.commands._errors import EXIT_USAGE, echo_error, exit_code_for
 
 
 @click.command("enroll-deck")
@@ -88,10 +88,14 @@ def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, mod
         if not as_json:
             for r in exc.details.get("rejected", []):
                 click.echo(f"  {r['photo']}: {r['reason']}: {r['message']}", err=True)
-        sys.exit(2)
-    except KeyError as exc:  # an unknown --base deck
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exit_code_for(exc))
+    except KeyError as exc:  # an unknown --base deck (vision.cards.decks.UnknownDeck)
+        message = str(exc.args[0]) if exc.args else str(exc)
+        if as_json:
+            click.echo(json.dumps({"error": "UnknownDeck", "message": message}), err=True)
+        else:
+            click.echo(f"error: UnknownDeck: {message}", err=True)
+        sys.exit(EXIT_USAGE)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:

@@ -10,6 +10,14 @@ from pathlib import Path
 import click
 
 from referee.core import RefereeError
+from tablereferee.commands._errors import BY_KIND, CommandError
+from tablereferee.commands._options import FiniteFloat
+
+OVERLAY_SUFFIXES = (".mp4", ".m4v", ".mov")
+
+
+class OverlayNotWritten(RefereeError):
+    """The overlay video could not be written."""
 
 
 @click.command("signals")
@@ -28,9 +36,15 @@ from referee.core import RefereeError
 @click.option("--save-calibration", type=click.Path(dir_okay=False), help="Write the calibration used (to edit it).")
 @click.option("--names", help="Comma-separated player names for proposed seats (left to right).")
 @click.option("--mirrored", is_flag=True, help="The source is a mirrored (selfie) view.")
-@click.option("--fps", type=float, default=10.0, show_default=True, help="Frames per second to analyse.")
+@click.option(
+    "--fps",
+    type=FiniteFloat(0.0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Frames per second to analyse (above 0).",
+)
 @click.option("--free", "free_path", type=click.Path(dir_okay=False), help="A learnt Free Signal JSON to look for.")
-@click.option("--max-frames", type=int, help="Stop after this many frames (cameras).")
+@click.option("--max-frames", type=click.IntRange(min=1), help="Stop after this many frames (cameras).")
 @click.option(
     "--learn-free",
     type=click.Path(dir_okay=False),
@@ -55,7 +69,7 @@ def command(
     """Recognise the Beccato! body signals (touches, raised hands, elbows, taps, winks, moving
     mouths) in SOURCE: an image, a video file or a camera index. With --learn-free, the SOURCEs
     are 3-5 recordings of a team's own gesture."""
-    from vision.landmarks.calibration import TableCalibration  # deferred: loads NumPy; --help starts without it
+    from vision.landmarks.calibration import CalibrationError, TableCalibration  # deferred: loads NumPy
     from vision.signals.engine import detect_signals, landmarks_from_media  # deferred: loads NumPy
     from vision.signals.free import FreeSignal  # deferred: loads NumPy
 
@@ -64,6 +78,8 @@ def command(
         return
     if len(sources) != 1:
         raise click.UsageError("give one SOURCE (several only with --learn-free)")
+    if overlay and Path(overlay).suffix.lower() not in OVERLAY_SUFFIXES:
+        raise click.BadParameter(f"{overlay}: name the video {', '.join(OVERLAY_SUFFIXES)}", param_hint="'--overlay'")
     source = sources[0]
     try:
         calibration = TableCalibration.load(calibration_path) if calibration_path else None
@@ -82,11 +98,14 @@ def command(
         )
         events = detect_signals(frames, calibration, free=free)
         if save_calibration:
-            calibration.save(save_calibration)
+            try:
+                calibration.save(save_calibration)
+            except OSError as exc:
+                raise CalibrationError(f"cannot write {save_calibration}: {exc.strerror or exc}") from None
         if overlay:
             _write_overlay(source, frames, calibration, events, overlay, max_frames)
     except RefereeError as exc:
-        raise click.ClickException(f"{exc.name}: {exc.message}") from None
+        raise CommandError(exc, BY_KIND, as_json) from None
 
     if as_json:
         out = {
@@ -121,7 +140,7 @@ def command(
 def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
     from vision.landmarks.calibration import TableCalibration  # deferred: loads NumPy; --help starts without it
     from vision.signals.engine import landmarks_from_media, seat_series  # deferred: loads NumPy
-    from vision.signals.free import FreeSignal  # deferred: loads NumPy
+    from vision.signals.free import FreeSignal, FreeSignalError  # deferred: loads NumPy
 
     try:
         calibration = TableCalibration.load(calibration_path) if calibration_path else None
@@ -132,8 +151,10 @@ def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:
             demos.append(seat_series(frames, calib, seat))
         learnt = FreeSignal.learn(demos, name=Path(out).stem)
         learnt.save(out)
+    except OSError as exc:
+        raise CommandError(FreeSignalError(f"cannot write {out}: {exc.strerror or exc}", path=out), BY_KIND) from None
     except RefereeError as exc:
-        raise click.ClickException(f"{exc.name}: {exc.message}") from None
+        raise CommandError(exc, BY_KIND) from None
     click.echo(
         json.dumps(
             {
@@ -165,6 +186,8 @@ def _write_overlay(source, frames, calibration, events, path, max_frames) -> Non
             if writer is None:
                 h, w = img.shape[:2]
                 writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (w, h))
+                if not writer.isOpened():
+                    raise OverlayNotWritten(f"cannot write the video {path}", path=str(path))
             writer.write(img)
             if src.kind == "image":
                 for _ in range(int(fps) - 1):

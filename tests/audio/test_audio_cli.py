@@ -1,4 +1,4 @@
-"""`referee audio`: JSON events, windows, attribution, and named errors with exit status 2."""
+"""`referee audio`: JSON events, windows, attribution, and named errors (exit 3 an unusable input, 2 a bad option)."""
 
 import json
 
@@ -64,14 +64,14 @@ def test_bad_files(tmp_path, make, error):
     if make:
         make(p)
     r = run(str(p), "--json")
-    assert r.exit_code == 2
+    assert r.exit_code == 3
     assert json.loads(r.stderr)["error"] == error
     assert r.stdout == ""
 
 
 def test_video_without_audio():
     r = run(fixture_path("video_no_audio.mp4"))
-    assert r.exit_code == 2 and "NoAudioTrack" in r.stderr and "no audio track" in r.stderr
+    assert r.exit_code == 3 and "NoAudioTrack" in r.stderr and "no audio track" in r.stderr
 
 
 def test_unknown_device():
@@ -82,7 +82,7 @@ def test_unknown_device():
 
 def test_missing_model_folder(tmp_path):
     r = run(fixture_path("hum.wav"), "--lang", "it", "--model", str(tmp_path / "none"), "--json")
-    assert r.exit_code == 2
+    assert r.exit_code == 3
     assert json.loads(r.stderr)["error"] == "RecognitionModelMissing"
 
 

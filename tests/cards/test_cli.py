@@ -45,11 +45,11 @@ def test_cards_bad_input_is_a_named_error(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"nope")
     res = CliRunner().invoke(cli, ["cards", str(bad), "--json"])
-    assert res.exit_code == 2 and json.loads(res.stderr)["error"] == "UnreadableImage"
+    assert res.exit_code == 3 and json.loads(res.stderr)["error"] == "UnreadableImage"
     empty = tmp_path / "empty.avi"
     cv2.VideoWriter(str(empty), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48)).release()
     res = CliRunner().invoke(cli, ["cards", str(empty)])
-    assert res.exit_code == 2 and "EmptyVideo" in res.stderr
+    assert res.exit_code == 3 and "EmptyVideo" in res.stderr
     good = tmp_path / "ok.png"
     cv2.imwrite(str(good), cloth(100, 100))
     res = CliRunner().invoke(cli, ["cards", str(good), "--deck", "napoletane", "--decks-dir", str(tmp_path), "--json"])
@@ -66,7 +66,7 @@ def test_enroll_deck_command(tmp_path):
         photos.append(p)
     decks = tmp_path / "decks"
     res = run("enroll-deck", "poker", *photos, "--decks-dir", decks, "--json", "--model", tmp_path / "none.onnx")
-    assert res.exit_code == 2  # an explicit model that does not exist is an error
+    assert res.exit_code == 3  # an explicit model that does not exist is an error
     res = CliRunner().invoke(cli, ["enroll-deck", "poker", *map(str, photos), "--decks-dir", str(decks), "--json"])
     assert res.exit_code == 0, res.output + res.stderr
     out = json.loads(res.output)
@@ -79,4 +79,4 @@ def test_enroll_deck_command(tmp_path):
 
 def test_cards_missing_camera_is_a_named_error():
     res = CliRunner().invoke(cli, ["cards", "97", "--json"])
-    assert res.exit_code == 2 and json.loads(res.stderr)["error"] == "CameraNotFound"
+    assert res.exit_code == 3 and json.loads(res.stderr)["error"] == "CameraNotFound"

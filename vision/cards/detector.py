@@ -39,6 +39,10 @@ class ModelNotFound(RefereeError):
     """No model file (the card detector's, the card embedder's) where one was expected."""
 
 
+class UnreadableModel(RefereeError):
+    """A model file that onnxruntime cannot load (not ONNX, truncated, another format)."""
+
+
 class ModelMismatch(RefereeError):
     """A model whose output layout is not a card pose model's."""
 
@@ -203,9 +207,22 @@ class CardDetector:
         # (or under any other load), spinning threads made inference 2-3x slower (measured).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own errors (InvalidProtobuf, Fail...) share no base class
+            raise UnreadableModel(
+                f"{path.name} is not an ONNX model onnxruntime can load: {str(exc).splitlines()[0][:200]}",
+                path=str(path),
+            ) from None
         self.path = path
         self.conf, self.iou, self.max_det = conf, iou, max_det
+        try:
+            self._read_layout()
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ModelMismatch(f"{path.name} is not a card pose model: {exc}", path=str(path)) from None
+
+    def _read_layout(self) -> None:
+        """Class names, keypoints and input size from the model's metadata and shapes."""
         meta = self.session.get_modelmeta().custom_metadata_map
         self.metadata = dict(meta)
         names = _meta(meta.get("names"), {0: "card_face_up", 1: "card_face_down"})

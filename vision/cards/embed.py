@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards.detector import MODELS_DIR, ModelNotFound
+from vision.cards.detector import MODELS_DIR, ModelNotFound, UnreadableModel
 from vision.cards.light import flat_field
 
 MODEL_PATH = MODELS_DIR / "card_embedder" / "card_embedder.onnx"
@@ -50,7 +50,13 @@ class CardEmbedder:
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
         self.path = Path(path)
-        self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own errors share no base class
+            raise UnreadableModel(
+                f"{self.path.name} is not an ONNX model onnxruntime can load: {str(exc).splitlines()[0][:200]}",
+                path=str(self.path),
+            ) from None
         self.input = self.session.get_inputs()[0].name
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 

@@ -254,6 +254,8 @@ def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[FaceBox]:
     boxes: list[FaceBox] = []
     with mp.solutions.face_detection.FaceDetection(model_selection=1, min_detection_confidence=min_score) as fd:
         for x0, y0, x1, y1 in windows:
+            if x1 <= x0 or y1 <= y0:  # a quarter of a frame one pixel wide or high is empty
+                continue
             rgb = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2RGB)
             for det in fd.process(rgb).detections or []:
                 bb = det.location_data.relative_bounding_box

@@ -53,6 +53,7 @@ from referee.signal_cards import BY_ID as SIGNALS_BY_ID
 from referee.signal_cards import FREE_SIGNAL
 
 WAITING_STEPS = ("reveal", "choose", "draw", "place")
+CALL_NAMES = {"coccode": "Coccodé", "caught": "Caught!", "chicchirichi": "Chicchirichì"}
 
 
 class BeccatoState(StateBase):
@@ -219,12 +220,73 @@ class BeccatoState(StateBase):
         return self.call
 
     # -- verification ------------------------------------------------------------------------
-    def _expect(self, step: str, what: str) -> None:
-        if self.phase != step:
+    def _expect(self, step: str, what: str, action: Action | None = None) -> None:
+        if self.phase == step:
+            return
+        if self.call is None or self.phase not in WAITING_STEPS:
             raise V.OutOfOrder(
                 f"{what} is not expected now; the referee is waiting for {self._describe_wait()}",
                 waiting_for=self.waiting_for(),
             )
+        # A call is being resolved: say which, and why the referee waits for what it waits for.
+        call = self.call
+        called = f"{call['caller']}'s {CALL_NAMES[call['call']]}"
+        if step == "play":
+            raise V.CallInProgress(
+                f"{what} waits until {called} is resolved: the round stopped at the call; "
+                f"the referee is waiting for {self._describe_wait()}",
+                waiting_for=self.waiting_for(),
+                call=call["call"],
+            )
+        reason = self._award_reason()
+        head = self.todo[0]
+        if isinstance(action, A.TakeEgg) and head["step"] == "draw" and head["to"] == "team":
+            option = self._award_option()
+            raise V.EggSourceNotAllowed(
+                f"{action.source!r} is not offered: {reason}",
+                waiting_for=self.waiting_for(),
+                **({"option": option, "value": self.table.options[option]} if option else {}),
+            )
+        raise V.AwardOutOfOrder(
+            f"{what} is not the next step of {called}: {reason}",
+            waiting_for=self.waiting_for(),
+            call=call["call"],
+        )
+
+    def _award_option(self) -> str | None:
+        """The table option that made the current award what it is, if one did."""
+        call = self.call
+        deck_only = self.table.options["caught_reward"] == "deck"
+        if call is not None and call["call"] == "caught" and call.get("correct") and deck_only:
+            return "caught_reward"
+        return None
+
+    def _award_reason(self) -> str:
+        """Why the referee waits for the current step of a call's resolution, in words."""
+        call = self._open_call()
+        name = CALL_NAMES[call["call"]]
+        head = self.todo[0]
+        step = head["step"]
+        if step == "reveal":
+            return f"the call is resolved once {' and '.join(call['to_reveal'])} show their hand"
+        verdict = "correct" if call.get("correct") else "wrong"
+        if step == "choose":
+            return f"{head['team']} choose their egg first (the {verdict} {name}), from {', '.join(head['options'])}"
+        if step == "place":
+            return f"{head['team']} place {head['egg']} in their pyramid first (Egg Pyramid, B13)"
+        if head["to"] == "henhouse":
+            return f"henhouse {head['breed']} is refilled first: the egg turned up from the deck goes on it"
+        team = head["team"]
+        caller_team = self.table.team_of(call["caller"])
+        if team != caller_team or not call.get("correct"):
+            paid = "the caught player's team" if call["call"] == "caught" else "each opposing team"
+            return f"a wrong {name} pays {paid} the top of the egg deck: the egg for {team} is turned up next"
+        if call["call"] == "caught" and self.table.options["caught_reward"] == "deck":
+            return (
+                "caught_reward=deck: a correct Caught! is paid from the top of the egg deck, "
+                f"not from a henhouse (B3); the egg for {team} is turned up next"
+            )
+        return f"{team} receive the top of the egg deck for the correct {name}: the egg is turned up next"
 
     def _describe_wait(self) -> str:
         w = self.waiting_for()
@@ -306,10 +368,18 @@ class BeccatoState(StateBase):
             raise V.WrongTeam(f"{caller} cannot catch {target}: same Guild", team=self.table.team_of(caller))
 
     def _verify_chicchirichi(self, action: A.Chicchirichi) -> None:
-        self._verify_call(action.caller)
+        caller = self._verify_call(action.caller)
+        why = self._sizes_known()
+        if why is not None and caller != self.holder:  # B15: "during their turn", holding four
+            holder = "the imaginary seat" if self.holder == IMAGINARY_SEAT else self.holder
+            raise V.NotHoldingFour(
+                f"Chicchirichì is called by the player holding four cards: {holder} holds them ({why}), "
+                f"{caller} holds 3 (B15)",
+                holder=self.holder,
+            )
 
     def _verify_reveal(self, action: A.Reveal) -> None:
-        self._expect("reveal", "a reveal")
+        self._expect("reveal", "a reveal", action)
         player = self._player(action.player)
         to_reveal = self._open_call()["to_reveal"]
         if player not in to_reveal:
@@ -318,6 +388,17 @@ class BeccatoState(StateBase):
         size = sum(cards.values())
         if size not in (3, 4):
             raise V.RevealWrongSize(f"a hand holds 3 or 4 cards, not {size}")
+        why = self._sizes_known()
+        if why is not None and size != self._hand_size(player):  # B15
+            expected = self._hand_size(player)
+            holds = (
+                "has just received and holds 4 cards" if expected == 4 else f"holds 3 cards ({self.holder} holds four)"
+            )
+            raise V.RevealWrongSize(
+                f"{player} {holds}, {why}: a reveal of {size} is not their hand (B15)",
+                expected=expected,
+                holder=self.holder,
+            )
         for name, n in cards.items():
             if n > copies(name):
                 raise V.TooManyOfBreed(f"{n} {name}: the deck has only {copies(name)}")
@@ -356,9 +437,12 @@ class BeccatoState(StateBase):
                 )
             return
         merged = known | cards
-        if sum(merged.values()) > 4:
+        limit = self._hand_size(player) if self._sizes_known() is not None else 4  # B15
+        if sum(merged.values()) > limit:
             raise V.RevealWrongSize(
-                f"{player} would hold {sorted(merged.elements())}: more than 4 cards", known=sorted(known.elements())
+                f"{player} would hold {sorted(merged.elements())}: more than the {limit} cards in their hand",
+                known=sorted(known.elements()),
+                expected=limit,
             )
         elsewhere = self._seen_elsewhere(player)
         for name, n in merged.items():
@@ -368,7 +452,7 @@ class BeccatoState(StateBase):
                 )
 
     def _verify_draw_egg(self, action: A.DrawEgg) -> None:
-        self._expect("draw", "an egg from the deck")
+        self._expect("draw", "an egg from the deck", action)
         egg = egg_name(str(action.egg))
         if egg not in EGGS:
             raise V.EggNotInDeck(f"no egg {action.egg!r}", example=EGGS[0])
@@ -378,22 +462,22 @@ class BeccatoState(StateBase):
             raise V.EggNotOnTop(f"{egg} is not the top of the egg deck")
 
     def _verify_take_egg(self, action: A.TakeEgg) -> None:
-        self._expect("choose", "a choice of egg")
+        self._expect("choose", "a choice of egg", action)
         team = self._team(action.team)
         step = self.todo[0]
         if team != step["team"]:
-            raise V.NotYourChoice(f"{step['team']} chooses, not {team}")
+            raise V.NotYourChoice(f"{step['team']} chooses, not {team}: {self._award_reason()}")
         if _source(action.source) not in step["options"]:
             raise V.EggSourceNotAllowed(f"{action.source!r} is not offered", options=step["options"])
 
     def _verify_place_egg(self, action: A.PlaceEgg) -> None:
         if not self.table.options["egg_pyramid"]:
             raise V.VariantNotInPlay("the Egg Pyramid variant is not played here")
-        self._expect("place", "a pyramid placement")
+        self._expect("place", "a pyramid placement", action)
         team = self._team(action.team)
         step = self.todo[0]
         if team != step["team"]:
-            raise V.NotYourChoice(f"{step['team']} places an egg now, not {team}")
+            raise V.NotYourChoice(f"{step['team']} places an egg now, not {team}: {self._award_reason()}")
         if egg_name(action.egg) != step["egg"]:
             raise V.OutOfOrder(f"{team} places {step['egg']} first", waiting_for=self.waiting_for())
         if action.place not in self._free_places(team):
@@ -719,6 +803,17 @@ class BeccatoState(StateBase):
     # -- knowledge helpers ---------------------------------------------------------------
     def _hand_size(self, seat: str) -> int:
         return 4 if seat == self.holder else 3
+
+    def _sizes_known(self) -> str | None:
+        """Why the referee knows every hand's size now (B15), or None when it cannot: with full
+        knowledge it knows the deal; at a real table it knows who holds four once a pass of
+        this round is reported (passes are reported in order, so the holder follows them).
+        Before the first reported pass it cannot tell "no pass yet" from "passes not reported"."""
+        if self.table.full:
+            return "the deal is known"
+        if self.passes:
+            return f"{self.passes} pass{'es' if self.passes > 1 else ''} reported this round"
+        return None
 
     def _where_is(self, egg: str) -> str:
         for breed, on in self.henhouses.items():

@@ -71,7 +71,7 @@ OPTIONS: dict[str, tuple[Any, Any, str]] = {
     "alternate_seats": (True, bool, "teammates may not sit side by side where the split allows"),
 }
 # Rulings with a single reading, recorded with every game so a log says what it was refereed by.
-FIXED_RULINGS = ("B2", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B12", "B13", "B14")
+FIXED_RULINGS = ("B2", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B12", "B13", "B14", "B15")
 EGGS_TO_END = 6
 MIN_PLAYERS, MAX_PLAYERS = 4, len(BREEDS) + 1
 

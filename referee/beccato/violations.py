@@ -18,9 +18,12 @@ __all__ = [
     "TeamNotInGame",
     "WrongTeam",
     "NotYourTurn",
+    "NotHoldingFour",
     "NotYourChoice",
     # when
     "OutOfOrder",
+    "CallInProgress",
+    "AwardOutOfOrder",
     "NotAskedToReveal",
     # cards
     "CardNotInDeck",
@@ -73,12 +76,27 @@ class NotYourTurn(Violation):
     """A pass by a player who does not hold the four cards."""
 
 
+class NotHoldingFour(NotYourTurn):
+    """Chicchirichì ("during their turn", 4 Serama) by a player who does not hold four cards,
+    when the referee knows who does: full knowledge, or passes reported this round (B15)."""
+
+
 class NotYourChoice(Violation):
     """A team chooses or places an egg when another team is the one to do it."""
 
 
 class OutOfOrder(Violation):
     """The referee is waiting for something else first (a reveal, an egg, a choice, a placement)."""
+
+
+class CallInProgress(OutOfOrder):
+    """A pass, a draw from the imaginary seat, another call, cards seen or a signal change while
+    a call is being resolved: the round stopped at the call."""
+
+
+class AwardOutOfOrder(OutOfOrder):
+    """A reveal, an egg, a choice or a placement that is not the next step of the call being
+    resolved; the message says which step comes first and the rule (or option) that makes it so."""
 
 
 class NotAskedToReveal(OutOfOrder):
@@ -106,7 +124,9 @@ class CardAlreadySeen(Violation):
 
 
 class RevealWrongSize(Violation):
-    """A hand holds 3 cards, or 4 for the player who has just received; never two hands of 4."""
+    """A hand holds 3 cards, or 4 for the player who has just received; never two hands of 4.
+    When the referee knows the hand sizes (B15) a reveal of another size names the expected one
+    (`details["expected"]`)."""
 
 
 class RevealDoesNotMatchHand(Violation):

@@ -29,7 +29,7 @@ def test_the_three_narratives_at_a_real_table():
             "pass Nicola",
             "pass Simona",  # the cards travel: Nicola to Simona, Simona to Claudia
             "coccode Nicola",
-            "reveal Claudia orloff orloff orloff",
+            "reveal Claudia orloff orloff orloff serama",  # she has just received: four cards (B15)
             "reveal Cecilia padovana brahma serama",
         ],
     )

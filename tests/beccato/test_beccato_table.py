@@ -53,7 +53,10 @@ def test_passing_direction_and_the_next_dealer(direction, receiver, next_dealer)
         state,
         [
             "caught Simona Nicola" if direction == "left" else "caught Claudia Mariano",
-            "reveal Nicola orloff padovana brahma" if direction == "left" else "reveal Mariano orloff padovana brahma",
+            # Mariano has just received: he holds four (B15)
+            "reveal Nicola orloff padovana brahma"
+            if direction == "left"
+            else "reveal Mariano orloff padovana brahma serama",
             "egg star-1",
         ],
     )

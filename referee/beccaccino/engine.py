@@ -8,6 +8,7 @@ from typing import Any
 from referee.beccaccino.actions import CALLS, CODEC, CallOut, Declare, Look, Marafona, Play, Show
 from referee.beccaccino.game import DECK, BeccaccinoState
 from referee.core import Action, GameState, MalformedAction, TableEngine
+from referee.secrecy import PUBLIC, Discreet, Viewer, trick_public_setup, trick_view_for
 from referee.tricks import CardNotInDeck
 from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
 
@@ -94,6 +95,23 @@ class BeccaccinoEngine:
         return Play(player, parse_card(DECK, rest), call)
 
     def render(self, state: GameState) -> str:
+        """The table as everyone at it may see it (no hand)."""
+        return self.render_for(state, PUBLIC)
+
+    # -- who sees what (referee.secrecy) ---------------------------------------------------
+    def view_for(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
+        return trick_view_for(own_state(state, BeccaccinoState), viewer)
+
+    def public_setup(self, setup: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+        return trick_public_setup(setup, viewer)
+
+    def public_action(self, action: Mapping[str, Any], viewer: Viewer) -> tuple[dict[str, Any], list[str]]:
+        return dict(action), []  # every action names only cards played or shown
+
+    def public_event(self, event: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+        return dict(event)  # a call's truth stays out of the events until the hand is scored
+
+    def render_for(self, state: GameState, viewer: Viewer) -> str:
         s = own_state(state, BeccaccinoState)
         name = DECK.name_of
         lines = [
@@ -128,8 +146,10 @@ class BeccaccinoEngine:
             lines.append(f"Marafona: {s.marafona['player']} (+3 {s.marafona['team']})")
         for foul in s.fouls[-3:]:
             lines.append(f"foul (hand {foul['hand']}): {foul['message']}")
-        if s.holdings.full and s.turn:
+        if s.holdings.full and s.turn and viewer.everything:
             lines.append(f"{s.turn} holds: " + " ".join(s.holdings.hands[s.turn]))
+        elif s.holdings.full and viewer.player is not None and viewer.player in s.holdings.hands:
+            lines.append(f"{viewer.player} holds: " + (" ".join(s.holdings.hands[viewer.player]) or "-"))
         return "\n".join(lines)
 
 
@@ -139,3 +159,4 @@ def _hint(verb: str) -> str:
 
 ENGINE = BeccaccinoEngine()
 _CONTRACT: TableEngine = ENGINE  # mypy checks here that the engine meets the table's contract
+_DISCREET: Discreet = ENGINE  # ...and that it says what each viewer may see

@@ -10,6 +10,7 @@ from referee.beccato.cards import fold
 from referee.beccato.scoring import PLACES
 from referee.beccato.state import BeccatoState
 from referee.core import Action, MalformedAction
+from referee.secrecy import PUBLIC, Viewer
 
 HELP = """\
 coccode PLAYER [BREED]          Coccodé (also coccodé, coccodè); BREED under Calling Chickens
@@ -157,7 +158,10 @@ _PARSERS: dict[str, Callable[[BeccatoState, str, list[str]], Action]] = {
 }
 
 
-def render(state: BeccatoState) -> str:
+def render(state: BeccatoState, viewer: Viewer = PUBLIC) -> str:
+    """The table as `viewer` may see it: the public view shows no hand and no signal; a
+    player's view adds their own hand and their team's signal, a team's view its signal, the
+    full record ("all") every signal and every hand the referee knows."""
     t = state.table
     lines = [
         f"Beccato!  round {state.round}  dealer {state.dealer}  passing {t.options['pass_direction']}"
@@ -186,6 +190,13 @@ def render(state: BeccatoState) -> str:
         lines.append(f"GAME OVER ({result['reason']}): {'shared win: ' if result['shared'] else 'winner: '}{who}")
     else:
         lines.append("waiting for: " + state._describe_wait())
+    for team, signal in state.signals.items():
+        if viewer.sees_team(team):
+            lines.append(f"  signal of {team}: {signal or '(not told to the referee)'}")
+    for seat in t.ring:
+        if viewer.sees_player(seat):
+            cards = " ".join(sorted(state.hands.get(seat) or [])) or "-"
+            lines.append(f"  {seat} holds: {cards}" if t.full else f"  {seat} is known to hold: {cards}")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from referee.bestia.actions import CODEC, Buco, Doctor, Gioco, Knock, Pass, Play, Rob, Show, Terzo, TurnTrump
 from referee.bestia.game import BestiaState
 from referee.core import Action, GameState, MalformedAction, TableEngine
+from referee.secrecy import PUBLIC, Discreet, Viewer, trick_public_setup, trick_view_for
 from referee.tricks.cards import Language
 from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
 
@@ -113,6 +114,35 @@ class BestiaEngine:
         return Play(player, parse_card(deck, rest))
 
     def render(self, state: GameState) -> str:
+        """The table as everyone at it may see it (no hand)."""
+        return self.render_for(state, PUBLIC)
+
+    # -- who sees what (referee.secrecy) ---------------------------------------------------
+    def view_for(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
+        return trick_view_for(own_state(state, BestiaState), viewer)
+
+    def public_setup(self, setup: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+        return trick_public_setup(setup, viewer)
+
+    def public_action(self, action: Mapping[str, Any], viewer: Viewer) -> tuple[dict[str, Any], list[str]]:
+        """The cards discarded in an exchange (and the dealer's discard when robbing) go face
+        down: only their player sees them; an exchange shows how many."""
+        out = dict(action)
+        if viewer.sees_player(action.get("player")):
+            return out, []
+        if action.get("kind") == "gioco" and action.get("discards"):
+            out["discards"] = []
+            out["count"] = len(action["discards"])
+            return out, ["discards"]
+        if action.get("kind") == "rob" and action.get("discard") is not None:
+            out["discard"] = None
+            return out, ["discard"]
+        return out, []
+
+    def public_event(self, event: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+        return dict(event)  # the events name only cards played, shown or turned up
+
+    def render_for(self, state: GameState, viewer: Viewer) -> str:
         s = own_state(state, BestiaState)
         deck = s.variant.deck
         style: Language = "symbol" if deck.style == "french" else "it"
@@ -157,7 +187,7 @@ class BestiaEngine:
             table = ", ".join(f"{p} {deck.name_of(c, style)}" for p, c in s.trick) or "(empty)"
             lines.append(f"trick {s.trick_no + 1}/{s.variant.tricks}: {table}; {s.turn} to play")
             lines.append("tricks: " + ", ".join(f"{p} {s.tricks_won[p]}" for p in s.in_players()))
-            if s.holdings.full and s.turn is not None:
+            if s.holdings.full and s.turn is not None and viewer.everything:
                 lines.append(f"{s.turn} holds: " + " ".join(deck.name_of(c, style) for c in s.holdings.hands[s.turn]))
         if s.history:
             h = s.history[-1]
@@ -167,6 +197,9 @@ class BestiaEngine:
             )
         for off in s.offences:
             lines.append(f"offence: {off['player']} {off['offence']} in trick {off['trick']}")
+        if s.holdings.full and viewer.player is not None and viewer.player in s.holdings.hands:
+            cards = " ".join(deck.name_of(c, style) for c in s.holdings.hands[viewer.player]) or "-"
+            lines.append(f"{viewer.player} holds: {cards}")
         return "\n".join(lines)
 
 
@@ -176,3 +209,4 @@ def _hint(verb: str) -> str:
 
 ENGINE = BestiaEngine()
 _CONTRACT: TableEngine = ENGINE  # mypy checks here that the engine meets the table's contract
+_DISCREET: Discreet = ENGINE  # ...and that it says what each viewer may see

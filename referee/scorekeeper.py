@@ -11,6 +11,10 @@ through `engine.parse_command`, and a few generic commands are handled here:
     help                  the commands
     quit                  stop (the log is already saved)
 
+What it shows (`table`, `history`, an outcome's `label` and `message`) is the view of its
+`viewer` (`referee.secrecy`): the public view unless another is named, so a shared screen never
+shows a hand, a team's signal or a card passed face down. The log keeps everything.
+
 Every accepted line is written to the session log (its own durable transaction) *before* the
 outcome is returned, so whatever the caller prints has already been saved. An illegal line
 returns an `Outcome` with the named violation and changes nothing. The CLI (`referee play`) and
@@ -28,6 +32,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from referee.core import Action, Engine, GameState, RefereeError, Violation, get_engine, jsonable
+from referee.secrecy import (
+    PUBLIC,
+    Viewer,
+    describe_action,
+    public_action,
+    public_entry,
+    public_events,
+    render,
+    resolve_viewer,
+)
 from referee.sessionlog import (
     AmendmentIllegal,
     CorrectionBreaksLaterEntry,
@@ -60,7 +74,10 @@ class ResumeRefused(RefereeError):
 
 @dataclasses.dataclass
 class Outcome:
-    """What one line (or action) did. `accepted` lines were saved as `entry` before returning."""
+    """What one line (or action) did. `accepted` lines were saved as `entry` before returning.
+
+    `events` are the engine's answer as logged (the referee's record); `message` and `label`
+    (the action in words, for the screen) are what the scorekeeper's viewer may see."""
 
     line: str
     accepted: bool
@@ -70,6 +87,7 @@ class Outcome:
     error: RefereeError | None = None
     message: str = ""
     quit: bool = False
+    label: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,11 +141,12 @@ def _locked(method: Callable[Concatenate[Scorekeeper, _P], _R]) -> Callable[Conc
 class Scorekeeper:
     """One table: an engine, its current state, and the open session log."""
 
-    def __init__(self, engine: Engine, log: SessionLog, state: GameState) -> None:
+    def __init__(self, engine: Engine, log: SessionLog, state: GameState, viewer: Viewer = PUBLIC) -> None:
         self._lock = threading.RLock()
         self.engine = engine
         self.log = log
         self.state = state
+        self.viewer = viewer  # whose view the screen shows (referee.secrecy): the public by default
         self._actions, self._undone = actions_and_undone(log.entries)
 
     # -- opening ----------------------------------------------------------------------------
@@ -184,8 +203,16 @@ class Scorekeeper:
     # -- reading ----------------------------------------------------------------------------
 
     @_locked
-    def table(self) -> str:
-        return self.engine.render(self.state)
+    def show_as(self, name: str | None) -> Viewer:
+        """Show the view of `name` from now on: a player, a team, 'all' (the referee's full
+        record) or None / 'public'. An unknown name raises UnknownViewer and changes nothing."""
+        self.viewer = resolve_viewer(name, self.state)
+        return self.viewer
+
+    @_locked
+    def table(self, viewer: Viewer | None = None) -> str:
+        """The table as text, as `viewer` (default: the scorekeeper's viewer) may see it."""
+        return render(self.engine, self.state, self.viewer if viewer is None else viewer)
 
     def help(self) -> str:
         return self.engine.command_help().rstrip() + "\n" + GENERIC_HELP
@@ -196,9 +223,11 @@ class Scorekeeper:
         return self.state.view(viewer)
 
     @_locked
-    def history(self) -> str:
+    def history(self, viewer: Viewer | None = None) -> str:
+        """The actions in effect, as `viewer` (default: the scorekeeper's viewer) may see them."""
+        who = self.viewer if viewer is None else viewer
         labels: dict[int, str] = {}
-        for entry in self.log.entries:
+        for entry in (public_entry(self.engine, e, who) for e in self.log.entries):
             if entry.kind == "action":
                 labels[entry.seq] = entry.payload.get("text") or describe_events([entry.payload["action"]])
             elif entry.kind == "correction" and entry.payload["op"] == "amend":
@@ -293,7 +322,24 @@ class Scorekeeper:
             self._rebuild()
             raise
         self._actions[entry.seq] = data
-        return Outcome(line or text or "", True, "action", entry=entry, events=events, message=describe_events(events))
+        return Outcome(
+            line or text or "",
+            True,
+            "action",
+            entry=entry,
+            events=events,
+            message=self._describe(events),
+            label=self._label(data, line or text or ""),
+        )
+
+    def _describe(self, events: Sequence[Mapping[str, Any]]) -> str:
+        """Events in words, as the scorekeeper's viewer may see them."""
+        return describe_events(public_events(self.engine, events, self.viewer))
+
+    def _label(self, action: Mapping[str, Any], typed: str) -> str:
+        """The typed line, or the action in words when the line names what the viewer may not see."""
+        shown, hidden = public_action(self.engine, action, self.viewer)
+        return describe_action(shown, hidden) if hidden else typed.strip()
 
     @_locked
     def undo(
@@ -355,7 +401,13 @@ class Scorekeeper:
                 events.extend(answered)
         entry = self.log.append("correction", payload, time=time, source=source, confidence=confidence, events=events)
         self.state, self._actions, self._undone = state, actions, undone
-        return Outcome(line, True, "correction", entry=entry, events=events, message=describe_events(events))
+        label = line.strip()
+        if payload["op"] == "amend":
+            shown, hidden = public_action(self.engine, payload["action"], self.viewer)
+            label = f"amend {target} {describe_action(shown, hidden)}" if hidden else label
+        return Outcome(
+            line, True, "correction", entry=entry, events=events, message=self._describe(events), label=label
+        )
 
     # -- what never changes the state -------------------------------------------------------
 

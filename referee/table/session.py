@@ -43,6 +43,7 @@ from referee.observations import (
     ZoneContent,
 )
 from referee.scorekeeper import Outcome, Scorekeeper
+from referee.secrecy import public_action
 from referee.sessionlog import Entry, SessionLog
 from referee.signal_cards import BY_ID as SIGNAL_CARDS
 from referee.table.lead_motion import LeadMotion, MotionThresholds, lead_motion
@@ -522,7 +523,7 @@ class TableSession:
             Decision(
                 "action" if outcome.command == "action" else outcome.command,
                 obs.t,
-                f"#{seq} {text}: {outcome.message}",
+                f"#{seq} {outcome.label or text}: {outcome.message}",
                 seq,
                 {"line": text, "events": outcome.events, "source": "keyboard"},
             )
@@ -559,10 +560,12 @@ class TableSession:
 
 
 def describe(engine: Engine, action: Action) -> str:
-    d = engine.codec.to_dict(action)
-    return " ".join(
+    """The action in words for the table's screen: the public view (`referee.secrecy`)."""
+    d, hidden = public_action(engine, engine.codec.to_dict(action))
+    text = " ".join(
         str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v))) for v in d.values() if v is not None
     )
+    return f"{text} ({', '.join(hidden)} hidden)" if hidden else text
 
 
 def _seq(outcome: Outcome) -> int:

@@ -6,6 +6,7 @@ YAML block at the top of a script), then feeds it lines from the keyboard or a s
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import time as clock
@@ -14,8 +15,9 @@ from typing import Any, TextIO
 
 import click
 
-from referee.core import RefereeError, UnknownGame
+from referee.core import RefereeError, UnknownGame, get_engine
 from referee.scorekeeper import Outcome, Scorekeeper
+from referee.secrecy import UnknownViewer, resolve_viewer
 from referee.sessionlog import (
     EXIT_CORRUPT,
     EXIT_OK,
@@ -112,7 +114,7 @@ def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> 
         return
     if outcome.command in ("action", "correction"):
         assert outcome.entry is not None
-        label = outcome.line.strip() or outcome.command
+        label = outcome.label or outcome.line.strip() or outcome.command
         click.echo(f"#{outcome.entry.seq} {label}: {outcome.message or 'ok'}")
         if not quiet:
             click.echo(keeper.table())
@@ -165,6 +167,13 @@ def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
 )
 @click.option("--stop-on-error", is_flag=True, help="In a script, stop at the first rejected line.")
 @click.option("--quiet", is_flag=True, help="Show the table only at the start and the end.")
+@click.option(
+    "--view",
+    "view",
+    metavar="PLAYER|TEAM|all",
+    help="Show the table as this player or team sees it, or 'all' (the referee's full record: every "
+    "hand and signal). Default: the public view, for a screen the whole table sees.",
+)
 def command(
     game: str | None,
     players: str | None,
@@ -177,11 +186,15 @@ def command(
     resume: str | None,
     stop_on_error: bool,
     quiet: bool,
+    view: str | None,
 ) -> None:
     """Keep the score of GAME (beccato, beccaccino, bestia) at a real table.
 
     Type the game's commands ('help' lists them) plus undo, amend N, note, history, show,
     quit. Every accepted line is saved to the log before anything is printed.
+
+    The screen shows the public view: no hand, no team's signal, no card passed face down
+    (the log keeps them all); --view names another.
 
     \b
     Exit codes: 0 done; 1 a script line was rejected; 2 bad options or table setup;
@@ -204,6 +217,8 @@ def command(
             if not game:
                 raise click.UsageError("name the game: referee play beccato --players ...")
             setup = build_setup(base, players, teams, options, variant, seed)
+            if view:  # an unknown --view is refused before any log is made
+                resolve_viewer(view, get_engine(game).new_game(copy.deepcopy(setup)))
             path = log_path or str(default_session_path(game.strip().lower(), now, suffix=".db"))
             keeper = Scorekeeper.start(game, setup, path, time=now)
     except UnknownGame as error:
@@ -221,6 +236,12 @@ def command(
     except RefereeError as error:  # the engine refused the setup, or a resumed log is illegal
         click.echo(str(error), err=True)
         sys.exit(EXIT_USAGE if not resume else EXIT_VIOLATION)
+    try:
+        keeper.show_as(view)
+    except UnknownViewer as error:
+        keeper.close()
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EXIT_USAGE)
 
     interactive = script is None and sys.stdin.isatty()
     click.echo(f"{keeper.engine.name} (engine {keeper.engine.version}); log: {keeper.log.path}")

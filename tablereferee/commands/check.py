@@ -9,10 +9,12 @@ from typing import Any, NoReturn
 import click
 
 from referee.core import RefereeError, UnknownGame, jsonable
+from referee.secrecy import UnknownViewer, render, resolve_viewer, shared_copy_marker, state_json
 from referee.sessionlog import (
     EXIT_CORRUPT,
     EXIT_OK,
     EXIT_UNREADABLE,
+    EXIT_USAGE,
     EXIT_VIOLATION,
     LogContents,
     LogCorrupt,
@@ -44,8 +46,16 @@ def _summary(result: Replay) -> dict[str, Any]:
     is_flag=True,
     help="Also require every entry's recorded events to be what the engine answers now.",
 )
-def command(log: str, as_json: bool, compare_events: bool) -> None:
+@click.option(
+    "--view",
+    "view",
+    metavar="PLAYER|TEAM|all",
+    help="Show the state as this player or team may see it, or 'all' (the referee's full record: "
+    "hands, signals, the seed). Default: the public view.",
+)
+def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> None:
     """Replay LOG and print the final state, or the first violation with its entry index.
+    The state is the public view (no hand, no team's signal) unless --view names another.
 
     \b
     Exit codes: 0 legal; 1 an entry breaks the rules, or with --events answers other events
@@ -74,6 +84,11 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
             click.echo(f"entry 0 (setup): {error}")
         sys.exit(EXIT_VIOLATION)
 
+    try:
+        viewer = resolve_viewer(view, result.state)
+    except UnknownViewer as error:
+        _fail(error, as_json, EXIT_USAGE)
+    shared = shared_copy_marker(log)
     if compare_events and result.legal:
         difference = first_event_difference(contents, result)
         if difference is not None:
@@ -85,6 +100,8 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
             err=True,
         )
     report: dict[str, Any] = {"legal": result.legal and corrupt is None, "log": log, **_summary(result)}
+    if shared is not None:
+        report["shared_copy"] = shared
     if corrupt is not None:
         report.update(corrupt.to_dict())
         report["intact_replay_legal"] = result.legal
@@ -96,15 +113,23 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
                 "entry": result.violation_entry,
                 "violation": violation.name,
                 "message": violation.message,
-                "details": jsonable(violation.details),
+                "details": {
+                    k: v for k, v in jsonable(violation.details).items() if viewer.everything or k not in _HAND_DETAILS
+                },
             }
         )
     if as_json:
-        report["state"] = jsonable(result.state.snapshot())
+        report["view"] = viewer.name or "public"
+        report["state"] = state_json(result.engine, result.state, viewer)
         click.echo(json.dumps(report, ensure_ascii=False, sort_keys=True))
     else:
         if corrupt is not None:
             click.echo(f"{corrupt}; replaying the {len(corrupt.entries)} entries before the damage")
+        if shared is not None:
+            click.echo(
+                f"a copy shared as {shared['view']!r}, leaving out: {', '.join(shared['left_out'])}; "
+                "what needs them is not replayed here: check the referee's log for that"
+            )
         if not result.legal:
             click.echo(f"entry {result.violation_entry}: {result.violation}")
         elif corrupt is None:
@@ -112,10 +137,13 @@ def command(log: str, as_json: bool, compare_events: bool) -> None:
                 f"legal: {result.entries} entries, {result.applied} actions in effect"
                 + (", game over" if result.state.is_over else "")
             )
-        click.echo(result.engine.render(result.state))
+        click.echo(render(result.engine, result.state, viewer))
     if corrupt is not None:
         sys.exit(EXIT_CORRUPT)
     sys.exit(EXIT_OK if result.legal else EXIT_VIOLATION)
+
+
+_HAND_DETAILS = ("hand", "hands")  # a violation's details that list the cards a player holds
 
 
 def _fail(error: RefereeError, as_json: bool, code: int) -> NoReturn:

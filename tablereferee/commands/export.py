@@ -7,16 +7,26 @@ from pathlib import Path
 
 import click
 
+from referee.core import Engine, RefereeError, get_engine
+from referee.secrecy import (
+    EVERYTHING,
+    PUBLIC,
+    UnknownViewer,
+    Viewer,
+    public_contents,
+    resolve_viewer,
+    write_shared_jsonl,
+)
 from referee.sessionlog import (
     EXIT_CORRUPT,
     EXIT_OK,
     EXIT_UNREADABLE,
+    EXIT_USAGE,
     LogContents,
     LogCorrupt,
     LogError,
     LogUnreadable,
     read_log,
-    write_jsonl,
     write_sqlite,
 )
 
@@ -29,11 +39,22 @@ from referee.sessionlog import (
     is_flag=True,
     help="From a damaged log, write the entries before the damage (and say where it is).",
 )
-def command(log: str, out: str, salvage: bool) -> None:
+@click.option(
+    "--view",
+    "view",
+    metavar="PLAYER|TEAM|all",
+    help="Whose copy: a player or team (what they may see), or 'all' (the referee's full record: hands, "
+    "signals, the seed). Default: the public view for JSON lines, the full record for an SQLite log.",
+)
+def command(log: str, out: str, salvage: bool, view: str | None) -> None:
     """Copy LOG (SQLite or JSON lines) to OUT.
 
     OUT ending in .db or .sqlite is written as a new SQLite log (an import); anything else,
     or '-' for standard output, as JSON lines (docs/log-format.md). OUT must not exist.
+
+    JSON lines are for sharing: by default they hold the public view (no seed or deal, no
+    team's signal, no card passed face down; docs/secrets.md). An SQLite log is the referee's
+    record and keeps everything unless --view names a viewer.
 
     \b
     Exit codes: 0 written; 3 unreadable LOG or OUT exists; 4 LOG is damaged (nothing written
@@ -52,20 +73,46 @@ def command(log: str, out: str, salvage: bool) -> None:
             sys.exit(EXIT_CORRUPT)
         click.echo(f"{error}; exporting the {len(error.entries)} entries before it", err=True)
         contents = LogContents(header=error.header, entries=error.entries, path=log)
+    sqlite_out = out != "-" and Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3")
+    engine, viewer = _viewer(contents, view, sqlite_out)
+    contents, left_out = public_contents(engine, contents, viewer)
     try:
         if out == "-":
-            write_jsonl(contents, sys.stdout)
-        elif Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3"):
+            write_shared_jsonl(contents, sys.stdout, viewer, left_out)
+        elif sqlite_out:
             write_sqlite(contents, out).close()
         else:
             if Path(out).exists():
                 click.echo(f"{out} already exists", err=True)
                 sys.exit(EXIT_UNREADABLE)
             with open(out, "x", encoding="utf-8", newline="\n") as handle:
-                write_jsonl(contents, handle)
+                write_shared_jsonl(contents, handle, viewer, left_out)
     except LogError as error:
         click.echo(str(error), err=True)
         sys.exit(EXIT_UNREADABLE)
     if out != "-":
         click.echo(f"{len(contents.entries)} entries written to {out}", err=True)
+    if left_out:
+        click.echo(f"{viewer.describe()}: left out {', '.join(left_out)} (docs/secrets.md)", err=True)
     sys.exit(EXIT_OK)
+
+
+def _viewer(contents: LogContents, view: str | None, sqlite_out: bool) -> tuple[Engine | None, Viewer]:
+    """The engine of the log (None when this build has no such game: nothing is then known to
+    be secret but the setup's seed, deals and signals) and the viewer the copy is for."""
+    try:
+        engine = get_engine(contents.header.game)
+        state = engine.new_game(dict(contents.header.setup))
+    except RefereeError:
+        engine, state = None, None
+    if view is None:
+        return engine, EVERYTHING if sqlite_out else PUBLIC
+    try:
+        if state is None:
+            if view.strip().lower() not in ("all", "public"):
+                raise UnknownViewer(f"cannot name the players of {contents.header.game!r} to show {view!r}")
+            return engine, EVERYTHING if view.strip().lower() == "all" else PUBLIC
+        return engine, resolve_viewer(view, state)
+    except UnknownViewer as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EXIT_USAGE)

@@ -12,6 +12,9 @@
   observations around it, the model versions;
 * `package.json`: the same as data (entry, window, rule, confidences, evidence entries,
   models, versions, file names).
+
+A package is for sharing: its entries, words and banner show the public view (no card passed
+face down, no team's signal: `referee.secrecy`) unless `viewer` names another.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from referee.core import RefereeError
+from referee.core import RefereeError, get_engine
 from referee.observations import SignalEvent
+from referee.secrecy import PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, read_log
 from referee.table.zones import TableZones
 from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
@@ -97,9 +101,15 @@ def make_dispute(
     after: float = 3.0,
     out: str | Path | None = None,
     draw_landmarks: bool = True,
+    viewer: Viewer = PUBLIC,
 ) -> dict[str, Any]:
     folder = SessionFolder.open(session)
     contents = read_log(folder.log_path)
+    try:
+        engine = get_engine(contents.header.game)
+    except RefereeError:
+        engine = None
+    contents = public_contents(engine, contents, viewer)[0]  # what the package shows, for sharing
     if not 1 <= entry <= len(contents.entries):
         raise NoSuchEvent(f"the log has entries 1..{len(contents.entries)}, not {entry}", entry=entry)
     origin = contents.header.created

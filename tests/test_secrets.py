@@ -1,0 +1,291 @@
+"""No secret in any output another player can see (docs/secrets.md).
+
+Each game is played with its secrets: Beccato! with team signals (changed during the game),
+a seed (every hand and the egg order known) and cards passed by name; Bestia (5-card Italian)
+and Beccaccino with a seed (every hand known) and, in Bestia, named discards. Every output a
+player can see is rendered: the scorekeeper's screen after each step, `show`, `history`,
+`check` (text and --json), `export`, `check` of the export, a dispute package, the live
+table's messages. None may hold a signal, a hand, the seed or the egg order; `--view` shows a
+named viewer what is theirs, and only that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from referee.core import get_engine
+from referee.scorekeeper import Scorekeeper
+from referee.secrecy import EVERYTHING, PUBLIC, UnknownViewer, describe_action, resolve_viewer
+from referee.sessionlog import EXIT_OK, EXIT_USAGE, read_log, replay
+from tablereferee.cli import cli
+from tablereferee.commands.play import _show
+
+SEED = 424242  # no output but the referee's own may name it
+SIGNALS = {"Reds": "wink_left", "Blues": "touch_nose_left"}
+NEW_SIGNALS = {"Reds": "tap_table_right", "Blues": "hum"}  # taken by a Signal Change
+SEATS = ["Nicola", "Simona", "Claudia", "Federico"]
+TEAMS = {"Reds": ["Nicola", "Claudia"], "Blues": ["Simona", "Federico"]}
+BESTIA = ["Anna", "Ben", "Carla", "Dan"]
+BECCACCINO_TEAMS = {"NS": ["Anna", "Carla"], "EW": ["Ben", "Dan"]}
+
+SETUPS: dict[str, dict[str, Any]] = {
+    "beccato": {
+        "players": SEATS,
+        "teams": TEAMS,
+        "signals": SIGNALS,
+        "options": {"signal_change": True},
+        "seed": SEED,
+    },
+    "bestia": {"players": BESTIA, "options": {"variant": "italian", "deals_to_play": 1}, "seed": SEED},
+    "beccaccino": {"players": BESTIA, "teams": BECCACCINO_TEAMS, "seed": SEED},
+}
+
+
+def run(*args: Any, input: str | None = None) -> Any:
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+# -- playing a game with secrets -------------------------------------------------------------
+
+
+def _choose(game: str, state: Any, rng: random.Random, changed: set[str]) -> Any:
+    """A legal action, leaning to the ones that carry a secret (a named pass, a Signal
+    Change naming its new signal, an exchange naming its discards)."""
+    from referee.beccato import actions as BA
+
+    if game == "beccato":
+        if state.is_chance_node:
+            outcomes = state.chance_outcomes()
+            return rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+        legal = state.legal_actions()
+        signal = [a for a in legal if isinstance(a, BA.ChangeSignal) and a.team not in changed]
+        if signal:
+            changed.add(signal[0].team)
+            return BA.ChangeSignal(signal[0].team, signal[0].egg, NEW_SIGNALS[signal[0].team])
+        calls = [a for a in legal if a.kind in ("coccode", "caught", "chicchirichi")]
+        others = [a for a in legal if a not in calls and not isinstance(a, BA.ChangeSignal)]
+        return rng.choice(calls) if calls and (not others or rng.random() < 0.2) else rng.choice(others or legal)
+    legal = state.legal_actions()
+    named = [a for a in legal if a.kind == "gioco" and a.discards]
+    return rng.choice(named) if named else rng.choice(legal)
+
+
+def play_game(game: str, log: Path, steps: int = 400) -> tuple[Scorekeeper, list[str]]:
+    """Play `game` through the scorekeeper as `referee play` shows it; return the keeper
+    (closed) and every screen printed (the line for each step and the table after it)."""
+    engine = get_engine(game)
+    keeper = Scorekeeper.start(engine, SETUPS[game], log, time=0.0)
+    rng = random.Random(7)
+    changed: set[str] = set()
+    screen = io.StringIO()
+    with contextlib.redirect_stdout(screen):
+        _show(keeper.submit("show", time=0.0), keeper, where="", quiet=False)
+        for step in range(steps):
+            if keeper.state.is_over:
+                break
+            action = _choose(game, keeper.state, rng, changed)
+            text = describe_action(engine.codec.to_dict(action))  # what a scorekeeper types
+            _show(keeper.act(action, time=float(step), source="script", text=text), keeper, where="", quiet=False)
+            if step % 25 == 0:
+                _show(keeper.submit("history", time=float(step)), keeper, where="", quiet=False)
+        _show(keeper.submit("history", time=float(steps)), keeper, where="", quiet=False)
+    keeper.close()
+    if game == "beccato":
+        assert changed, "the game must include a Signal Change"
+    return keeper, [screen.getvalue()]
+
+
+# -- what must never show ---------------------------------------------------------------------
+
+
+def secrets_of(game: str, log: Path) -> list[str]:
+    """Strings only the referee's record may hold: the seed, every team signal."""
+    out = [str(SEED)]
+    if game == "beccato":
+        out += list(SIGNALS.values()) + list(NEW_SIGNALS.values())
+    return out
+
+
+def assert_public_json(value: Any, where: str) -> None:
+    """No hand, stock, egg order, seed, deal, signal or face-down card anywhere in `value`."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "hands":
+                assert not item or all(not v for v in item.values()), f"{where}: hands {item}"
+            if key == "seed":
+                assert item is None, f"{where}: the seed {item}"
+            if key in ("deals", "eggs", "stock", "buco", "thrown", "aside") and isinstance(item, (list, dict)):
+                assert not item, f"{where}: {key} {item}"
+            if key == "hand" and isinstance(item, list):
+                assert not item, f"{where}: a hand {item}"
+            if key == "deck" and isinstance(item, list):
+                raise AssertionError(f"{where}: the egg deck's order {item}")
+            if key == "signals":
+                assert all(v in (None, "hidden") for v in item.values()), f"{where}: signals {item}"
+            if value.get("kind") in ("pass", "passed", "draw_from_pile") and key == "card":
+                assert item is None, f"{where}: a card passed face down {value}"
+            if value.get("kind") == "change_signal" and key == "signal":
+                assert item is None, f"{where}: a new signal {value}"
+            if value.get("kind") in ("gioco",) and key == "discards":
+                assert not item, f"{where}: discards {value}"
+            if value.get("kind") == "rob" and key == "discard":
+                assert item is None, f"{where}: a discard {value}"
+            assert_public_json(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            assert_public_json(item, f"{where}[{i}]")
+
+
+def assert_public_text(text: str, game: str, log: Path, where: str) -> None:
+    for secret in secrets_of(game, log):
+        assert secret not in text, f"{where} shows {secret!r}"
+    assert " holds: " not in text and "known to hold" not in text, f"{where} shows a hand"
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=sorted(SETUPS))
+def played(request: Any, tmp_path: Path) -> tuple[str, Path, list[str]]:
+    game = request.param
+    log = tmp_path / f"{game}.db"
+    _, screens = play_game(game, log)
+    return game, log, screens
+
+
+def test_no_output_a_player_sees_holds_a_secret(played: tuple[str, Path, list[str]], tmp_path: Path) -> None:
+    game, log, screens = played
+    contents = read_log(log)
+    # the log itself is the referee's record: it keeps every secret, for replay
+    assert contents.header.setup["seed"] == SEED
+    assert replay(contents).legal
+    # the scorekeeper's screen: every step's line and table, show, history
+    for screen in screens:
+        assert_public_text(screen, game, log, "the scorekeeper's screen")
+    assert "hidden" in screens[0] or game == "beccaccino"  # a secret was there to hide
+    # check, text and JSON
+    checked = run("check", log)
+    assert checked.exit_code == EXIT_OK, checked.output
+    assert_public_text(checked.output, game, log, "check")
+    report = run("check", log, "--json")
+    assert report.exit_code == EXIT_OK
+    assert_public_text(report.output, game, log, "check --json")
+    assert_public_json(json.loads(report.output), "check --json")
+    # the export, and check of the export
+    shared = tmp_path / "shared.jsonl"
+    exported = run("export", log, shared)
+    assert exported.exit_code == EXIT_OK, exported.output
+    text = shared.read_text(encoding="utf-8")
+    assert_public_text(text, game, log, "export")
+    for number, line in enumerate(text.splitlines()):
+        assert_public_json(json.loads(line), f"export line {number + 1}")
+    assert json.loads(text.splitlines()[0])["view"] == "public"
+    to_stdout = run("export", log, "-")
+    assert_public_text(to_stdout.output, game, log, "export -")
+    again = run("check", shared)
+    assert_public_text(again.output, game, log, "check of the export")
+    assert "leaving out" in again.output
+    assert read_log(shared).entries and len(read_log(shared).entries) == len(contents.entries)
+    if game != "bestia":  # the public record is enough to replay these (docs/secrets.md)
+        assert again.exit_code == EXIT_OK, again.output
+
+
+def test_the_seeded_bestia_screen_no_longer_shows_the_hand_to_play(tmp_path: Path) -> None:
+    """`referee play bestia --seed` printed the current player's hand on the shared screen."""
+    lines = "show\nknock Anna\npass Ben\nhistory\n"
+    args = ["play", "bestia", "--players", ",".join(BESTIA), "--variant", "italian", "--seed", SEED]
+    shared = run(*args, "--log", tmp_path / "g.db", input=lines)
+    assert shared.exit_code == EXIT_OK, shared.output
+    assert " holds: " not in shared.output
+    state = replay(read_log(tmp_path / "g.db")).state
+    own = run("play", "bestia", "--resume", tmp_path / "g.db", "--view", "Anna", input="show\n")
+    hand = " ".join(state.deck.name_of(c, "it") for c in state.holdings.hands["Anna"])
+    assert f"Anna holds: {hand}" in own.output
+    holds = [line for line in own.output.splitlines() if " holds: " in line]
+    assert holds and all(line == f"Anna holds: {hand}" for line in holds)
+
+
+def test_a_named_view_shows_that_viewer_its_own_secrets_only(tmp_path: Path) -> None:
+    log = tmp_path / "beccato.db"
+    keeper, _ = play_game("beccato", log, steps=60)
+    state = keeper.state
+    reds_now = state.signals["Reds"]
+    blues_now = state.signals["Blues"]
+    # a player: their hand and their team's signal, nobody else's
+    nicola = run("check", log, "--view", "nicola")
+    assert nicola.exit_code == EXIT_OK, nicola.output
+    assert f"signal of Reds: {reds_now}" in nicola.output and str(blues_now) not in nicola.output
+    assert "Nicola holds: " in nicola.output and nicola.output.count(" holds: ") == 1
+    view = json.loads(run("check", log, "--json", "--view", "Nicola").output)["state"]
+    assert view["signals"] == {"Reds": reds_now, "Blues": "hidden"}
+    assert list(view["hands"]) == ["Nicola"] and str(SEED) not in json.dumps(view)
+    # a team: its signal, no hand
+    blues = run("check", log, "--view", "Blues")
+    assert f"signal of Blues: {blues_now}" in blues.output and str(reds_now) not in blues.output
+    assert " holds: " not in blues.output
+    # everything: the referee's full record
+    everything = json.loads(run("check", log, "--json", "--view", "all").output)["state"]
+    assert everything == json.loads(json.dumps(state.snapshot()))
+    # the export for one team keeps that team's signal in the setup, not the other's
+    run("export", log, tmp_path / "reds.jsonl", "--view", "Reds")
+    header = json.loads((tmp_path / "reds.jsonl").read_text().splitlines()[0])
+    assert header["setup"]["signals"] == {"Reds": SIGNALS["Reds"]} and "seed" not in header["setup"]
+    assert SIGNALS["Blues"] not in (tmp_path / "reds.jsonl").read_text()
+    # the full export is the log, entry for entry, and replays to the same state
+    run("export", log, tmp_path / "all.jsonl", "--view", "all")
+    full = read_log(tmp_path / "all.jsonl")
+    assert full.header.setup == read_log(log).header.setup
+    assert [e.checksum for e in full.entries] == [e.checksum for e in read_log(log).entries]
+    # a view named after nobody is a usage error that makes nothing
+    assert run("check", log, "--view", "Zed").exit_code == EXIT_USAGE
+    assert run("export", log, tmp_path / "zed.jsonl", "--view", "Zed").exit_code == EXIT_USAGE
+    assert not (tmp_path / "zed.jsonl").exists()
+    refused = run("play", "beccato", "--players", ",".join(SEATS), "--log", tmp_path / "z.db", "--view", "Zed")
+    assert refused.exit_code == EXIT_USAGE and not (tmp_path / "z.db").exists()
+    with pytest.raises(UnknownViewer):
+        resolve_viewer("Zed", state)
+    assert resolve_viewer(None, state) is PUBLIC and resolve_viewer("ALL", state) is EVERYTHING
+
+
+def test_history_and_the_step_line_hide_what_was_typed_in_secret(tmp_path: Path) -> None:
+    """A card passed face down and a new signal are typed at the shared screen: the line the
+    screen echoes names neither."""
+    setup = {"players": SEATS, "teams": TEAMS, "signals": SIGNALS, "options": {"signal_change": True}}
+    keeper = Scorekeeper.start("beccato", setup, tmp_path / "g.db", time=0.0)
+    for line in ["egg star-3", "egg dollar-1", "egg moon-2", "pass Nicola orloff"]:
+        outcome = keeper.submit(line, time=1.0)
+        assert outcome.accepted, outcome.message
+    assert outcome.label == "pass Nicola (card hidden)" and "orloff" not in outcome.message
+    assert "orloff" not in keeper.history() and "#4 pass Nicola (card hidden)" in keeper.history()
+    keeper.show_as("Nicola")
+    assert "pass Nicola orloff" in keeper.history()  # the passer saw their own card
+    assert "signal of Reds: wink_left" in keeper.table() and "touch_nose_left" not in keeper.table()
+    keeper.close()
+
+
+def test_a_dispute_package_shows_the_public_view(tmp_path: Path) -> None:
+    from tablereferee.recording.clip import make_dispute  # OpenCV: only this test needs it
+    from tablereferee.recording.folder import SessionFolder
+
+    folder = SessionFolder.create(tmp_path / "session", {"created": 0.0, "game": "beccato", "setup": {}})
+    play_game("beccato", folder.log_path, steps=120)
+    entries = read_log(folder.log_path).entries
+    secret = next(e.seq for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "change_signal")
+    passed = next(e.seq for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "pass")
+    for target in (secret, passed):
+        package = make_dispute(folder.path, target, before=1e6, after=1e6, out=tmp_path / f"entry-{target}")
+        out = Path(package["folder"])
+        for name in ("excerpt.jsonl", "reasoning.md", "package.json"):
+            text = (out / name).read_text(encoding="utf-8")
+            assert_public_text(text, "beccato", folder.log_path, f"dispute {name}")
+        for line in (out / "excerpt.jsonl").read_text().splitlines():
+            assert_public_json(json.loads(line), "excerpt.jsonl")
+        assert_public_json(json.loads((out / "package.json").read_text()), "package.json")

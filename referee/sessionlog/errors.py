@@ -84,7 +84,7 @@ def _kept_and_lost(kept: int, committed: int) -> str:
         return f"all {committed} are intact"
     lost = committed - kept
     span = f"entry {committed}" if lost == 1 else f"entries {kept + 1}-{committed}"
-    return f"{kept} are intact and {span} ({lost} {'entry' if lost == 1 else 'entries'}) are lost"
+    return f"{kept} are intact and {span} ({lost} {'entry' if lost == 1 else 'entries'}) are lost from the damage on"
 
 
 class BadEntry(LogError):

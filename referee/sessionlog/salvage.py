@@ -107,6 +107,8 @@ def _read_repaired_copy(path: Path) -> LogContents | LogCorrupt | None:
             handle.seek(0)
             handle.write(SQLITE_MAGIC)
             handle.write(struct.pack(">H", 1 if page_size == 65536 else page_size))
+            journal = head[18:20] if head[18:20] in (b"\x01\x01", b"\x02\x02") else b"\x01\x01"
+            handle.write(journal + bytes((0, 64, 32, 32)))  # no reserved bytes, the payload fractions
             handle.seek(28)
             handle.write(struct.pack(">I", pages))
             handle.seek(60)

@@ -90,6 +90,9 @@ def connect(path: Path, *, readonly: bool, copy: bool = False) -> sqlite3.Connec
         # One writer object may be shared by a web server's threads: `SessionLog` serialises
         # its appends with a lock, so the connection may cross threads.
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    # A damaged byte may leave text that is not UTF-8: read it as it is, so that its checksum
+    # fails (and names the entry) instead of the decoding.
+    conn.text_factory = lambda data: data.decode("utf-8", "replace")
     conn.execute("PRAGMA busy_timeout=5000")
     if not readonly:
         conn.execute(f"PRAGMA journal_mode={JOURNAL_MODE}")  # a log written in WAL mode is moved back
@@ -150,6 +153,8 @@ def read_sqlite_file(path: Path, *, copy: bool = False) -> LogContents:
         raise LogUnreadable(f"cannot open {path}: {exc}") from None
     try:
         return _read(conn, path)
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:  # a damaged value SQLite hands over
+        raise FileDamaged(f"the database is damaged: {exc}", index=0) from None
     except sqlite3.Error as exc:  # anything _read does not name itself
         if _cannot_open_here(exc):
             raise CannotOpenHere(f"cannot read {path} in place: {exc}") from None

@@ -174,15 +174,32 @@ def write_deck_folder(
 
 def read_deck_folder(folder: Path) -> Deck:
     try:
-        doc = json.loads((folder / DECK_FILE).read_text())
+        doc = json.loads((folder / DECK_FILE).read_text(encoding="utf-8"))
         entries = doc["templates"]
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise BrokenDeck(f"{folder / DECK_FILE} is not a deck index: {exc}", folder=str(folder)) from None
+    if not isinstance(entries, list) or not isinstance(doc.get("name", ""), str):
+        raise BrokenDeck(f"{folder / DECK_FILE} is not a deck index: templates must be a list", folder=str(folder))
     groups: dict[str, tuple[list[str], list[np.ndarray], dict[str, list[str]]]] = {
         "face": ([], [], {}),
         "back": ([], [], {}),
     }
     for e in entries:
+        if not (
+            isinstance(e, dict)
+            and isinstance(e.get("file"), str)
+            and isinstance(e.get("label"), str)
+            and e.get("kind", "face") in groups
+            and (
+                e.get("card_ids") is None
+                or (isinstance(e["card_ids"], list) and all(isinstance(c, str) for c in e["card_ids"]))
+            )
+        ):
+            raise BrokenDeck(
+                f"{folder / DECK_FILE}: each template needs a label, a file, a kind (face or back) "
+                f"and card ids as text: {str(e)[:80]}",
+                folder=str(folder),
+            )
         image = cv2.imread(str(folder / e["file"]), cv2.IMREAD_COLOR)
         if image is None:
             raise BrokenDeck(

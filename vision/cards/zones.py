@@ -57,8 +57,12 @@ class TableLayout:
         self.table_corners = None if table_corners is None else np.asarray(table_corners, np.float32).reshape(4, 2)
         self._h = None
         if self.table_corners is not None:
+            if not np.isfinite(self.table_corners).all() or abs(cv2.contourArea(self.table_corners)) < 1.0:
+                raise BadLayout("table_corners must be four finite [x, y] pixel points around the table")
             unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
             self._h = cv2.getPerspectiveTransform(self.table_corners, unit)
+            if not np.isfinite(self._h).all() or abs(np.linalg.det(self._h)) < 1e-12:
+                raise BadLayout("table_corners must be four corners of the table, no three in a line")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -85,18 +89,18 @@ class TableLayout:
             zones = []
             for z in doc["zones"]:
                 poly = np.asarray(z["polygon"], np.float32)
-                if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
-                    raise BadLayout(f"zone {z.get('name')!r}: a polygon needs three [x, y] points or more")
+                if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3 or not np.isfinite(poly).all():
+                    raise BadLayout(f"zone {z.get('name')!r}: a polygon needs three finite [x, y] points or more")
                 zones.append(LayoutZone(str(z["name"]), poly))
             return cls(zones, doc.get("table_corners"))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise BadLayout(f"not a zone layout: {exc}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> TableLayout:
         try:
-            doc = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
             raise BadLayout(f"cannot read the layout {path}: {exc}", path=str(path)) from None
         return cls.from_dict(doc)
 

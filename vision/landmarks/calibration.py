@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -165,27 +166,37 @@ class TableCalibration:
     def from_dict(cls, d: Mapping[str, Any]) -> TableCalibration:
         if not isinstance(d, Mapping) or d.get("format") != FORMAT:
             raise CalibrationError(f'not a table calibration (expected "format": "{FORMAT}")')
-        try:
-            seats = tuple(
+        raw_seats = d.get("seats", ())
+        if not isinstance(raw_seats, list):
+            raise CalibrationError("seats must be a list of seats")
+        seats = []
+        for n, s in enumerate(raw_seats):
+            if not isinstance(s, Mapping):
+                raise CalibrationError(f"seat {n} is not an object with a name and a region")
+            try:
+                name, region = s["name"], s["region"]
+            except KeyError as exc:
+                raise CalibrationError(f"malformed seat in calibration: seat {n} has no {exc}") from None
+            if not isinstance(name, str):
+                raise CalibrationError(f"seat {n}: the name must be text, not {name!r}")
+            if not isinstance(region, list):
+                raise CalibrationError(f"seat {name!r} region must be four numbers x0, y0, x1, y1")
+            line = s.get("table_line")
+            seats.append(
+                # any shape of points here: Seat checks and converts them
                 Seat(
-                    name=s["name"],
-                    region=tuple(s["region"]),
-                    camera=str(s.get("camera", "0")),
-                    # any shape here: Seat checks and converts it
-                    table_line=None
-                    if s.get("table_line") is None
-                    else cast(Line, tuple(tuple(p) for p in s["table_line"])),
+                    name,
+                    cast(Box, tuple(region)),
+                    _points(line, f"seat {name!r} table_line", 2),
+                    str(s.get("camera", "0")),
                 )
-                for s in d.get("seats", ())
             )
-        except (KeyError, TypeError) as exc:
-            raise CalibrationError(f"malformed seat in calibration: {exc}") from None
         poly = d.get("table_polygon")
         return cls(
-            seats=seats,
+            seats=tuple(seats),
             mirrored=bool(d.get("mirrored", False)),
             proposed=bool(d.get("proposed", False)),
-            table_polygon=None if poly is None else tuple(tuple(p) for p in poly),
+            table_polygon=_points(poly, "table_polygon"),
         )
 
     def save(self, path: str | Path) -> None:
@@ -197,10 +208,25 @@ class TableCalibration:
         if not path.is_file():
             raise CalibrationError(f"no calibration file {str(path)!r}")
         try:
-            data = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CalibrationError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise CalibrationError(f"{path.name} is not JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def _points(value: Any, what: str, count: int | None = None) -> Any:
+    """None, or a tuple of finite (x, y) points (exactly `count` of them when given)."""
+    if value is None:
+        return None
+    try:
+        points = tuple((float(x), float(y)) for x, y in value)
+    except (TypeError, ValueError):
+        raise CalibrationError(f"{what} must be a list of [x, y] points") from None
+    if (count is not None and len(points) != count) or not all(math.isfinite(v) for p in points for v in p):
+        raise CalibrationError(f"{what} must be {count or 'some'} [x, y] points of finite numbers")
+    return points
 
 
 def whole_frame(name: str = "player1", mirrored: bool = False) -> TableCalibration:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from vision.signals.features import SeatSeries
 RATE = 10.0
 HAND_DOWN = (0.0, 6.0)
 FORMAT = "free-signal/1"
+FEATURES = 15  # the columns of `frame_features`: 2 hands x 3 points x (x, y), 2 eyes, the mouth
 
 
 class FreeSignalError(RefereeError):
@@ -188,14 +190,29 @@ class FreeSignal:
 
     @classmethod
     def from_dict(cls, d: dict) -> FreeSignal:
-        if d.get("format") != FORMAT:
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise FreeSignalError(f"not a Free Signal file (expected format {FORMAT})")
-        return cls(
-            str(d["name"]),
-            tuple(np.asarray(t, np.float64) for t in d["templates"]),
-            float(d["threshold"]),
-            float(d.get("margin", 1.5)),
-        )
+        raw = d.get("templates")
+        if not isinstance(raw, list) or not raw:
+            raise FreeSignalError("a Free Signal needs a list of templates")
+        templates = []
+        for k, t in enumerate(raw):
+            try:
+                x = np.asarray(t, np.float64)
+            except (TypeError, ValueError):
+                x = np.zeros((0,))
+            if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] != FEATURES or not np.isfinite(x).all():
+                raise FreeSignalError(f"template {k} must be 2 or more rows of {FEATURES} finite numbers")
+            templates.append(x)
+        try:
+            name, threshold, margin = str(d["name"]), float(d["threshold"]), float(d.get("margin", 1.5))
+        except KeyError as exc:
+            raise FreeSignalError(f"a Free Signal file needs {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise FreeSignalError(f"the threshold and margin must be numbers: {exc}") from None
+        if not (math.isfinite(threshold) and threshold > 0 and math.isfinite(margin) and margin > 0):
+            raise FreeSignalError("the threshold and margin must be positive finite numbers")
+        return cls(name, tuple(templates), threshold, margin)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")
@@ -203,6 +220,7 @@ class FreeSignal:
     @classmethod
     def load(cls, path: str | Path) -> FreeSignal:
         try:
-            return cls.from_dict(json.loads(Path(path).read_text()))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, not UTF-8
             raise FreeSignalError(f"cannot read Free Signal {path}: {exc}") from None
+        return cls.from_dict(doc)

@@ -49,10 +49,13 @@ from referee.sessionlog import (
     LogContents,
     LogHeader,
     LogUnreadable,
+    LogUnsigned,
     NothingToUndo,
     SessionLog,
     actions_and_undone,
     apply_correction,
+    describe_entries,
+    mark_unsigned_import,
     read_log,
     replay,
     replay_actions,
@@ -176,10 +179,21 @@ class Scorekeeper:
         log_path: str | os.PathLike[str] | None = None,
         engine: Engine | None = None,
         game: str | None = None,
+        accept_unsigned: bool = False,
     ) -> Scorekeeper:
         """Continue a log. An SQLite log is appended to in place; a JSON-lines export is
-        imported into a new SQLite log at `log_path` first."""
+        imported into a new SQLite log at `log_path` first. An export with entries that carry
+        no checksum is refused (LogUnsigned) unless `accept_unsigned`; the new log then says so
+        in a note."""
         contents = read_log(path)
+        if contents.unsigned:
+            if not accept_unsigned:
+                raise LogUnsigned(
+                    f"{path}: {describe_entries(contents.unsigned)} carry no checksum, so nothing shows "
+                    "whether they were edited; import it only if you trust it (--accept-unsigned)",
+                    entries=contents.unsigned,
+                )
+            contents = mark_unsigned_import(contents)
         if game is not None and contents.header.game != _engine(game).name:
             raise ResumeRefused(f"{path} is a game of {contents.header.game}, not {game}", game=contents.header.game)
         result = replay(contents, engine)

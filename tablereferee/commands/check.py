@@ -18,11 +18,14 @@ from referee.sessionlog import (
     EXIT_VIOLATION,
     LogContents,
     LogCorrupt,
+    LogError,
     LogUnreadable,
     Replay,
+    describe_entries,
     first_event_difference,
     read_log,
     replay,
+    unsigned_entries,
 )
 
 
@@ -61,7 +64,10 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
     Exit codes: 0 legal; 1 an entry breaks the rules, or with --events answers other events
     than recorded (its index and name are printed);
     3 unreadable (missing, not a session log, unknown format version or game);
-    4 damaged (the entries before the damage are replayed and reported).
+    4 damaged (the entries before the damage are replayed and reported, with how many saved
+    entries are lost when the entry count beside the log says).
+    A legal log says also when its end cannot be verified (no entry count beside it) and which
+    entries are unsigned (an export without checksums, or a log imported from one).
     """
     corrupt: LogCorrupt | None = None
     try:
@@ -73,6 +79,8 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
             _fail(error, as_json, EXIT_CORRUPT)
         corrupt = error
         contents = LogContents(header=error.header, entries=error.entries, path=log)
+    except LogError as error:
+        _fail(error, as_json, EXIT_UNREADABLE)
     try:
         result = replay(contents, keep_events=compare_events)
     except UnknownGame as error:
@@ -102,6 +110,7 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
     report: dict[str, Any] = {"legal": result.legal and corrupt is None, "log": log, **_summary(result)}
     if shared is not None:
         report["shared_copy"] = shared
+    caveats = _caveats(contents, report)
     if corrupt is not None:
         report.update(corrupt.to_dict())
         report["intact_replay_legal"] = result.legal
@@ -136,11 +145,28 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
             click.echo(
                 f"legal: {result.entries} entries, {result.applied} actions in effect"
                 + (", game over" if result.state.is_over else "")
+                + "".join(f"; {caveat}" for caveat in caveats)
             )
         click.echo(render(result.engine, result.state, viewer))
     if corrupt is not None:
         sys.exit(EXIT_CORRUPT)
     sys.exit(EXIT_OK if result.legal else EXIT_VIOLATION)
+
+
+def _caveats(contents: LogContents, report: dict[str, Any]) -> list[str]:
+    """What a legal replay does not prove about this log, in words (and in the JSON report)."""
+    caveats = []
+    report["end_verified"] = contents.format == "sqlite" and contents.committed is not None
+    if contents.format == "sqlite" and contents.count_problem:
+        report["count_problem"] = contents.count_problem
+        caveats.append(f"unverified end: {contents.count_problem}, so entries lost from the end would not show")
+    unsigned = unsigned_entries(contents)
+    report["unsigned_entries"] = unsigned
+    if unsigned:
+        caveats.append(
+            f"unsigned: {describe_entries(unsigned)} came without a checksum, so nothing shows whether they were edited"
+        )
+    return caveats
 
 
 _HAND_DETAILS = ("hand", "hands")  # a violation's details that list the cards a player holds

@@ -26,6 +26,9 @@ from referee.sessionlog import (
     LogCorrupt,
     LogError,
     LogUnreadable,
+    LogUnsigned,
+    describe_entries,
+    mark_unsigned_import,
     read_log,
     write_sqlite,
 )
@@ -46,7 +49,12 @@ from referee.sessionlog import (
     help="Whose copy: a player or team (what they may see), or 'all' (the referee's full record: hands, "
     "signals, the seed). Default: the public view for JSON lines, the full record for an SQLite log.",
 )
-def command(log: str, out: str, salvage: bool, view: str | None) -> None:
+@click.option(
+    "--accept-unsigned",
+    is_flag=True,
+    help="Copy an export whose entries carry no checksum; the copy says which entries came unsigned.",
+)
+def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned: bool) -> None:
     """Copy LOG (SQLite or JSON lines) to OUT.
 
     OUT ending in .db or .sqlite is written as a new SQLite log (an import); anything else,
@@ -57,8 +65,10 @@ def command(log: str, out: str, salvage: bool, view: str | None) -> None:
     record and keeps everything unless --view names a viewer.
 
     \b
-    Exit codes: 0 written; 3 unreadable LOG or OUT exists; 4 LOG is damaged (nothing written
-    unless --salvage, which writes the intact entries and exits 0).
+    Exit codes: 0 written; 3 unreadable LOG, OUT exists or cannot be written, or LOG has
+    entries without a checksum and no --accept-unsigned; 4 LOG is damaged (nothing written
+    unless --salvage, which writes the intact entries, says how many saved entries are lost,
+    and exits 0).
     """
     try:
         contents = read_log(log)
@@ -73,6 +83,20 @@ def command(log: str, out: str, salvage: bool, view: str | None) -> None:
             sys.exit(EXIT_CORRUPT)
         click.echo(f"{error}; exporting the {len(error.entries)} entries before it", err=True)
         contents = LogContents(header=error.header, entries=error.entries, path=log)
+    except LogError as error:
+        click.echo(str(error), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if contents.count_problem:
+        click.echo(f"warning: {contents.count_problem}: entries lost from the end of {log} would not show", err=True)
+    if contents.unsigned:
+        if not accept_unsigned:
+            refusal = LogUnsigned(
+                f"{log}: {describe_entries(contents.unsigned)} carry no checksum, so nothing shows whether "
+                "they were edited; copying would give them one (--accept-unsigned copies them and says so)"
+            )
+            click.echo(str(refusal), err=True)
+            sys.exit(EXIT_UNREADABLE)
+        contents = mark_unsigned_import(contents)
     sqlite_out = out != "-" and Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3")
     engine, viewer = _viewer(contents, view, sqlite_out)
     contents, left_out = public_contents(engine, contents, viewer)
@@ -89,6 +113,9 @@ def command(log: str, out: str, salvage: bool, view: str | None) -> None:
                 write_shared_jsonl(contents, handle, viewer, left_out)
     except LogError as error:
         click.echo(str(error), err=True)
+        sys.exit(EXIT_UNREADABLE)
+    except OSError as error:
+        click.echo(f"LogWriteFailed: cannot write {out}: {error.strerror}", err=True)
         sys.exit(EXIT_UNREADABLE)
     if out != "-":
         click.echo(f"{len(contents.entries)} entries written to {out}", err=True)

@@ -28,6 +28,7 @@ from referee.sessionlog import (
     LogError,
     LogExists,
     LogUnreadable,
+    LogUnsigned,
     read_log,
 )
 from tablereferee.paths import default_session_path
@@ -165,6 +166,11 @@ def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
     type=click.Path(dir_okay=False, path_type=str),
     help="Continue a log (SQLite: appended in place; JSON lines: imported into --log).",
 )
+@click.option(
+    "--accept-unsigned",
+    is_flag=True,
+    help="With --resume, import an export whose entries carry no checksum (the new log says so).",
+)
 @click.option("--stop-on-error", is_flag=True, help="In a script, stop at the first rejected line.")
 @click.option("--quiet", is_flag=True, help="Show the table only at the start and the end.")
 @click.option(
@@ -184,6 +190,7 @@ def command(
     log_path: str | None,
     script: str | None,
     resume: str | None,
+    accept_unsigned: bool,
     stop_on_error: bool,
     quiet: bool,
     view: str | None,
@@ -198,7 +205,8 @@ def command(
 
     \b
     Exit codes: 0 done; 1 a script line was rejected; 2 bad options or table setup;
-    3 the log to resume is unreadable; 4 the log to resume is damaged.
+    3 the log to resume is unreadable, cannot be written, or is an export without checksums
+    (and no --accept-unsigned); 4 the log to resume is damaged.
     """
     now = clock.time()
     base: dict[str, Any] = {}
@@ -212,7 +220,7 @@ def command(
             target = log_path or None
             if target is None and not _is_sqlite(resume):
                 target = str(default_session_path(_game_of(resume) or game or "game", now, suffix=".db"))
-            keeper = Scorekeeper.resume(resume, log_path=target, game=game)
+            keeper = Scorekeeper.resume(resume, log_path=target, game=game, accept_unsigned=accept_unsigned)
         else:
             if not game:
                 raise click.UsageError("name the game: referee play beccato --players ...")
@@ -227,7 +235,7 @@ def command(
     except LogCorrupt as error:
         click.echo(f"{error}; export the intact entries with: referee export --salvage {resume} OUT.jsonl", err=True)
         sys.exit(EXIT_CORRUPT)
-    except LogUnreadable as error:
+    except (LogUnreadable, LogUnsigned) as error:  # LogReadOnly: a log this user cannot write
         click.echo(str(error), err=True)
         sys.exit(EXIT_UNREADABLE)
     except LogExists as error:

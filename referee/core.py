@@ -73,6 +73,82 @@ class UnknownGame(RefereeError):
     """A game name no engine answers to."""
 
 
+_NONE_WORDS = ("none", "null", "auto", "")
+_TRUE_WORDS = ("true", "yes", "on", "1", "si", "sì")
+_FALSE_WORDS = ("false", "no", "off", "0")
+_NOTHING: Any = object()  # no value read yet
+
+
+@dataclasses.dataclass(frozen=True)
+class TableOption:
+    """A table option as an engine declares it: its default, the type of its value (bool, int or
+    str), whether None is allowed (off, or automatic), and the values it may take. A value typed
+    at the command line may arrive as a string ("yes", "3", "none") and is read as that type."""
+
+    default: Any
+    kind: type
+    nullable: bool = False
+    choices: tuple[Any, ...] = ()
+    doc: str = ""
+    what: str = ""  # the expected value in words, where the type alone says too little
+
+    def expected(self) -> str:
+        what = self.what or {bool: "true or false", int: "a whole number", str: "a word"}[self.kind]
+        if self.choices:
+            what = "one of " + ", ".join(str(c) for c in self.choices)
+        return what + (" or none" if self.nullable else "")
+
+    def read(self, name: str, value: Any, error: type[RefereeError]) -> Any:
+        """`value` as this option's type, or `error` naming the option and the expected type."""
+        word = value.strip().lower() if isinstance(value, str) else None
+        out: Any = _NOTHING
+        if value is None or (word in _NONE_WORDS and self.kind is not str):
+            out = None if self.nullable else _NOTHING
+        elif self.kind is bool:
+            if isinstance(value, bool):
+                out = value
+            elif word in _TRUE_WORDS or word in _FALSE_WORDS:
+                out = word in _TRUE_WORDS
+        elif self.kind is int:
+            if isinstance(value, int) and not isinstance(value, bool):
+                out = value
+            elif isinstance(value, float) and value.is_integer():
+                out = int(value)
+            elif word is not None and word.lstrip("+-").isdigit():
+                out = int(word)
+        elif isinstance(value, str):
+            out = value.strip()
+        if out is _NOTHING or (self.choices and out is not None and out not in self.choices):
+            raise error(
+                f"option {name}={value!r}: expected {self.expected()}",
+                option=name,
+                value=value,
+                expected=self.expected(),
+            )
+        return out
+
+
+def read_table_options(
+    given: Any,
+    declared: Mapping[str, TableOption],
+    bad: type[RefereeError],
+    unknown: type[RefereeError],
+) -> dict[str, Any]:
+    """Every declared option: its default, or the given value read as its type. An unknown name
+    is `unknown`, a value of the wrong type (or not among its choices) is `bad`, both naming the
+    option."""
+    if given is None:
+        given = {}
+    if not isinstance(given, Mapping):
+        raise bad("the table options are an object: {name: value}", value=given)
+    extra = sorted(str(k) for k in given if k not in declared)
+    if extra:
+        raise unknown(f"unknown table options {extra}", option=extra[0], known=sorted(declared))
+    return {
+        name: spec.read(name, given[name], bad) if name in given else spec.default for name, spec in declared.items()
+    }
+
+
 @dataclasses.dataclass(frozen=True)
 class Event:
     """Something the referee announces after an action: `kind` plus JSON-able data."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.beccaccino.actions import CALLS, CallOut, Declare, Look, Marafona, Play
-from referee.core import Action, Event, Violation
+from referee.core import Action, Event, TableOption, Violation
 from referee.tricks import (
     BECCACCINO_ORDER,
     ITALIAN_40,
@@ -33,6 +33,7 @@ from referee.tricks import (
     Rules,
     TrickState,
     read_options,
+    read_players,
     seeded_shuffle,
     suit_of,
     trick_winner,
@@ -43,8 +44,12 @@ ORDER = BECCACCINO_ORDER
 RULES = Rules((FollowSuit(),))
 HAND_SIZE = 10
 TRICKS = 10
-DEFAULTS: dict[str, Any] = {"target": 41, "dealer": None}
-CHOICES = {"target": (41, 31)}
+OPTIONS: dict[str, TableOption] = {
+    "target": TableOption(41, int, choices=(41, 31), doc="M1: the score that wins"),
+    "dealer": TableOption(
+        None, str, nullable=True, doc="the first hand's dealer (default: the first player)", what="a player's name"
+    ),
+}
 
 
 class AnnouncementNotByLeader(Violation):
@@ -81,13 +86,13 @@ class BeccaccinoState(TrickState):
     rules = RULES
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
-        players = list(setup.get("players") or [])
+        players = read_players(setup)
         if len(players) != 4 or len(set(players)) != 4 or not all(isinstance(p, str) and p for p in players):
             raise BadPlayerCount("Beccaccino is played by exactly 4 different players", players=players)
         self.players = players
         self.teams = self._read_teams(setup.get("teams"))
         self.team_of = {p: t for t, ps in self.teams.items() for p in ps}
-        self.options = read_options(setup.get("options"), DEFAULTS, CHOICES)
+        self.options = read_options(setup.get("options"), OPTIONS)
         dealer = self.options["dealer"] or players[0]
         if dealer not in players:
             raise BadOption(f"the dealer {dealer!r} is not a player", option="dealer")

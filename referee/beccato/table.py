@@ -45,30 +45,34 @@ from referee.beccato.violations import (
     SetupError,
     UnknownOption,
 )
+from referee.core import TableOption, read_table_options
 from referee.signal_cards import BY_ID as SIGNALS_BY_ID
 from referee.signal_cards import FREE_SIGNAL, SIGNAL_CARDS
 
-# name: (default, allowed values or type, what it means)
-OPTIONS: dict[str, tuple[Any, Any, str]] = {
-    "pass_direction": ("left", ("left", "right"), "B1: cards pass to the next seat (left) or the previous (right)"),
-    "caught_reward": (
+# The table options (B1-B14 and the variants), read by `referee.core.read_table_options`.
+OPTIONS: dict[str, TableOption] = {
+    "pass_direction": TableOption(
+        "left", str, choices=("left", "right"), doc="B1: cards pass to the next seat (left) or the previous (right)"
+    ),
+    "caught_reward": TableOption(
         "choice",
-        ("choice", "deck"),
-        "B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top",
+        str,
+        choices=("choice", "deck"),
+        doc="B3: a correct Caught! takes a henhouse egg or the deck top (choice), or the deck top",
     ),
-    "serama_triple_counts": (False, bool, "B4: three Serama make a triple for Caught!"),
-    "five_player": (None, bool, "Five-Player game with the imaginary seat (B11); default: on with 5 players"),
-    "signal_change": (False, bool, "Signal Change: a team turns an egg face down to change signal"),
-    "free_signal": (False, bool, "Free Signal: each team chooses its own signal"),
-    "calling_chickens": (False, bool, "Calling Chickens: Coccodé names the breed (B12)"),
-    "egg_pyramid": (False, bool, "Egg Pyramid with the Chick (B13, B14)"),
-    "pyramid_level_bonus": (True, bool, "Egg Pyramid: a complete row of the team's Guild doubles (B14)"),
-    "pyramid_guild_fill": (
-        True,
-        bool,
-        "Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)",
+    "serama_triple_counts": TableOption(False, bool, doc="B4: three Serama make a triple for Caught!"),
+    "five_player": TableOption(
+        None, bool, nullable=True, doc="Five-Player game with the imaginary seat (B11); default: on with 5 players"
     ),
-    "alternate_seats": (True, bool, "teammates may not sit side by side where the split allows"),
+    "signal_change": TableOption(False, bool, doc="Signal Change: a team turns an egg face down to change signal"),
+    "free_signal": TableOption(False, bool, doc="Free Signal: each team chooses its own signal"),
+    "calling_chickens": TableOption(False, bool, doc="Calling Chickens: Coccodé names the breed (B12)"),
+    "egg_pyramid": TableOption(False, bool, doc="Egg Pyramid with the Chick (B13, B14)"),
+    "pyramid_level_bonus": TableOption(True, bool, doc="Egg Pyramid: a complete row of the team's Guild doubles (B14)"),
+    "pyramid_guild_fill": TableOption(
+        True, bool, doc="Egg Pyramid: opponents fill empty places with 3 Guild cards or are excluded (B14)"
+    ),
+    "alternate_seats": TableOption(True, bool, doc="teammates may not sit side by side where the split allows"),
 }
 # Rulings with a single reading, recorded with every game so a log says what it was refereed by.
 FIXED_RULINGS = ("B2", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B12", "B13", "B14", "B15")
@@ -257,24 +261,11 @@ def _players(value: Any) -> tuple[str, ...]:
 
 
 def _options(value: Any, n_players: int) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise BadOption("options is an object")
-    unknown = set(value) - set(OPTIONS)
-    if unknown:
-        raise UnknownOption(f"unknown table options {sorted(unknown)}", known=sorted(OPTIONS))
-    options: dict[str, Any] = {}
-    for name, (default, allowed, _doc) in OPTIONS.items():
-        v = value.get(name, default)
-        if name == "five_player" and v is None:
-            v = n_players == 5
-        if allowed is bool:
-            if not isinstance(v, bool):
-                raise BadOption(f"{name} is true or false, not {v!r}")
-        elif v not in allowed:
-            raise BadOption(f"{name} is one of {list(allowed)}, not {v!r}")
-        options[name] = v
+    options = read_table_options(value, OPTIONS, BadOption, UnknownOption)
+    if options["five_player"] is None:
+        options["five_player"] = n_players == 5
     if options["five_player"] and n_players != 5:
-        raise BadOption("the five_player option is for 5 players")
+        raise BadOption("the five_player option is for 5 players", option="five_player")
     return options
 
 

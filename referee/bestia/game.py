@@ -24,7 +24,7 @@ from referee.bestia.variants import (
     VARIANTS,
     Variant,
     deck_for,
-    defaults,
+    options_for,
     rules_for,
 )
 from referee.core import Action, Event, Violation
@@ -39,6 +39,7 @@ from referee.tricks import (
     OutOfTurn,
     TrickState,
     read_options,
+    read_players,
     seeded_shuffle,
     suit_of,
     trick_winner,
@@ -100,8 +101,10 @@ class BestiaState(TrickState):
     seen_in = ("speak", "doctor", "exchange", "play", "trump")
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
-        players = list(setup.get("players") or [])
-        given = dict(setup.get("options") or {})
+        players = read_players(setup)
+        given = setup.get("options") or {}
+        if not isinstance(given, Mapping):
+            raise BadOption("the table options are an object: {name: value}", value=given)
         self.variant = variant_named(given.get("variant", "classic"))
         v = self.variant
         if (
@@ -113,7 +116,7 @@ class BestiaState(TrickState):
                 f"{v.title} needs {v.min_players} to {v.max_players} different players", players=players
             )
         self.players = players
-        self.options = read_options(given, defaults(v, players))
+        self.options = read_options(given, options_for(v, players))
         self.options["variant"] = v.name
         o = self.options
         if o["dealer"] not in players:
@@ -129,11 +132,6 @@ class BestiaState(TrickState):
                 raise BadOption(f"option {key} must be zero or more", option=key)
         if o["cap"] is not None and o["cap"] <= 0:
             raise BadOption("the payment cap must be positive", option="cap")
-        if isinstance(o["without_twos"], str):
-            low = o["without_twos"].strip().lower()
-            if low not in ("true", "false", "yes", "no", "auto"):
-                raise BadOption("without_twos is true, false or auto", option="without_twos")
-            o["without_twos"] = None if low == "auto" else low in ("true", "yes")
         if o["without_twos"] is not None and v.name != "julepe":
             raise BadOption("without_twos belongs to Julepe", option="without_twos")
         self.deck, self.order = deck_for(v, len(players), o)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from referee.core import TableOption
 from referee.tricks import (
     BESTIA_ORDER_FR,
     BESTIA_ORDER_IT,
@@ -162,30 +163,43 @@ def deck_for(variant: Variant, players: int, options: dict[str, Any]) -> tuple[D
     return variant.deck, variant.order
 
 
-def defaults(variant: Variant, players: list[str]) -> dict[str, Any]:
-    """Every table option with its default for `variant`."""
+def options_for(variant: Variant, players: list[str]) -> dict[str, TableOption]:
+    """Every table option of `variant`, with its default and the type of its value."""
+
+    def flag(default: bool, doc: str) -> TableOption:
+        return TableOption(default, bool, doc=doc)
+
+    def count(default: int | None, doc: str, nullable: bool = False) -> TableOption:
+        return TableOption(default, int, nullable=nullable, doc=doc)
+
     return {
-        "variant": variant.name,
-        "stake": variant.default_stake,  # dealer's stake (3-card) or everyone's invito (5-card)
-        "fee": 0,  # 5-card Italian: the extra quota of each player who stays in
-        "chips": 50,
-        "pot": 0,  # chips already in the pot at the start
-        "dealer": players[0] if players else None,
-        "deals_to_play": len(players),  # the game may end after this many deals...
-        "until_no_bestia": True,  # ...at the first one that ends with nobody in bestia
-        "cap": None,  # payment cap: nobody pays more than this for one bestia
-        "buco": variant.buco,
-        "doctor": variant.doctor,
-        "forced_round": False,
-        "lead_trump_ace": False,  # house rule: the leader must lead the trump Ace
-        "lead_trump": False,  # house rule: after the first trick, lead a trump if you can
-        "highest_trump": False,  # house rule: who plays a trump plays their highest
-        "obbligo_asso": False,  # the first leader holding the trump Ace leads it
-        "obbligo_asso_highest": False,  # ...and any leader the highest trump still out
-        "one_round": False,  # 5-card: one turn each to declare (bussata a un solo giro)
-        "offence_costs_pot": False,  # a revoke revealed later costs the offender the pot
-        "without_twos": None,  # Julepe: play without the 2s (default: when fewer than six play)
-        "exchange_up_to": None,  # Tippen (later rule books): change up to 3 cards; Julepe 5, Mauscheln 4
+        "variant": TableOption(variant.name, str, doc="S1: the variant played"),
+        "stake": count(variant.default_stake, "dealer's stake (3-card) or everyone's invito (5-card)"),
+        "fee": count(0, "5-card Italian: the extra quota of each player who stays in"),
+        "chips": count(50, "each player's chips at the start"),
+        "pot": count(0, "chips already in the pot at the start"),
+        "dealer": TableOption(
+            players[0] if players else None, str, nullable=True, doc="the first dealer", what="a player's name"
+        ),
+        "deals_to_play": count(len(players), "the game may end after this many deals..."),
+        "until_no_bestia": flag(True, "...at the first one that ends with nobody in bestia"),
+        "cap": count(None, "payment cap: nobody pays more than this for one bestia (none: no cap)", nullable=True),
+        "buco": flag(variant.buco, "col buco: a spare hand across the trump card"),
+        "doctor": flag(variant.doctor, "3-card: the passers may go to the doctor"),
+        "forced_round": flag(False, "after a deal with nobody in bestia, everyone must play"),
+        "lead_trump_ace": flag(False, "house rule: the leader must lead the trump Ace"),
+        "lead_trump": flag(False, "house rule: after the first trick, lead a trump if you can"),
+        "highest_trump": flag(False, "house rule: who plays a trump plays their highest"),
+        "obbligo_asso": flag(False, "the first leader holding the trump Ace leads it"),
+        "obbligo_asso_highest": flag(False, "...and any leader the highest trump still out"),
+        "one_round": flag(False, "5-card: one turn each to declare (bussata a un solo giro)"),
+        "offence_costs_pot": flag(False, "a revoke revealed later costs the offender the pot"),
+        "without_twos": TableOption(
+            None, bool, nullable=True, doc="Julepe: play without the 2s (none or auto: when fewer than six play)"
+        ),
+        "exchange_up_to": count(
+            None, "Tippen (later rule books): change up to 3 cards; Julepe 5, Mauscheln 4", nullable=True
+        ),
     }
 
 

@@ -32,6 +32,7 @@ from referee.tricks.common import (
     TrickState,
     UnknownOption,
     read_options,
+    read_players,
     seeded_shuffle,
 )
 from referee.tricks.holdings import Holdings
@@ -113,6 +114,7 @@ __all__ = [
     "UnknownOption",
     "rank_of",
     "read_options",
+    "read_players",
     "seeded_shuffle",
     "suit_of",
     "trick_winner",

@@ -8,7 +8,17 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self
 
-from referee.core import Action, Event, GameAlreadyOver, MalformedAction, RefereeError, StateBase, Violation
+from referee.core import (
+    Action,
+    Event,
+    GameAlreadyOver,
+    MalformedAction,
+    RefereeError,
+    StateBase,
+    TableOption,
+    Violation,
+    read_table_options,
+)
 from referee.tricks.cards import Deck, RankOrder
 from referee.tricks.holdings import Holdings
 from referee.tricks.policies import Claim, OutOfTurn, Rules, TrickContext
@@ -222,44 +232,19 @@ def seeded_shuffle(cards: Sequence[str], *key: object) -> list[str]:
     return out
 
 
-def read_options(
-    given: Mapping[str, Any] | None, defaults: Mapping[str, Any], choices: Mapping[str, Sequence[Any]] | None = None
-) -> dict[str, Any]:
-    """Table options over their defaults. Values typed at the command line arrive as strings
-    and are converted to the default's type; unknown names and values are named errors."""
-    out = dict(defaults)
-    for key, value in (given or {}).items():
-        if key not in defaults:
-            raise UnknownOption(f"no table option {key!r}", option=key, known=sorted(defaults))
-        default = defaults[key]
-        out[key] = _convert(key, value, default)
-        allowed = (choices or {}).get(key)
-        if allowed is not None and out[key] not in allowed:
-            raise BadOption(
-                f"option {key}={value!r}: choose one of {list(allowed)}", option=key, value=value, choices=list(allowed)
-            )
-    return out
+def read_players(setup: Any) -> list[str]:
+    """The setup's players, in order: a setup is an object and its players a list of names
+    (their number and uniqueness are the game's to check)."""
+    if not isinstance(setup, Mapping):
+        raise SetupError("the setup is an object: {players: [...], options: {...}}", setup=setup)
+    players = setup.get("players") or []
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p for p in players):
+        raise BadPlayerCount("players is a list of names, in the order of play", players=players)
+    return list(players)
 
 
-def _convert(key: str, value: Any, default: Any) -> Any:
-    try:
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("1", "true", "yes", "on", "si", "sì"):
-                    return True
-                if low in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError(value)
-            return bool(value)
-        if isinstance(default, int) or (
-            default is None and isinstance(value, str) and value.strip().lstrip("-").isdigit()
-        ):
-            if isinstance(value, bool):
-                raise ValueError(value)
-            if isinstance(value, str) and value.strip().lower() in ("none", "off", ""):
-                return None
-            return int(value)
-        return value
-    except (TypeError, ValueError):
-        raise BadOption(f"option {key}={value!r} is not a {type(default).__name__}", option=key, value=value) from None
+def read_options(given: Any, declared: Mapping[str, TableOption]) -> dict[str, Any]:
+    """Table options over their defaults (`referee.core.read_table_options`): values typed at
+    the command line arrive as strings and are read as the option's type; unknown names and
+    values of the wrong type are named errors."""
+    return read_table_options(given, declared, BadOption, UnknownOption)

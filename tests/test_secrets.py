@@ -20,10 +20,20 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from referee.core import get_engine
 from referee.scorekeeper import Scorekeeper
-from referee.secrecy import EVERYTHING, PUBLIC, UnknownViewer, describe_action, resolve_viewer
+from referee.secrecy import (
+    EVERYTHING,
+    PUBLIC,
+    UnknownViewer,
+    describe_action,
+    public_contents,
+    resolve_viewer,
+    state_json,
+)
 from referee.sessionlog import EXIT_OK, EXIT_USAGE, read_log, replay
 from tablereferee.cli import cli
 from tablereferee.commands.play import _show
@@ -289,3 +299,34 @@ def test_a_dispute_package_shows_the_public_view(tmp_path: Path) -> None:
         for line in (out / "excerpt.jsonl").read_text().splitlines():
             assert_public_json(json.loads(line), "excerpt.jsonl")
         assert_public_json(json.loads((out / "package.json").read_text()), "package.json")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=st.sampled_from(sorted(SETUPS)), seed=st.integers(0, 10**6), steps=st.integers(1, 160))
+def test_any_game_s_public_copy_hides_every_secret_and_replays(
+    tmp_path_factory: Any, game: str, seed: int, steps: int
+) -> None:
+    """Whatever was dealt and played: the public table, state and copy of the log hold no
+    secret, and a Beccato! or Beccaccino copy replays legally without them (docs/secrets.md)."""
+    engine = get_engine(game)
+    setup = {**SETUPS[game], "seed": seed}
+    keeper = Scorekeeper.start(engine, setup, tmp_path_factory.mktemp("g") / "g.db", time=0.0)
+    rng = random.Random(seed)
+    changed: set[str] = set()
+    for step in range(steps):
+        if keeper.state.is_over:
+            break
+        action = _choose(game, keeper.state, rng, changed)
+        keeper.act(action, time=float(step), source="script", text=describe_action(engine.codec.to_dict(action)))
+        assert " holds: " not in keeper.table()
+    assert_public_json(state_json(engine, keeper.state, PUBLIC), "the public state")
+    copy, left_out = public_contents(engine, keeper.contents(), PUBLIC)
+    keeper.close()
+    assert "seed" in left_out
+    assert_public_json(copy.header.to_dict(), "the copy's header")
+    for entry in copy.entries:
+        assert_public_json(entry.to_dict(), f"entry {entry.seq}")
+    if game != "bestia":
+        again = replay(copy)
+        assert again.legal, (again.violation_entry, again.violation)
+        assert again.applied == len(keeper.actions)

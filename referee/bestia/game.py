@@ -1,7 +1,7 @@
 """The Bestia rules engine: classic 3-card Bestia, col buco, 5-card Italian (busso, strozzo,
 "terzo se devo"), the Roman five-card game and Tippen, with the house rules as table options.
 
-Rules: ../shared/rules/bestia-3-card-en.txt, bestia-5-card-it.txt, RULINGS S1-S4;
+Rules: ../shared/rules/bestia-3-card-en.txt, bestia-5-card-it.txt, RULINGS S1-S5;
 docs/bestia.md. Players are listed in the order play goes (to the right in Italy): the next
 player in the list is the one to the dealer's right.
 
@@ -53,6 +53,12 @@ class NotInThisVariant(Violation):
 
 class StockExhausted(Violation):
     """Not enough cards left, even after reshuffling the discarded hands (S3)."""
+
+
+class DoctorCannotDeal(StockExhausted):
+    """S5: going to the doctor when even the stock and the hands of the players who are out (or
+    who may still go out) cannot give three cards: the player chooses again between playing
+    their own hand (`knock`) and passing (`decline`)."""
 
 
 class BadExchange(Violation):
@@ -243,6 +249,8 @@ class BestiaState(TrickState):
         self.thrown: list[str] = []
         self.thrown_count = 0
         self.aside: list[str] = []  # hands put aside (doctor, buco, passo): out of this deal
+        self.owed: dict[str, int] = {}  # S5: cards still due to a player who went to the doctor
+        self.own_hands: dict[str, list[str]] = {}  # ...and the known cards of the hand they put aside
         self.reshuffles = 0
         self.status = {p: "waiting" for p in self.players}
         self.said: dict[str, list[str]] = {p: [] for p in self.players}
@@ -359,6 +367,13 @@ class BestiaState(TrickState):
         return self.status[player] == "terzo" and sum(1 for s in self.status.values() if s == "in") >= 3
 
     def _verify_knock(self, a: Knock) -> None:
+        if self.phase == "doctor" and a.player == self.queue[0]:
+            if self._doctor_short(a.player) is None:
+                raise OutOfOrder(
+                    f"{a.player} passed: now they take new cards ('doctor {a.player}') or stay out "
+                    f"('decline {a.player}'); their own hand is played only when the doctor cannot deal (S5)"
+                )
+            return
         self._speaker_check(a.player, "knock")
         if self._terzo_blocked(a.player):
             raise TerzoMustPass(f"three players are in: {a.player} said terzo se devo and passes")
@@ -426,6 +441,8 @@ class BestiaState(TrickState):
 
     def _apply_knock(self, a: Knock) -> list[Event]:
         p = a.player
+        if self.phase == "doctor":
+            return self._knock_again(p)
         self.status[p] = "in"
         self.queue.pop(0)
         if self.variant.bidding == "mauscheln":
@@ -623,27 +640,106 @@ class BestiaState(TrickState):
             raise OutOfOrder("new cards are offered after everyone has spoken, to those who passed")
         if a.player != self.queue[0]:
             raise OutOfTurn(f"the dealer offers new cards to {self.queue[0]} now", turn=self.queue[0], player=a.player)
-        if a.accept and self.variant.hand_size > self._available():
-            raise StockExhausted(
-                "not enough cards for new ones, even reshuffling the hands of the players who are out",
-                left=self._available(),
-            )
+        if a.accept:
+            short = self._doctor_short(a.player)
+            if short is not None:
+                raise DoctorCannotDeal(
+                    f"{short}: {a.player} chooses again: 'knock {a.player}' to play their own hand, "
+                    f"'decline {a.player}' to pass (S5)",
+                    player=a.player,
+                    left=self._available(),
+                    owed=self.owed.get(a.player, 0),
+                )
+
+    def _doctor_short(self, player: str) -> str | None:
+        """Why the doctor cannot give `player` three cards (S5), or None when it can: the stock
+        first, then the hands of the players who are out, including those still to answer the
+        doctor, who may go out; the cards go to the players waiting for them in order."""
+        n = self.variant.hand_size
+        if player in self.owed:
+            return f"{player} still waits for {self.owed[player]} cards and nobody is left to go out"
+        waiting = sum(self.owed.values())
+        later = len(self.queue) - 1  # still to answer: each may go out and throw in a hand
+        if self._available() - waiting + n * later >= n:
+            return None
+        left = max(0, self._available() - waiting)
+        return f"only {left} cards are left for the doctor and no hand can be thrown in after {player}'s"
 
     def _apply_doctor(self, a: Doctor) -> list[Event]:
         p = a.player
         self.queue.pop(0)
+        events: list[Event] = []
         if a.accept:
-            self.aside.extend(self.holdings.clear(p))
-            self.holdings.take(p, self._draw(self.variant.hand_size))
+            n = self.variant.hand_size
+            own = self.holdings.clear(p)
+            self.aside.extend(own)
+            now = 0 if self.owed else min(n, self._available())
+            self.holdings.take(p, self._draw(now))
+            if now < n:  # S5: the rest from the hands of players who go out later
+                self.owed[p] = n - now
+                self.own_hands[p] = own
             self.status[p] = "in"
             self.said[p].append("doctor")
+            events.append(
+                Event("doctor_answer", {"player": p, "accept": True, **({"owed": n - now} if now < n else {})})
+            )
         else:
+            self._give_up(p)
             self._out(p)
             self.said[p].append("out")
-        events = [Event("doctor_answer", {"player": p, "accept": a.accept})]
-        if not self.queue:
-            events += self._start_play()
+            events.append(Event("doctor_answer", {"player": p, "accept": False}))
+            events += self._serve_owed()
+        return events + self._after_doctor()
+
+    def _give_up(self, p: str) -> None:
+        """A player still owed cards (S5) gives up the doctor: the cards dealt so far go to the
+        thrown-away cards and the hand put aside is theirs again."""
+        if p not in self.owed:
+            return
+        dealt = self.variant.hand_size - self.owed.pop(p)
+        own = self.own_hands.pop(p)
+        known = self.holdings.clear(p)
+        if self.holdings.full:
+            self.thrown.extend(known)
+        self.thrown_count += dealt
+        for card in own:
+            self.aside.remove(card)
+        self.holdings.take(p, list(own) if self.holdings.full else self.variant.hand_size)
+        self.holdings.show(p, own)
+
+    def _serve_owed(self) -> list[Event]:
+        """Deal what the stock and the thrown-away hands now have to the players owed cards (S5)."""
+        events: list[Event] = []
+        for p in list(self.owed):
+            k = min(self.owed[p], self._available())
+            if not k:
+                break
+            self.holdings.take(p, self._draw(k))
+            self.owed[p] -= k
+            events.append(Event("doctor_dealt", {"player": p, "cards": k, "owed": self.owed[p]}))
+            if not self.owed[p]:
+                del self.owed[p]
+                self.own_hands.pop(p)
+                if p in self.queue:
+                    self.queue.remove(p)
         return events
+
+    def _after_doctor(self) -> list[Event]:
+        if self.queue:
+            return []
+        if self.owed:  # S5: nothing more can come; they choose again
+            self.queue = list(self.owed)
+            return [Event("doctor_short", {"players": list(self.owed), "owed": dict(self.owed)})]
+        return self._start_play()
+
+    def _knock_again(self, p: str) -> list[Event]:
+        """S5: the doctor cannot deal; `p` plays their own hand after all."""
+        self.queue.pop(0)
+        self._give_up(p)
+        self.status[p] = "in"
+        self.said[p].append("knock")
+        events = [Event("spoke", {"player": p, "said": "knock", "doctor_short": True})]
+        return events + self._serve_owed() + self._after_doctor()
 
     # -- the tricks --------------------------------------------------------------------
     def in_players(self) -> list[str]:
@@ -813,7 +909,7 @@ class BestiaState(TrickState):
                     out += [Gioco(p, (), k) for k in range(self.holdings.counts[p] + 1)]
         elif self.phase == "doctor":
             p = self.queue[0]
-            out = [Doctor(p, True), Doctor(p, False)]
+            out = [Doctor(p, True), Doctor(p, False), Knock(p)]
         elif self.phase == "exchange":
             p = self.queue[0]
             if self.rob_pending and p == self.dealer:
@@ -847,7 +943,10 @@ class BestiaState(TrickState):
                 "rob" if self.rob_pending and self.phase == "exchange" and self.queue[0] == self.dealer else self.phase
             )
         )
-        return {"step": step, "player": self.queue[0]}
+        out: dict[str, Any] = {"step": step, "player": self.queue[0]}
+        if self.phase == "doctor" and self.queue[0] in self.owed:
+            out["owed"] = self.owed[self.queue[0]]  # S5: choosing again, the doctor cannot deal
+        return out
 
     def standings(self) -> dict[str, Any]:
         """Each player's chips, and what they have gained or lost since the start."""
@@ -886,6 +985,7 @@ class BestiaState(TrickState):
             "tricks_won": dict(self.tricks_won),
             "stock_count": self.stock_count,
             "thrown_count": self.thrown_count,
+            **({"owed": dict(self.owed)} if self.owed else {}),  # S5: only while someone waits for cards
             "buco_count": self.buco_count,
             "offences": list(self.offences),
             "half_entry_next": list(self.half_next),

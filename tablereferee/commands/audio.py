@@ -12,6 +12,7 @@ from referee.core import RefereeError
 from referee.observations import SignalEvent
 from tablereferee.commands._errors import BY_KIND, exit_on_error
 from tablereferee.commands._options import FiniteFloat
+from tablereferee.commands._quiet import native_chatter_filtered
 
 
 class MouthFileError(RefereeError):
@@ -60,7 +61,8 @@ def _mouth_from_video(path: str) -> list[SignalEvent]:
     """mouth_moving intervals of the video's seats, from the body-signal recogniser."""
     from vision.signals.engine import mouth_moving_events  # deferred: vision.signals loads NumPy
 
-    return list(mouth_moving_events(path))
+    with native_chatter_filtered():
+        return list(mouth_moving_events(path))
 
 
 @click.command("audio")

@@ -12,6 +12,7 @@ import click
 from referee.core import RefereeError
 from tablereferee.commands._errors import BY_KIND, CommandError
 from tablereferee.commands._options import FiniteFloat
+from tablereferee.commands._quiet import native_chatter_filtered
 
 OVERLAY_SUFFIXES = (".mp4", ".m4v", ".mov")
 
@@ -74,7 +75,8 @@ def command(
     from vision.signals.free import FreeSignal  # deferred: loads NumPy
 
     if learn_free:
-        _learn(sources, learn_free, player, calibration_path, fps, mirrored)
+        with native_chatter_filtered():
+            _learn(sources, learn_free, player, calibration_path, fps, mirrored)
         return
     if len(sources) != 1:
         raise click.UsageError("give one SOURCE (several only with --learn-free)")
@@ -88,14 +90,15 @@ def command(
         free = FreeSignal.load(free_path) if free_path else None
         if max_frames is None and source.isdigit():
             max_frames = 300
-        frames, calibration = landmarks_from_media(
-            source,
-            calibration,
-            fps=fps,
-            names=names.split(",") if names else None,
-            mirrored=mirrored,
-            max_frames=max_frames,
-        )
+        with native_chatter_filtered():
+            frames, calibration = landmarks_from_media(
+                source,
+                calibration,
+                fps=fps,
+                names=names.split(",") if names else None,
+                mirrored=mirrored,
+                max_frames=max_frames,
+            )
         events = detect_signals(frames, calibration, free=free)
         if save_calibration:
             try:

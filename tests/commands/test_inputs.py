@@ -136,3 +136,34 @@ def test_enroll_deck_unknown_base_and_bad_model(tmp_path, picture):
     model.write_bytes(b"nope")
     result = run("enroll-deck", "x", picture, "--model", model, "--decks-dir", tmp_path / "decks")
     assert result.exit_code == 3 and "error: UnreadableModel:" in result.stderr
+
+
+QUIET_PROGRAM = r"""
+import os, sys
+from tablereferee.commands._quiet import native_chatter_filtered
+os.write(2, b"before\n")
+with native_chatter_filtered():
+    os.write(2, b"WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n")
+    os.write(2, b"W0000 00:00:1796168615.048759   26751 inference_feedback_manager.cc:114] Feedback manager\n")
+    os.write(2, b"I0000 00:00:1796168615.048759   26751 gl_context.cc:369] GL version: 3.2\n")
+    os.write(2, b"INFO: Created TensorFlow Lite XNNPACK delegate for CPU.\n")
+    os.write(2, b"a real problem\n")
+    print("python's own", file=sys.stderr)
+os.write(2, b"after\n")
+"""
+
+
+@pytest.mark.parametrize("show", [False, True])
+def test_native_library_chatter_is_dropped_and_the_rest_kept(show):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("REFEREE_LIBRARY_LOGS", None)
+    if show:
+        env["REFEREE_LIBRARY_LOGS"] = "1"
+    done = subprocess.run([sys.executable, "-c", QUIET_PROGRAM], capture_output=True, env=env, timeout=60)
+    lines = done.stderr.decode().splitlines()
+    kept = ["before", "a real problem", "python's own", "after"]
+    assert done.returncode == 0 and (len(lines) == 8 if show else lines == kept), lines

@@ -140,3 +140,31 @@ def test_play_ends_a_bad_script_with_exit_2_and_no_log(tmp_path, script, fragmen
     result = _play(tmp_path, script)
     assert result.exit_code == 2 and fragment in result.stderr, result.output
     assert "Traceback" not in result.output and not (tmp_path / "g.db").exists()
+
+
+SETUP_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 100) | st.text(alphabet="abAB ,=;", max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["target", "variant", "cap", "x", "Red", "Blue"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+SETUP_KEYS = ["teams", "options", "variant", "seed", "deals", "eggs", "signals", "guilds", "breeds", "dealer"]
+LINES = ["show", "undo", "help", "history", "amend 1", "note x", "egg star-3", "Ann plays 3S", "caught Ann Bob"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.sampled_from(["beccato", "beccaccino", "bestia"]),
+    st.lists(st.sampled_from(["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]), max_size=7),
+    st.dictionaries(st.sampled_from(SETUP_KEYS), SETUP_VALUE, max_size=3),
+    st.lists(st.sampled_from(LINES), max_size=3),
+)
+def test_any_setup_block_through_play_is_a_game_or_a_named_refusal(tmp_path_factory, game, players, extra, lines):
+    folder = tmp_path_factory.mktemp("p")
+    script = folder / "game.txt"
+    script.write_text("---\n" + json.dumps({"players": players, **extra}) + "\n---\n" + "\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["play", game, "--script", str(script), "--log", str(folder / "g.db"), "--quiet"])
+    assert isinstance(result.exception, SystemExit | None), result.exception
+    assert result.exit_code in (0, 1, 2) and "Traceback" not in result.output

@@ -479,7 +479,11 @@ class BeccatoState(StateBase):
         if team != step["team"]:
             raise V.NotYourChoice(f"{step['team']} places an egg now, not {team}: {self._award_reason()}")
         if egg_name(action.egg) != step["egg"]:
-            raise V.OutOfOrder(f"{team} places {step['egg']} first", waiting_for=self.waiting_for())
+            raise V.AwardOutOfOrder(
+                f"{action.egg!r} is not the egg to place: {self._award_reason()}",
+                waiting_for=self.waiting_for(),
+                call=self._open_call()["call"],
+            )
         if action.place not in self._free_places(team):
             raise V.PyramidPlaceNotAllowed(
                 f"{action.place!r} is not a free place supported from below", allowed=self._free_places(team)

@@ -212,6 +212,13 @@ def test_an_award_step_out_of_its_turn_says_what_comes_first(lines, line, says):
     assert says in error.message and "Ada's Caught!" in error.message
 
 
+def test_placing_another_egg_than_the_one_won_names_the_egg_to_place():
+    state = table("caught Ada Bea", "reveal Bea orloff padovana brahma", "egg sun-1", egg_pyramid=True)
+    assert state.waiting_for()["step"] == "place"
+    error = refused(state, "place star sun-2 b1", V.AwardOutOfOrder)
+    assert "star place sun-1 in their pyramid first" in error.message
+
+
 def test_before_any_call_the_plain_out_of_order_stays():
     refused(table(), "reveal Bea orloff orloff orloff", V.OutOfOrder)
     refused(table(), "take dollar deck", V.OutOfOrder)

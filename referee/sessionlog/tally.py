@@ -80,12 +80,15 @@ class TallyWriter:
         record = _record(tally)
         if os.pwrite(self._fd, record, 0) != len(record):
             raise OSError(f"short write to {self.path}")
-        os.fsync(self._fd)
+        _datasync(self._fd)  # the size never changes after the first: the data must reach the disk
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+_datasync = getattr(os, "fdatasync", os.fsync)  # fdatasync where the system has it (not macOS)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -268,7 +268,9 @@ class BeccatoState(StateBase):
         head = self.todo[0]
         step = head["step"]
         if step == "reveal":
-            return f"the call is resolved once {' and '.join(call['to_reveal'])} show their hand"
+            who = call["to_reveal"]
+            shows = "shows their hand" if len(who) == 1 else "show their hands"
+            return f"the call is resolved once {' and '.join(who)} {shows}"
         verdict = "correct" if call.get("correct") else "wrong"
         if step == "choose":
             return f"{head['team']} choose their egg first (the {verdict} {name}), from {', '.join(head['options'])}"

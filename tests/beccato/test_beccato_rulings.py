@@ -195,8 +195,8 @@ def test_a_pass_or_a_second_call_while_a_call_is_resolved_names_the_call():
 @pytest.mark.parametrize(
     "lines, line, says",
     [
-        (["caught Ada Bea"], "take dollar deck", "once Bea show their hand"),
-        (["caught Ada Bea"], "egg sun-1", "once Bea show their hand"),
+        (["caught Ada Bea"], "take dollar deck", "once Bea shows their hand"),
+        (["caught Ada Bea"], "egg sun-1", "once Bea shows their hand"),
         (["caught Ada Bea", "reveal Bea orloff orloff orloff"], "egg sun-1", "dollar choose their egg first"),
         (["caught Ada Bea", "reveal Bea orloff orloff orloff"], "reveal Bea orloff orloff orloff", "choose"),
         (

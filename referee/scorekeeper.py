@@ -101,6 +101,7 @@ class Outcome:
             "events": self.events,
             "error": None if self.error is None else self.error.to_dict(),
             "message": self.message,
+            "label": self.label,
         }
 
 

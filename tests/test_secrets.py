@@ -34,7 +34,7 @@ from referee.secrecy import (
     resolve_viewer,
     state_json,
 )
-from referee.sessionlog import EXIT_OK, EXIT_USAGE, read_log, replay
+from referee.sessionlog import EXIT_OK, EXIT_USAGE, EXIT_VIOLATION, read_log, replay
 from tablereferee.cli import cli
 from tablereferee.commands.play import _show
 
@@ -206,6 +206,10 @@ def test_no_output_a_player_sees_holds_a_secret(played: tuple[str, Path, list[st
     assert read_log(shared).entries and len(read_log(shared).entries) == len(contents.entries)
     if game != "bestia":  # the public record is enough to replay these (docs/secrets.md)
         assert again.exit_code == EXIT_OK, again.output
+        assert "replayed as the public record" in again.output
+    else:  # a seeded Bestia's deal and trump card came from the seed the copy leaves out
+        assert again.exit_code == EXIT_VIOLATION
+        assert "entry 1 may need what it leaves out" in again.output
 
 
 def test_the_seeded_bestia_screen_no_longer_shows_the_hand_to_play(tmp_path: Path) -> None:
@@ -274,6 +278,7 @@ def test_history_and_the_step_line_hide_what_was_typed_in_secret(tmp_path: Path)
         outcome = keeper.submit(line, time=1.0)
         assert outcome.accepted, outcome.message
     assert outcome.label == "pass Nicola (card hidden)" and "orloff" not in outcome.message
+    assert outcome.to_dict()["label"] == outcome.label
     assert "orloff" not in keeper.history() and "#4 pass Nicola (card hidden)" in keeper.history()
     keeper.show_as("Nicola")
     assert "pass Nicola orloff" in keeper.history()  # the passer saw their own card

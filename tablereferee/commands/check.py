@@ -137,7 +137,11 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
         if shared is not None:
             click.echo(
                 f"a copy shared as {shared['view']!r}, leaving out: {', '.join(shared['left_out'])}; "
-                "what needs them is not replayed here: check the referee's log for that"
+                + (
+                    "replayed as the public record (the referee's log holds the rest)"
+                    if result.legal
+                    else f"entry {result.violation_entry} may need what it leaves out: check the referee's log"
+                )
             )
         if not result.legal:
             click.echo(f"entry {result.violation_entry}: {result.violation}")

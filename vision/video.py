@@ -7,11 +7,16 @@ VideoCapture reads videos and cameras; images are read with `cv2.imdecode` (so a
 Named errors (all `MediaError`, a `RefereeError`): `MediaNotFound` (no such file),
 `UnreadableImage` (a file with an image name that does not decode), `UnreadableVideo` (a file
 OpenCV cannot open), `EmptyVideo` (a video that yields no frame), `CameraNotFound`.
+
+A video that stops before the duration it states (cut, or damaged part-way) is read up to the
+damage, and how much was read is said once it ends: `VideoSource.shortfall` ("table.mp4 is cut
+or damaged: read 2.2 of 7.8 s"), also written to stderr as a warning line.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +51,22 @@ class EmptyVideo(MediaError):
 
 class CameraNotFound(MediaError):
     """No camera answers at that index."""
+
+
+def short_read(name: str, read_to: float | None, duration: float | None, frame: float = 0.5) -> str | None:
+    """A video read only `read_to` seconds into the `duration` it states, in words; None when
+    it was read to within `frame` seconds of its end (or its duration is not known)."""
+    if duration is None or not duration > 0 or not np.isfinite(duration):
+        return None
+    got = 0.0 if read_to is None else read_to
+    if got + frame >= duration:
+        return None
+    return f"{name} is cut or damaged: read {got:.1f} of {duration:.1f} s"
+
+
+def warn(message: str) -> None:
+    """A warning line for the person at the terminal (stderr: a command's stdout stays data)."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,6 +138,10 @@ class VideoSource(FrameSource):
             )
         fps = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = float(fps) if fps and fps > 0 and np.isfinite(fps) else None
+        count = self._cap.get(cv2.CAP_PROP_FRAME_COUNT)
+        # the duration the file states; a stream without one is not checked
+        self.duration = float(count) / self.fps if self.fps and count and count > 0 else None
+        self.shortfall: str | None = None  # once read to its end: how much of a cut video was read
         ok, first = self._cap.read()
         if not ok or first is None:
             self._cap.release()
@@ -143,6 +168,10 @@ class VideoSource(FrameSource):
             yield Frame(index, self._time(index), image)
             index += 1
         self.close()
+        frame = 1.0 / self.fps if self.fps else 0.0
+        self.shortfall = short_read(self.path.name, self._time(index - 1) + frame, self.duration, 0.5 + frame)
+        if self.shortfall:
+            warn(self.shortfall)
 
     def close(self) -> None:
         self._cap.release()

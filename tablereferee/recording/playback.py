@@ -16,22 +16,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from referee.observations import CameraStatus
-from tablereferee.recording.folder import read_segments
+from tablereferee.recording.folder import SegmentProblem, read_segments
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock
+from vision.video import MediaNotFound
 
 
 class RecordedCamera(CaptureSource):
     kind = "recorded"
+    media = True
 
     def __init__(self, name: str, folder: str | Path, clock: SessionClock | None = None, paced: bool = False) -> None:
         super().__init__(name, clock)
         self.folder = Path(folder)
         self.paced = paced
-        self._frames = read_segments(self.folder)
+        if not any(self.folder.glob("seg_*.mp4")):
+            raise MediaNotFound(f"{self.folder} holds no recorded segments (seg_*.mp4)", path=str(self.folder))
+        self.problems: list[SegmentProblem] = []
+        self._frames = read_segments(self.folder, self.problems)
 
     def read(self) -> CameraFrame | None:
         item = next(self._frames, None)
         if item is None:
+            if self.problems:  # the recording breaks: a lost camera, with the segments named
+                self.failed, self.reason = True, "; ".join(p.describe() for p in self.problems)
             return None
         t, image = item
         if self.paced:

@@ -14,8 +14,9 @@ next: every frame is processed, whatever the load, and nothing is dropped.
 
 When the source fails (no frame for `lost_after` seconds, or a read error) the grabber reports
 the camera lost (a `CameraStatus` with `ok=False`, at the millisecond on the session clock),
-tries `reopen()` every `retry` seconds, and reports it back when frames come again. A file that
-simply ends is `finished`, not lost.
+tries `reopen()` every `retry` seconds, and reports it back when frames come again. A video
+file or a recording (`source.media`) that ends or breaks is reported lost too ("the video
+ended", or where it broke) and the grabber is `finished`: a file does not come back.
 """
 
 from __future__ import annotations
@@ -88,8 +89,11 @@ class Grabber:
                 frame = None
                 self.source.failed, self.source.reason = True, f"{type(exc).__name__}: {exc}"
             if frame is None:
-                if not self.source.failed:
+                if self.source.media or not self.source.failed:
                     with self._cond:
+                        if self.source.media:  # the camera's video is over: say so in the log
+                            reason = self.source.reason if self.source.failed else "the video ended"
+                            self._set_lost(True, reason or "the video ended")
                         self.finished = True
                         self._cond.notify_all()
                     return

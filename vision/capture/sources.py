@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.video import CameraNotFound, MediaError, MediaNotFound, UnreadableVideo
+from vision.video import CameraNotFound, MediaError, MediaNotFound, UnreadableVideo, short_read
 
 
 class StreamUnavailable(MediaError):
@@ -49,6 +49,9 @@ class CaptureSource:
     """Frames of one camera. Subclasses implement `_open`, `_read` and `_close`."""
 
     kind = "source"
+    # A file or a recording that ends, or breaks, has ended for good: its grabber reports the
+    # camera lost and stops, instead of trying to reopen it.
+    media = False
 
     def __init__(self, name: str, clock: SessionClock | None = None) -> None:
         self.name = name
@@ -125,6 +128,7 @@ class FileSource(CaptureSource):
     stand-in for tests and benchmarks)."""
 
     kind = "file"
+    media = True
 
     def __init__(
         self, name: str, path: str | Path, clock: SessionClock | None = None, offset: float = 0.0, paced: bool = False
@@ -134,20 +138,31 @@ class FileSource(CaptureSource):
         if not self.path.is_file():
             raise MediaNotFound(f"no file {str(self.path)!r}", path=str(self.path))
         self.offset, self.paced = float(offset), paced
-        self._frames = _decode(self.path)
+        self.duration: float | None = None  # what the file says it holds, in seconds
+        self.last_t: float | None = None  # media time of the last frame read
+        self._frames = _decode(self.path, self)
         try:
             self._next = next(self._frames)
         except StopIteration:
             raise UnreadableVideo(f"{self.path.name} has no video frames", path=str(self.path)) from None
 
+    def shortfall(self) -> str | None:
+        """Once read to its end: how much of a video that stopped before its stated duration
+        was read ("read 2.2 of 7.8 s"), or None for a video read whole."""
+        return short_read(self.path.name, self.last_t, self.duration)
+
     def read(self) -> CameraFrame | None:
         if self._next is None:
             return None
         t, image = self._next
+        self.last_t = t
         try:
             self._next = next(self._frames)
         except StopIteration:
             self._next = None
+            short = self.shortfall()
+            if short:  # the file breaks before its end: a lost camera, not an end
+                self.failed, self.reason = True, short
         except MediaError as exc:
             self._next, self.failed, self.reason = None, True, exc.message
         t += self.offset
@@ -161,8 +176,9 @@ class FileSource(CaptureSource):
         return frame
 
 
-def _decode(path: Path):
-    """(time, BGR image) of every video frame of a file, with PyAV; named errors."""
+def _decode(path: Path, owner: FileSource | None = None):
+    """(time, BGR image) of every video frame of a file, with PyAV; named errors. `owner`
+    learns the duration the file states."""
     import av  # deferred: PyAV loads FFmpeg (~0.1 s); only a video file needs it
 
     try:
@@ -174,6 +190,11 @@ def _decode(path: Path):
             raise UnreadableVideo(f"{path.name} has no video track", path=str(path))
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
+        if owner is not None:
+            if stream.duration and stream.time_base:
+                owner.duration = float(stream.duration * stream.time_base)
+            elif container.duration:
+                owner.duration = container.duration / 1_000_000
         try:
             for frame in container.decode(stream):
                 t = float(frame.time) if frame.time is not None else 0.0

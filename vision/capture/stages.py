@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from referee.core import RefereeError
 from referee.observations import CardsSeen, SignalEvent
 from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
@@ -53,6 +54,10 @@ class RateGate:
         return False
 
 
+class UnreadableModel(RefereeError):
+    """A card detector file that is not a model onnxruntime can load."""
+
+
 class CardStage:
     def __init__(
         self,
@@ -73,7 +78,16 @@ class CardStage:
         self.model_path: str | None = None
         self.detector: Callable[[np.ndarray], CardDetections]
         if finder in ("detector", "detector+outline"):
-            model_ = CardDetector(model, conf=detector_conf, threads=threads)
+            try:
+                model_ = CardDetector(model, conf=detector_conf, threads=threads)
+            except RefereeError:
+                raise
+            except Exception as exc:  # onnxruntime's errors (InvalidProtobuf, Fail...) derive from Exception
+                raise UnreadableModel(
+                    f"{model or 'the card detector'} is not a card detector model onnxruntime can load "
+                    f"({type(exc).__name__})",
+                    path=str(model),
+                ) from None
             self.model_path = str(model_.path)
             if finder == "detector":
                 self.detector = model_

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import math
 import queue
 import shutil
 import threading
@@ -39,7 +40,13 @@ from referee.sessionlog import Entry, effective_actions, read_log
 from referee.table.lead_motion import LeadMotion, MotionThresholds
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
-from tablereferee.recording.folder import SegmentWriter, SessionFolder, model_record, versions
+from tablereferee.recording.folder import (
+    SegmentWriter,
+    SessionFolder,
+    check_segment_seconds,
+    model_record,
+    versions,
+)
 from tablereferee.recording.playback import RecordedCamera, camera_stream
 from vision.audio.attribute import attribute
 from vision.audio.pipeline import AudioListener
@@ -52,11 +59,41 @@ from vision.landmarks.calibration import TableCalibration
 from vision.observe import hands_seen
 
 ROOT = Path(__file__).resolve().parents[1]
+FRAGMENT_SECONDS = 0.5  # a live recording's fragments: about what a kill can lose per camera
 QUIT = ("quit", "exit")  # a typed line that ends a live session
 
 
 class TableConfigError(RefereeError):
     """A table configuration that cannot run: no zones, no game, a stage that cannot start."""
+
+
+class BadOption(TableConfigError):
+    """An option with a value that means nothing: a threshold outside 0..1, a duration that is
+    not a positive number of seconds."""
+
+
+class UnknownCamera(TableConfigError):
+    """A camera name that no zone or seat of the table uses (a typo would leave the table blind)."""
+
+
+def check_threshold(value: float | None) -> float | None:
+    """A confidence threshold between 0 and 1 (None: the table's own), or `BadOption`."""
+    if value is None:
+        return None
+    v = float(value)
+    if not (math.isfinite(v) and 0.0 <= v <= 1.0):
+        raise BadOption(f"the threshold is a confidence between 0 and 1, not {value:g}", threshold=value)
+    return v
+
+
+def check_duration(value: float | None) -> float | None:
+    """A positive, finite number of seconds (None: no limit), or `BadOption`."""
+    if value is None:
+        return None
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise BadOption(f"the duration is a positive number of seconds, not {value:g}", duration=value)
+    return v
 
 
 @dataclasses.dataclass
@@ -102,6 +139,7 @@ class TableConfig:
         for k, v in overrides.items():
             if v is not None:
                 setattr(cfg, k, v)
+        check_threshold(cfg.threshold)
         return cfg
 
     def options(self) -> dict[str, Any]:
@@ -153,6 +191,18 @@ class TableConfig:
 
     def card_cameras(self) -> list[str]:
         return list(dict.fromkeys(z.camera for z in self.zones))
+
+
+def check_cameras(config: TableConfig, names: Iterable[str]) -> None:
+    """`UnknownCamera` for a camera name that no zone or seat of the table uses."""
+    used = set(config.card_cameras()) | set(config.signal_cameras())
+    unknown = sorted(set(names) - used)
+    if unknown and used:
+        raise UnknownCamera(
+            f"no zone or seat of the table uses camera {', '.join(unknown)} (the table's cameras: "
+            f"{', '.join(sorted(used))})",
+            cameras=unknown,
+        )
 
 
 class Perception:
@@ -540,6 +590,9 @@ def _live_items(
             for ev in audio.take_events():
                 yield ev.end, Heard(ev)
         if all(g.done for g in grabbers.values()):
+            for g in grabbers.values():  # a loss reported as the last video ended
+                for status in g.take_events():
+                    yield status.t, status
             return
         if not busy:
             first = next(iter(grabbers.values()), None)
@@ -574,17 +627,26 @@ def run_live(
     microphone), or an iterable of `AudioClip` blocks on the session clock. `lockstep` (files
     only, with `paced=False`): every frame is processed whatever the machine's load, instead of
     the newest one (a batch run; a live camera never waits for the referee)."""
+    check_duration(duration)
+    segment_seconds = check_segment_seconds(segment_seconds)
+    check_cameras(config, cameras)
     perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts
     clock = SessionClock(origin)
     blocks = microphone
     if isinstance(microphone, (int, str)):  # a device: opened before anything is written
         blocks = Microphone(microphone, clock=clock.now).blocks()
     sources: dict[str, CaptureSource] = {}
-    for name, spec in cameras.items():
-        if isinstance(spec, (str, Path)) and Path(spec).is_dir():
-            sources[name] = RecordedCamera(name, spec, clock, paced=paced)
-        else:
-            sources[name] = open_capture(spec, name, clock, paced=paced)
+    try:
+        for name, spec in cameras.items():
+            if isinstance(spec, (str, Path)) and Path(spec).is_dir():
+                sources[name] = RecordedCamera(name, spec, clock, paced=paced)
+            else:
+                sources[name] = open_capture(spec, name, clock, paced=paced)
+    except RefereeError:
+        for s in sources.values():
+            s.close()
+        perception.close()
+        raise
     live = [n for n, s in sources.items() if s.kind not in ("file", "recorded")]
     if lockstep and live:  # a camera cannot wait for the referee: its frames would queue up
         for s in sources.values():
@@ -593,8 +655,16 @@ def run_live(
     described = {n: {"source": str(cameras[n]), **s.describe()} for n, s in sources.items()}
     manifest = _manifest(config, clock.origin, described, perception)
     manifest["duration"] = None  # known when the session ends (a killed session never says)
+    manifest["recording"] = {"segment_seconds": segment_seconds, "fragment_seconds": FRAGMENT_SECONDS}
     folder = SessionFolder.create(out, manifest)
-    writers = {n: folder.segment_writer(n, segment_seconds=segment_seconds) for n in sources} if record else {}
+    writers = (
+        {
+            n: folder.segment_writer(n, segment_seconds=segment_seconds, fragment_seconds=FRAGMENT_SECONDS)
+            for n in sources
+        }
+        if record
+        else {}
+    )
     grabbers = {
         n: Grabber(s, sink=_recorder(writers[n]) if record else None, lost_after=config.lost_after, lockstep=lockstep)
         for n, s in sources.items()

@@ -78,7 +78,7 @@ def print_decision(d: Decision) -> None:
     type=float,
     default=10.0,
     show_default=True,
-    help="length of the recorded video segments (a crash loses at most one)",
+    help="length of the recorded video files, at least 0.5 (a crash loses only the last second or so of each camera)",
 )
 def command(
     table: str | None,
@@ -96,9 +96,21 @@ def command(
     mic: str | None,
 ) -> None:
     """Referee a live table from its cameras and the keyboard, and record the session."""
-    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
-    from tablereferee.run import run_live  # deferred: loads OpenCV; --help starts without it
+    from tablereferee.recording.folder import (  # deferred: loads NumPy; --help starts without it
+        SessionFolder,
+        check_segment_seconds,
+    )
+    from tablereferee.run import (  # deferred: loads OpenCV; --help starts without it
+        check_cameras,
+        check_duration,
+        check_threshold,
+        run_live,
+    )
 
+    with exit_on_error(EXIT_USAGE):  # nonsense is refused before anything opens or is written
+        check_threshold(threshold)
+        check_duration(duration)
+        check_segment_seconds(segment_seconds)
     with exit_on_error(EXIT_UNREADABLE):
         config = load_table(table, from_session, finder=finder, model=model, threshold=threshold)
     specs: dict[str, int | str] = {}
@@ -112,6 +124,8 @@ def command(
         if not sep or not name or not spec:
             raise click.UsageError(f"{item!r}: write a camera as NAME=SOURCE (e.g. cards=0)")
         specs[name] = int(spec) if spec.isdigit() and not Path(spec).exists() else spec
+    with exit_on_error(EXIT_USAGE):
+        check_cameras(config, specs)
     out_dir = Path(out) if out else default_session_path(config.game)
     with exit_on_error(EXIT_UNREADABLE):
         result = run_live(

@@ -7,8 +7,14 @@ session's own: `same log` means every observation, decision and action came out 
 model read a card with another confidence). `--reuse` perceives nothing: the observations
 stored in the log go through the fusion rules again.
 
+Every gap in the recorded video (a missing, unreadable or cut segment, a lost camera) is named
+before the comparison ("gap: camera cards: no video from 4.0 s to 8.1 s (...)", and
+`video_gaps` in the JSON): a replay never skips video without a word. A session with no
+readable video is said so; with nothing at all to replay (no video, no sound, no typed line)
+the replay is refused (`NothingToReplay`).
+
 Exit codes: 0 the refereed game is the same (or there was no log to compare with), 1 the
-actions differ, 3 the session folder is unreadable.
+actions differ, 3 the session folder is unreadable or holds nothing to replay.
 """
 
 from __future__ import annotations
@@ -21,6 +27,10 @@ import click
 
 from referee.core import RefereeError
 from tablereferee.commands._errors import exit_on_error
+
+
+class NothingToReplay(RefereeError):
+    """A session folder with no readable video, no sound and no typed line: nothing to perceive."""
 
 
 @click.command("replay")
@@ -47,6 +57,16 @@ def command(session, out, reuse, finder, model, threshold, threads, quiet, as_js
         if reuse and not src.log_path.is_file():
             raise RefereeError(f"{session} has no log to reuse")
         config = TableConfig.from_manifest(src.manifest, finder=finder, model=model, threshold=threshold)
+        gaps, notes = [], []
+        if not reuse:
+            if not src.cameras_with_video():
+                if not src.has_audio() and not src.inputs():
+                    raise NothingToReplay(
+                        f"{session} holds no readable video, no sound and no typed line "
+                        f"(cameras: {', '.join(src.camera_names()) or 'none'})"
+                    )
+                notes.append("no readable video in this session: the replay perceives only its sound and typed lines")
+            gaps = src.video_gaps()
         if out is None:
             n = 1
             while Path(f"{src.path}-replay-{n}").exists():
@@ -55,7 +75,12 @@ def command(session, out, reuse, finder, model, threshold, threads, quiet, as_js
         echo = None if (quiet or as_json) else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
         result = run_recorded(src.path, out, config, reuse=reuse, threads=threads, echo=echo)
     result.session.close()
-    report = {"replay": str(result.folder.path), **result.summary()}
+    report = {
+        "replay": str(result.folder.path),
+        **result.summary(),
+        "video_gaps": [g.to_dict() for g in gaps],
+        "notes": notes,
+    }
     code = 0
     if src.log_path.is_file():
         cmp = compare_logs(src.log_path, result.folder.log_path)
@@ -67,6 +92,10 @@ def command(session, out, reuse, finder, model, threshold, threads, quiet, as_js
         if not quiet:
             click.echo(result.session.engine.render(result.session.state))
         click.echo(f"replay: {result.folder.path}  ({result.seconds:.1f} s for {result.duration:.1f} s of session)")
+        for note in notes:
+            click.echo(f"note: {note}")
+        for g in gaps:
+            click.echo(f"gap: {g.describe()}")
         if "comparison" in report:
             cmp = report["comparison"]
             if cmp["same_log"]:

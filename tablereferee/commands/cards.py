@@ -110,6 +110,31 @@ def check_overlay_path(path: str, kind: str) -> None:
         raise OverlayNotWritten(f"no folder {str(folder)!r} to write {Path(path).name} in", path=path)
 
 
+def _seats(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise click.BadParameter(
+            "name the players clockwise from the camera side: --seats Ann,Bob", param_hint="'--seats'"
+        )
+    return names
+
+
+def _possible(text: str | None, deck) -> list[str] | None:
+    """The card ids of --possible, each one the deck knows (a typo would silently rule out every card)."""
+    if text is None:
+        return None
+    if deck is None:
+        raise click.BadParameter("needs --deck: the card ids are the deck's", param_hint="'--possible'")
+    ids = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [i for i in ids if deck.faces.label_of(i) is None]
+    if not ids or unknown:
+        raise click.BadParameter(
+            f"{', '.join(unknown) or 'no card id'}: not a card of {deck.name} (e.g. {', '.join(deck.faces.labels[:3])})",
+            param_hint="'--possible'",
+        )
+    return ids
+
+
 def frame_record(frame, cards) -> dict:
     return {"frame": frame.index, "time": round(frame.time, 3), "cards": cards.to_dicts()}
 
@@ -168,7 +193,7 @@ def _text_lines(rec: dict) -> list[str]:
 @click.option("--possible", default=None, help="Comma-separated card ids still possible (resolves near ties).")
 @click.option("--every", type=click.IntRange(min=1), default=1, show_default=True, help="Read every Nth frame.")
 @click.option("--max-frames", type=click.IntRange(min=1), default=None, help="Stop after N frames read.")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="onnxruntime threads.")
+@click.option("--threads", type=click.IntRange(1, 256), default=None, help="onnxruntime threads (1 to 256).")
 def command(
     path, deck_name, decks_dir, as_json, overlay, model, conf, zones_file, seats, possible, every, max_frames, threads
 ):
@@ -186,13 +211,13 @@ def command(
         layout = (
             TableLayout.load(zones_file)
             if zones_file
-            else (TableLayout.default([s.strip() for s in seats.split(",") if s.strip()]) if seats else None)
+            else (TableLayout.default(_seats(seats)) if seats is not None else None)
         )
         source = open_frames(path)
         detector = CardDetector(model, conf=conf, threads=threads)
         tracker = CardTracker(frame_rate=(source.fps or 25.0) / every) if source.kind != "image" else None
         reader = CardReader(detector, deck, tracker=tracker, layout=layout)
-        maybe = [p.strip() for p in possible.split(",") if p.strip()] if possible else None
+        maybe = _possible(possible, deck)
         if overlay:
             check_overlay_path(overlay, source.kind)
             writer = OverlayWriter(overlay, source.kind, (source.fps or 25.0) / every)

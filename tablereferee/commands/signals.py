@@ -95,7 +95,7 @@ def command(
                 source,
                 calibration,
                 fps=fps,
-                names=names.split(",") if names else None,
+                names=_names(names),
                 mirrored=mirrored,
                 max_frames=max_frames,
             )
@@ -138,6 +138,15 @@ def command(
     for e in events:
         flag = " (unsure)" if e.unsure else ""
         click.echo(f"{e.start:7.2f}-{e.end:6.2f}s  {e.player:>10}  {e.signal:<24} {e.confidence:.2f}{flag}")
+
+
+def _names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise click.BadParameter("name every seat, left to right: --names Ann,Bob", param_hint="'--names'")
+    return names
 
 
 def _learn(sources, out, player, calibration_path, fps, mirrored) -> None:

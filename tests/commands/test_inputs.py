@@ -167,3 +167,26 @@ def test_native_library_chatter_is_dropped_and_the_rest_kept(show):
     lines = done.stderr.decode().splitlines()
     kept = ["before", "a real problem", "python's own", "after"]
     assert done.returncode == 0 and (len(lines) == 8 if show else lines == kept), lines
+
+
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--deck", "beccato", "--possible", "chicken:orloff:1,zz"], "--possible"),  # a typo ruled out every card
+        (["--possible", "chicken:orloff:1"], "--possible"),  # ids without a deck mean nothing
+        (["--seats", ",,,"], "--seats"),  # no seat: no zones, silently
+        (["--threads", "100000"], "--threads"),  # onnxruntime tried to start 100000 threads
+    ],
+)
+def test_cards_refuses_options_that_silently_meant_nothing(picture, args, option):
+    result = run("cards", picture, *args)
+    assert result.exit_code == 2 and option in result.stderr
+
+
+def test_cards_accepts_possible_card_ids_of_its_deck(picture):
+    assert run("cards", picture, "--deck", "beccato", "--possible", "chicken:orloff:1").exit_code == 0
+
+
+def test_signals_refuses_an_empty_seat_name(picture):
+    result = run("signals", picture, "--names", "Ann,,Bob")
+    assert result.exit_code == 2 and "--names" in result.stderr

@@ -128,8 +128,9 @@ def _possible(text: str | None, deck) -> list[str] | None:
     ids = [p.strip() for p in text.split(",") if p.strip()]
     unknown = [i for i in ids if deck.faces.label_of(i) is None]
     if not ids or unknown:
+        examples = ", ".join(deck.faces.labels[:3])
         raise click.BadParameter(
-            f"{', '.join(unknown) or 'no card id'}: not a card of {deck.name} (e.g. {', '.join(deck.faces.labels[:3])})",
+            f"{', '.join(unknown) or 'no card id'}: not a card of {deck.name} (e.g. {examples})",
             param_hint="'--possible'",
         )
     return ids

@@ -22,7 +22,8 @@ documented in docs/log-format.md.
 
 The modules: `errors` (named errors, exit codes), `records` (header, entry, checksums,
 validation), `sqlite_file` (the SQLite layout and its reader), `salvage` (a file SQLite
-refuses or cannot open in place), `tally` (the entry count), `jsonl` (the export, unsigned
+refuses or cannot open in place), `carve` (rows read from the pages of a damaged file),
+`tally` (the entry count), `jsonl` (the export, unsigned
 entries), `store` (opening a log, the writer), `replay` (corrections and replay).
 """
 

@@ -15,6 +15,7 @@ import struct
 import tempfile
 from pathlib import Path
 
+from referee.sessionlog.carve import carve, chained_entries
 from referee.sessionlog.errors import LogCorrupt, LogError, LogUnreadable
 from referee.sessionlog.records import FORMAT_VERSION, LogContents
 from referee.sessionlog.sqlite_file import (
@@ -24,13 +25,34 @@ from referee.sessionlog.sqlite_file import (
     CannotOpenHere,
     FileDamaged,
     read_sqlite_file,
+    take_row,
 )
 
 PAGE_SIZE = 4096  # what the writer makes (SQLite's default); assumed when the header's is damaged
 
 
 def read_sqlite(path: Path) -> LogContents:
-    """Read an SQLite log; a file SQLite refuses raises LogCorrupt with what a repaired copy held."""
+    """Read an SQLite log; a damaged file raises LogCorrupt with the intact entries before the
+    damage: what SQLite reads of it, of a repaired copy, or, when that is more, what is found
+    on its pages (`carve`)."""
+    try:
+        return _read_sqlite(path)
+    except LogCorrupt as damaged:
+        found = carve(path)
+        if found is None:
+            raise
+        entries = chained_entries(*found, take_row)
+        if len(entries) <= len(damaged.entries):
+            raise
+        raise LogCorrupt(
+            f"{damaged.reason}; {len(entries)} entries were read from the file's pages past the damage",
+            index=len(entries) + 1,
+            header=found[0],
+            entries=entries,
+        ) from None
+
+
+def _read_sqlite(path: Path) -> LogContents:
     try:
         return read_sqlite_file(path)
     except CannotOpenHere:

@@ -201,7 +201,7 @@ def _read(conn: sqlite3.Connection, path: Path) -> LogContents:
     damage: sqlite3.DatabaseError | None = None
     try:
         for fetched in conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY seq"):
-            previous = _take(fetched, previous, header, entries)
+            previous = take_row(fetched, previous, header, entries)
     except sqlite3.DatabaseError as exc:
         damage = exc
     if damage is not None:
@@ -218,11 +218,11 @@ def _read(conn: sqlite3.Connection, path: Path) -> LogContents:
                 raise LogCorrupt(
                     f"the database is damaged: {damage}", index=len(entries) + 1, header=header, entries=entries
                 )
-            previous = _take(fetched, previous, header, entries)
+            previous = take_row(fetched, previous, header, entries)
     return LogContents(header=header, entries=entries, path=str(path), format="sqlite")
 
 
-def _take(fetched: Any, previous: str, header: LogHeader, entries: list[Entry]) -> str:
+def take_row(fetched: Any, previous: str, header: LogHeader, entries: list[Entry]) -> str:
     """Check one stored row as entry len(entries) + 1 and append it; its checksum is returned.
     A bad row raises LogCorrupt."""
     index = len(entries) + 1

@@ -190,3 +190,18 @@ def test_cards_accepts_possible_card_ids_of_its_deck(picture):
 def test_signals_refuses_an_empty_seat_name(picture):
     result = run("signals", picture, "--names", "Ann,,Bob")
     assert result.exit_code == 2 and "--names" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["cards", "signals"])
+def test_no_camera_prints_one_line_and_no_library_warnings(command):
+    """OpenCV used to print its own "can't open camera by index" warnings above the error."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_LOG_LEVEL", "GLOG_minloglevel")}
+    done = subprocess.run(
+        [sys.executable, "-m", "tablereferee.cli", command, "97"], capture_output=True, env=env, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 3
+    assert done.stderr.decode().splitlines() == ["error: CameraNotFound: no camera answers at index 97"]

@@ -3,13 +3,24 @@
 Cuts the seconds before and after entry N (a call, a reveal, a signal, any entry) into an MP4
 with the cards, zones, landmarks and signals drawn, and writes next to it the log excerpt, the
 referee's reasoning, the confidences and the model versions (`tablereferee/recording/clip.py`).
+Every gap in the video of the window is named; the package is written whole or not at all, and
+an existing one is replaced only with `--force`.
+
+Exit codes: 0 the package shows the disputed moment; 1 the package is written but the disputed
+moment is not in the video (the reason is printed and in `reasoning.md`); 2 an option that means
+nothing (`--before -5`) or a package already there; 3 the session or the entry cannot be read.
 """
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from tablereferee.commands._errors import exit_on_error
+from referee.core import RefereeError
+from tablereferee.commands._errors import EXIT_UNREADABLE, EXIT_USAGE, echo_error, exit_on_error
+
+EXIT_NOT_IN_VIDEO = 1
 
 
 @click.command("clip")
@@ -18,17 +29,33 @@ from tablereferee.commands._errors import exit_on_error
 @click.option("--before", type=float, default=3.0, show_default=True, help="seconds before the entry")
 @click.option("--after", type=float, default=3.0, show_default=True, help="seconds after the entry")
 @click.option("--out", type=click.Path(file_okay=False), help="folder (default SESSION/disputes/entry-N)")
+@click.option("--force", is_flag=True, help="replace a package already at the target")
 @click.option("--no-landmarks", is_flag=True, help="do not re-run MediaPipe to draw the landmarks")
-def command(session, entry, before, after, out, no_landmarks):
+def command(session, entry, before, after, out, force, no_landmarks):
     """Cut a dispute clip and package around one log entry."""
-    from tablereferee.recording.clip import make_dispute  # deferred: loads OpenCV; --help starts without it
+    from tablereferee.recording.clip import (  # deferred: loads OpenCV; --help starts without it
+        MomentNotInVideo,
+        PackageExists,
+        check_window,
+        make_dispute,
+    )
 
-    with exit_on_error():
-        result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks)
+    with exit_on_error(EXIT_USAGE):
+        check_window(before, after)
+    try:
+        result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks, force=force)
+    except RefereeError as exc:
+        echo_error(exc)
+        sys.exit(EXIT_USAGE if isinstance(exc, PackageExists) else EXIT_UNREADABLE)
     click.echo(f"dispute package: {result['folder']}")
     click.echo(
         f"  clip.mp4 ({result['clip_frames']} frames, {result['window'][0]:.1f}-{result['window'][1]:.1f} s),"
         f" excerpt.jsonl, reasoning.md, package.json"
     )
+    for line in result["video_gap_lines"]:
+        click.echo(f"  gap: {line}")
     for r in result["reasoning"]:
         click.echo(f"  {r.get('type')}: {r.get('reasoning') or r.get('reason')}")
+    if not result["moment_in_video"]:
+        echo_error(MomentNotInVideo(result["not_in_video"], entry=entry))
+        sys.exit(EXIT_NOT_IN_VIDEO)

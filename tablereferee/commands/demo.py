@@ -96,6 +96,10 @@ def command(out, source, finder, model, threads, no_clip, quiet):
                     f"dispute package for entry {target}: {package['folder']} "
                     f"(clip.mp4, excerpt.jsonl, reasoning.md, package.json)"
                 )
+                for line in package["video_gap_lines"]:
+                    click.echo(f"  gap: {line}")
+                if not package["moment_in_video"]:
+                    click.echo(f"dispute clip: {package['not_in_video']}", err=True)
             except RefereeError as exc:
                 click.echo(f"dispute clip: {exc}", err=True)
     session.close()

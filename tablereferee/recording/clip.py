@@ -11,7 +11,15 @@
 * `reasoning.md`: the entry in words: the rule that made it, the confidence, the evidence, the
   observations around it, the model versions;
 * `package.json`: the same as data (entry, window, rule, confidences, evidence entries,
-  models, versions, file names).
+  models, versions, file names, the gaps in the video and whether the disputed moment is in it).
+
+Every gap in the window's video (a missing, unreadable or cut segment, a lost camera) is named
+in `reasoning.md` and `package.json` (`video_gaps`); when the disputed moment itself is not in
+the card camera's video, `moment_in_video` is false and `reasoning.md` says so first.
+
+A package is written whole or not at all: into a hidden folder beside the target
+(`.entry-N.partial-PID`), renamed into place once complete. An existing package is replaced
+only with `force` (`PackageExists` otherwise).
 
 A package is for sharing: its entries, words and banner show the public view (no card passed
 face down, no team's signal: `referee.secrecy`) unless `viewer` names another.
@@ -20,7 +28,9 @@ face down, no team's signal: `referee.secrecy`) unless `viewer` names another.
 from __future__ import annotations
 
 import json
+import math
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +43,7 @@ from referee.observations import SignalEvent
 from referee.secrecy import PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, read_log
 from referee.table.zones import TableZones
-from tablereferee.recording.folder import SegmentWriter, SessionFolder, read_segments
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, read_segments
 from vision.capture.stages import CardStage
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.draw import draw_frame
@@ -44,6 +54,28 @@ if TYPE_CHECKING:
 
 class NoSuchEvent(RefereeError):
     """An entry number the session log does not have."""
+
+
+class BadWindow(RefereeError):
+    """A clip window that holds no time: negative, not a number, or empty."""
+
+
+class PackageExists(RefereeError):
+    """A dispute package already at the target (replaced only when asked to)."""
+
+
+class MomentNotInVideo(RefereeError):
+    """The disputed moment falls in a gap of the card camera's video (the package says why)."""
+
+
+def check_window(before: float, after: float) -> tuple[float, float]:
+    """`before` and `after` as seconds around the entry, or `BadWindow`."""
+    for name, value in (("before", before), ("after", after)):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise BadWindow(f"--{name} is a number of seconds, 0 or more, not {value}", **{name: value})
+    if before + after <= 0:
+        raise BadWindow("the clip would hold no time: give --before or --after more than 0 s")
+    return float(before), float(after)
 
 
 def _reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
@@ -102,7 +134,9 @@ def make_dispute(
     out: str | Path | None = None,
     draw_landmarks: bool = True,
     viewer: Viewer = PUBLIC,
+    force: bool = False,
 ) -> dict[str, Any]:
+    before, after = check_window(before, after)
     folder = SessionFolder.open(session)
     contents = read_log(folder.log_path)
     try:
@@ -124,12 +158,75 @@ def make_dispute(
     evidence = [contents.entries[s - 1] for s in evidence_seqs if 1 <= s <= len(contents.entries)]
     excerpt = sorted({e.seq: e for e in window + reasons + evidence}.values(), key=lambda e: e.seq)
     out_dir = Path(out) if out else folder.path / "disputes" / f"entry-{entry}"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not force:
+        raise PackageExists(f"{out_dir} already exists (give --force to replace it)", path=str(out_dir))
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    for stale in out_dir.parent.glob(f".{out_dir.name}.partial-*"):  # left by a killed run
+        shutil.rmtree(stale, ignore_errors=True)
+    work = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
+    work.mkdir()
+    try:
+        package = _write_package(
+            folder,
+            contents,
+            target,
+            entry,
+            t_event,
+            t0,
+            t1,
+            window,
+            reasons,
+            evidence_seqs,
+            evidence,
+            excerpt,
+            work,
+            draw_landmarks,
+        )
+        _put_in_place(work, out_dir)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return {"folder": str(out_dir), **package}
+
+
+def _put_in_place(work: Path, out_dir: Path) -> None:
+    """The complete package in `work` becomes `out_dir`; an old package there goes only once
+    the new one is in place."""
+    old = None
+    if out_dir.exists():
+        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+        os.replace(out_dir, old)
+    os.replace(work, out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink()
+
+
+def _write_package(
+    folder: SessionFolder,
+    contents: Any,
+    target: Entry,
+    entry: int,
+    t_event: float,
+    t0: float,
+    t1: float,
+    window: list[Entry],
+    reasons: list[Entry],
+    evidence_seqs: list[int],
+    evidence: list[Entry],
+    excerpt: list[Entry],
+    out_dir: Path,
+    draw_landmarks: bool,
+) -> dict[str, Any]:
+    origin = contents.header.created
     with open(out_dir / "excerpt.jsonl", "w", encoding="utf-8") as f:
         for e in excerpt:
             f.write(json.dumps(e.to_dict(), ensure_ascii=False) + "\n")
     clip = out_dir / "clip.mp4"
+    main = _main_camera(folder)
     frames = _render_clip(folder, contents.entries, origin, t0, t1, clip, entry, draw_landmarks)
+    gaps = folder.video_gaps(t0, t1)
+    main_gaps = [g for g in gaps if g.camera == main]
+    in_video = bool(frames) and main is not None and not any(g.covers(t_event) for g in main_gaps)
     models = folder.manifest.get("models", {})
     package = {
         "session": str(folder.path),
@@ -146,14 +243,22 @@ def make_dispute(
         "game": contents.header.game,
         "files": {"clip": clip.name if frames else None, "excerpt": "excerpt.jsonl", "reasoning": "reasoning.md"},
         "clip_frames": frames,
+        "clip_camera": main,
+        "moment_in_video": in_video,
+        "not_in_video": None if in_video else not_in_video(t_event, main, main_gaps),
+        "video_gaps": [g.to_dict() for g in gaps],
+        "video_gap_lines": [g.describe() for g in gaps],
     }
-    (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     lines = [
         f"# Entry {entry} of {folder.path.name}",
         "",
         f"At {t_event:.2f} s on the session clock: {_describe(target)}.",
         "",
     ]
+    if not in_video:
+        lines += [f"**{package['not_in_video']}**", ""]
+    if gaps:
+        lines += ["## Gaps in the video", ""] + [f"- {g.describe()}" for g in gaps] + [""]
     if reasons:
         lines += ["## Why", ""] + [f"- #{r.seq}: {_describe(r)}" for r in reasons] + [""]
     if evidence:
@@ -169,12 +274,33 @@ def make_dispute(
         "```",
         "",
         f"Game engine: {contents.header.game} {contents.header.engine_version}.",
-        f"Clip: {clip.name} ({frames} frames, {t0:.1f}-{t1:.1f} s)."
+        f"Clip: {clip.name} ({frames} frames of camera {main}, {t0:.1f}-{t1:.1f} s)."
         if frames
         else "Clip: no video was recorded in this window.",
     ]
     (out_dir / "reasoning.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return {"folder": str(out_dir), **package}
+    # package.json last: a package folder that has it is complete
+    (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return package
+
+
+def not_in_video(t: float, camera: str | None, gaps: Sequence[VideoGap]) -> str:
+    """Why the disputed moment at `t` is not in the clip, in words."""
+    if camera is None:
+        return f"The disputed moment ({t:.2f} s) is not in the video: the session recorded no camera."
+    covering = [g for g in gaps if g.covers(t)]
+    if covering:
+        return f"The disputed moment ({t:.2f} s) is not in the video: " + "; ".join(g.describe() for g in covering)
+    return f"The disputed moment ({t:.2f} s) is not in the video: camera {camera} has no frame in the window."
+
+
+def _main_camera(folder: SessionFolder) -> str | None:
+    """The camera a dispute clip shows: the first with zones (the card camera)."""
+    cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
+    if not cams:
+        return None
+    zone_cams = [z.get("camera") for z in folder.manifest.get("zones") or []]
+    return next((c for c in cams if c in zone_cams), cams[0])
 
 
 def _render_clip(
@@ -188,12 +314,11 @@ def _render_clip(
     draw_landmarks: bool,
 ) -> int:
     manifest = folder.manifest
-    cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
-    if not cams:
+    main = _main_camera(folder)
+    if main is None:
         return 0
+    cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
     zones = manifest.get("zones") or []
-    zone_cams = [z.get("camera") for z in zones]
-    main = next((c for c in cams if c in zone_cams), cams[0])
     others = [c for c in cams if c != main]
     signals = [e.payload for e in entries if e.kind == "observation" and e.payload.get("type") == "signal"]
     reader = _card_reader(manifest, main)

@@ -5,6 +5,11 @@ too, and a dispute package can be cut from it."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,3 +125,114 @@ def test_clip_of_a_missing_entry_is_a_named_error(demo_session):
 def test_replay_of_a_folder_that_is_no_session_is_a_named_error(tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(tmp_path)])
     assert result.exit_code == 3 and "SessionFolderError" in result.output
+
+
+def _reveal(folder: Path) -> int:
+    entries = read_log(folder / "log.db").entries
+    return next(e.seq for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "reveal")
+
+
+def _clip(folder: Path, *args: str):
+    return CliRunner().invoke(cli, ["clip", str(folder), "--before", "1", "--after", "1", "--no-landmarks", *args])
+
+
+@pytest.fixture
+def session_copy(demo_session, tmp_path):
+    out, _ = demo_session
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    return copy
+
+
+def test_a_dispute_whose_moment_is_not_in_the_video_says_so_and_fails(session_copy, tmp_path):
+    (session_copy / "cameras" / "cards" / "seg_000000000.mp4").unlink()  # 0-10 s: the reveal at 5 s
+    dest = tmp_path / "dispute"
+    result = _clip(session_copy, "--event", str(_reveal(session_copy)), "--out", str(dest))
+    assert result.exit_code == 1, result.output
+    assert "error: MomentNotInVideo: The disputed moment (5.00 s) is not in the video" in result.output
+    assert "gap: camera cards: no video from 4.0 s to 6.0 s (no segment file covers it)" in result.output
+    package = json.loads((dest / "package.json").read_text())
+    assert package["moment_in_video"] is False and package["clip_frames"] == 0
+    assert package["video_gaps"][0]["camera"] == "cards"
+    assert "is not in the video" in (dest / "reasoning.md").read_text()
+
+
+def test_a_clip_names_a_damaged_segment_in_its_window(session_copy, tmp_path):
+    seg = session_copy / "cameras" / "people" / "seg_000000000.mp4"
+    seg.write_bytes(seg.read_bytes()[:1000])
+    dest = tmp_path / "dispute"
+    result = _clip(session_copy, "--event", str(_reveal(session_copy)), "--out", str(dest))
+    assert result.exit_code == 0, result.output  # the card camera shows the moment
+    assert "gap: camera people: no video from 4.0 s to 6.0 s (seg_000000000.mp4 is unreadable" in result.output
+    assert "seg_000000000.mp4 is unreadable" in (dest / "reasoning.md").read_text()
+
+
+def test_a_package_is_not_overwritten_without_force(session_copy, tmp_path):
+    dest = tmp_path / "dispute"
+    event = str(_reveal(session_copy))
+    assert _clip(session_copy, "--event", event, "--out", str(dest)).exit_code == 0
+    (dest / "note.txt").write_text("the players' own notes")
+    again = _clip(session_copy, "--event", event, "--out", str(dest))
+    assert again.exit_code == 2 and "error: PackageExists: " in again.output
+    assert (dest / "note.txt").is_file()  # untouched
+    forced = _clip(session_copy, "--event", event, "--out", str(dest), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert not (dest / "note.txt").exists() and (dest / "package.json").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize(("before", "after"), [("-5", "-5"), ("0", "0"), ("nan", "1"), ("1", "-0.5")])
+def test_a_clip_window_that_holds_no_time_is_refused(session_copy, tmp_path, before, after):
+    dest = tmp_path / "dispute"
+    result = CliRunner().invoke(
+        cli, ["clip", str(session_copy), "--event", "3", "--before", before, "--after", after, "--out", str(dest)]
+    )
+    assert result.exit_code == 2 and "error: BadWindow: " in result.output
+    assert not dest.exists()
+
+
+def test_a_package_that_fails_half_way_leaves_nothing(session_copy, tmp_path, monkeypatch):
+    from tablereferee.recording import clip
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(clip, "_render_clip", broken)
+    with pytest.raises(OSError):
+        clip.make_dispute(session_copy, _reveal(session_copy), 1, 1, tmp_path / "dispute", draw_landmarks=False)
+    assert list(tmp_path.iterdir()) == [session_copy]
+
+
+KILL_WHILE_WRITING = """
+import os, signal, sys
+from tablereferee.recording import clip
+render = clip._render_clip
+def render_then_die(*args, **kwargs):
+    render(*args, **kwargs)  # clip.mp4 and excerpt.jsonl written, package.json not yet
+    os.kill(os.getpid(), signal.SIGKILL)
+clip._render_clip = render_then_die
+clip.make_dispute(sys.argv[1], int(sys.argv[2]), 1, 1, sys.argv[3], draw_landmarks=False)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
+def test_a_package_writer_killed_half_way_leaves_no_half_package(session_copy, tmp_path):
+    dest = tmp_path / "disputes" / "entry-14"
+    event = _reveal(session_copy)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_WHILE_WRITING, str(session_copy), str(event), str(dest)], cwd=ROOT, timeout=120
+    )
+    assert proc.returncode == -signal.SIGKILL
+    assert not dest.exists()  # before: a folder with clip.mp4 and no package.json
+    [partial] = list(dest.parent.iterdir())
+    assert partial.name.startswith(".entry-14.partial-") and (partial / "clip.mp4").is_file()
+    assert _clip(session_copy, "--event", str(event), "--out", str(dest)).exit_code == 0
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["entry-14"]  # the leftover is cleared
+    assert sorted(p.name for p in dest.iterdir()) == ["clip.mp4", "excerpt.jsonl", "package.json", "reasoning.md"]
+
+
+def test_a_replay_names_the_gaps_in_the_video(session_copy, tmp_path):
+    (session_copy / "cameras" / "cards" / "seg_000010000.mp4").unlink()
+    result = CliRunner().invoke(cli, ["replay", str(session_copy), "--out", str(tmp_path / "r"), "--threads", "1"])
+    assert "gap: camera cards: no video from 9.9 s to 14.0 s (the video ends)" in result.output
+    assert "gap: camera people: no video from 7.8 s to 14.0 s (the video ends)" in result.output

@@ -153,8 +153,10 @@ def test_a_segment_cut_by_a_crash_loses_only_itself(tmp_path):
     w._container = None
     data = last.read_bytes() if last.exists() else b""
     last.write_bytes(data[:200] or b"\x00\x00\x00\x18ftypisom")  # what a killed writer leaves
-    times = [t for t, _ in read_segments(tmp_path / "cam")]
+    problems = []
+    times = [t for t, _ in read_segments(tmp_path / "cam", problems)]
     assert times == [round(k * 0.1, 4) for k in range(20)]
+    assert [p.path.name for p in problems] == [last.name]  # named, not skipped in silence
 
 
 def test_session_folders_refuse_what_is_not_theirs(tmp_path):

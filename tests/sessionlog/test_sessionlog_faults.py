@@ -13,6 +13,7 @@ kills.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -24,8 +25,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from referee.sessionlog import LogCorrupt, LogUnreadable, SessionLog, read_log
+from referee.sessionlog import LogCorrupt, LogUnreadable, SessionLog, read_log, write_jsonl
 from referee.sessionlog.tally import tally_path
 
 from .helpers import subprocess_env, toy_cli_command, toy_header
@@ -344,3 +347,66 @@ def test_play_killed_at_random_points_keeps_every_saved_entry(tmp_path, kills):
         )
         assert resumed.returncode == 0, resumed.stderr
         assert f"note #{len(contents.entries) + 1} saved" in resumed.stdout
+
+
+# -- any damage at all (Hypothesis) ---------------------------------------------------------
+_DAMAGE = st.lists(
+    st.tuples(st.floats(min_value=0.0, max_value=1.0, exclude_max=True), st.integers(min_value=1, max_value=255)),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(damage=_DAMAGE, cut=st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)))
+def test_any_damage_to_the_log_file_gives_a_named_error_and_an_unchanged_prefix(pristine, tmp_path, damage, cut):
+    """Several bytes changed at once, and maybe a cut: only LogCorrupt, with what it keeps
+    unchanged and the loss counted, or every entry."""
+    path, saved = pristine
+    copy = _copy(path, Path(tempfile.mkdtemp(dir=tmp_path)))
+    data = bytearray(copy.read_bytes())
+    for where, mask in damage:
+        data[int(where * len(data))] ^= mask
+    if cut is not None:
+        data = data[: int(cut * len(data))]
+    copy.write_bytes(bytes(data))
+    _assert_nothing_lost_silently(copy, saved)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(damage=_DAMAGE, cut=st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)))
+def test_any_damage_to_an_export_gives_a_named_error_and_an_unchanged_prefix(pristine, damage, cut):
+    path, saved = pristine
+    buffer = io.StringIO()
+    write_jsonl(read_log(path), buffer)
+    data = bytearray(buffer.getvalue().encode())
+    for where, mask in damage:
+        data[int(where * len(data))] ^= mask
+    if cut is not None:
+        data = data[: int(cut * len(data))]
+    with tempfile.TemporaryDirectory() as folder:
+        export = Path(folder) / "x.jsonl"
+        export.write_bytes(bytes(data))
+        try:
+            contents = read_log(export)
+        except LogCorrupt as error:
+            assert error.entries == saved[: len(error.entries)]
+            return
+        except LogUnreadable:  # only when the header line itself is hit
+            original = buffer.getvalue().encode()
+            assert bytes(data).split(b"\n", 1)[0] != original.split(b"\n", 1)[0] or not data.strip()
+            return
+        # an export cut between two lines reads as a shorter one (it has no entry count)
+        assert contents.entries == saved[: len(contents.entries)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=600))
+def test_any_bytes_read_as_a_log_give_a_named_error(data):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.log"
+        path.write_bytes(data)
+        try:
+            read_log(path)
+        except (LogCorrupt, LogUnreadable):
+            pass

@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.sessionlog.errors import LogCorrupt, LogError
 from referee.sessionlog.records import FORMAT, Entry, LogHeader
+from referee.sessionlog.sqlite_file import checked_row
 
 PAGE_SIZE = 4096  # what the writer makes; assumed when the file header's is damaged
 _LEAF = 0x0D  # a table b-tree leaf page
@@ -25,16 +26,49 @@ _COLUMNS = 8  # both tables, header and entries, have eight columns (the first t
 
 
 def carve(path: Path) -> tuple[LogHeader, list[Any]] | None:
-    """The header and, by row id, the candidate entry rows (seq, time, source, confidence,
-    kind, payload, events, checksum) found on the leaf pages of `path`; None if no header row
-    checks out."""
+    """The header and, in entry order from entry 1, the candidate entry rows (seq, time,
+    source, confidence, kind, payload, events, checksum) found on the leaf pages of `path`;
+    None if no header row checks out."""
+    headers, rows = _carve(path)
+    if not headers:
+        return None
+    ordered: list[Any] = []
+    seq = 1
+    while seq in rows:
+        ordered.append(rows[seq])
+        seq += 1
+    return headers[0], ordered
+
+
+def intact_after(path: Path, index: int, committed: int) -> list[int]:
+    """The entries after entry `index`, up to `committed`, whose stored row is whole: it is the
+    link of the chain from the stored checksum of the entry before it. (They cannot be replayed
+    past the damage, but they are not what was lost.)"""
+    _, rows = _carve(path)
+    found = []
+    for seq in range(index + 1, committed + 1):
+        before = {row[7] for row in rows.get(seq - 1, ()) if isinstance(row[7], str)}
+        if any(_links(row, previous, seq) for row in rows.get(seq, ()) for previous in before):
+            found.append(seq)
+    return found
+
+
+def _links(row: tuple[Any, ...], previous: str, seq: int) -> bool:
+    try:
+        checked_row(row, previous, seq)
+    except ValueError:
+        return False
+    return True
+
+
+def _carve(path: Path) -> tuple[list[LogHeader], dict[int, list[tuple[Any, ...]]]]:
+    headers: list[LogHeader] = []
+    rows: dict[int, list[tuple[Any, ...]]] = {}
     try:
         data = path.read_bytes()
     except OSError:
-        return None
+        return headers, rows
     page_size = _page_size(data)
-    headers: list[LogHeader] = []
-    rows: dict[int, list[tuple[Any, ...]]] = {}
     for rowid, values in _cells(data, page_size):
         if len(values) != _COLUMNS or values[0] is not None:
             continue
@@ -48,14 +82,7 @@ def carve(path: Path) -> tuple[LogHeader, list[Any]] | None:
             time = float(time) if isinstance(time, int) else time
             confidence = float(confidence) if isinstance(confidence, int) else confidence
             rows.setdefault(rowid, []).append((rowid, time, source, confidence, *values[4:]))
-    if not headers:
-        return None
-    ordered: list[Any] = []
-    seq = 1
-    while seq in rows:
-        ordered.append(rows[seq])
-        seq += 1
-    return headers[0], ordered
+    return headers, rows
 
 
 def chained_entries(header: LogHeader, candidates: list[Any], take: Any) -> list[Entry]:

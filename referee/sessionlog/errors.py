@@ -58,33 +58,66 @@ class LogCorrupt(LogError):
         header: LogHeader | None = None,
         entries: Sequence[Entry] = (),
         committed: int | None = None,
+        whole_after: Sequence[int] = (),
         **details: Any,
     ) -> None:
         kept = len(entries)
         text = f"entry {index}: {message}"
         if committed is not None:
             details["committed"] = committed
-            details["lost_entries"] = max(committed - kept, 0)
-            text += f"; {committed} entries were saved, {_kept_and_lost(kept, committed)}"
+            details["lost_entries"] = max(committed - kept - len(whole_after), 0)
+            if whole_after:
+                details["whole_after_damage"] = list(whole_after)
+            text += f"; {committed} entries were saved, {_kept_and_lost(kept, committed, whole_after)}"
         super().__init__(text, index=index, intact_entries=kept, **details)
         self.reason = message
         self.index = index
         self.header = header
         self.entries = list(entries)
         self.committed = committed
+        self.whole_after = list(whole_after)
 
     @property
     def lost(self) -> int | None:
         """How many saved entries are not among `entries` (None when unknown)."""
         return None if self.committed is None else max(self.committed - len(self.entries), 0)
 
+    @property
+    def damaged(self) -> int | None:
+        """How many saved entries are gone: not among `entries`, nor whole after the damage."""
+        return None if self.committed is None else max(self.committed - len(self.entries) - len(self.whole_after), 0)
 
-def _kept_and_lost(kept: int, committed: int) -> str:
+
+def _kept_and_lost(kept: int, committed: int, whole_after: Sequence[int] = ()) -> str:
     if kept >= committed:
         return f"all {committed} are intact"
     lost = committed - kept
-    span = f"entry {committed}" if lost == 1 else f"entries {kept + 1}-{committed}"
-    return f"{kept} are intact and {span} ({lost} {'entry' if lost == 1 else 'entries'}) are lost from the damage on"
+    if not whole_after:
+        span = f"entry {committed}" if lost == 1 else f"entries {kept + 1}-{committed}"
+        return f"{kept} are intact and {span} ({_count(lost)}) are lost from the damage on"
+    whole = set(whole_after)
+    gone = [n for n in range(kept + 1, committed + 1) if n not in whole]
+    return (
+        f"{kept} are intact, {_spans(gone)} {'is' if len(gone) == 1 else 'are'} damaged or missing "
+        f"({_count(len(gone))}), and {_spans(sorted(whole))} ({_count(len(whole))}) "
+        f"{'is' if len(whole) == 1 else 'are'} whole but cannot be replayed past the damage"
+    )
+
+
+def _count(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"
+
+
+def _spans(numbers: Sequence[int]) -> str:
+    """[1, 2, 3, 7] -> 'entries 1-3, 7'."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    words = [str(a) if a == b else f"{a}-{b}" for a, b in runs]
+    return ("entry " if len(numbers) == 1 else "entries ") + ", ".join(words)
 
 
 class BadEntry(LogError):

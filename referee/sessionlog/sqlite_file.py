@@ -227,6 +227,16 @@ def take_row(fetched: Any, previous: str, header: LogHeader, entries: list[Entry
     A bad row raises LogCorrupt."""
     index = len(entries) + 1
     try:
+        entry = checked_row(fetched, previous, index)
+    except ValueError as exc:
+        raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
+    entries.append(entry)
+    return entry.checksum
+
+
+def checked_row(fetched: Any, previous: str, index: int) -> Entry:
+    """The stored row as entry `index` chained after `previous`; ValueError says what is wrong."""
+    try:
         entry = entry_from_dict(
             {
                 "seq": fetched[0],
@@ -243,18 +253,10 @@ def take_row(fetched: Any, previous: str, header: LogHeader, entries: list[Entry
         # The stored texts are canonical JSON: hash them as they are (no re-encoding).
         quick = chained_from_texts(previous, entry, fetched[5], fetched[6])
     except json.JSONDecodeError as exc:
-        raise LogCorrupt(
-            f"a stored field is not JSON ({exc.msg})", index=index, header=header, entries=entries
-        ) from None
+        raise ValueError(f"a stored field is not JSON ({exc.msg})") from None
     except (ValueError, TypeError, AttributeError) as exc:
-        raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
+        raise ValueError(str(exc)) from None
     expected = quick if entry.checksum == quick else entry.chained(previous)
     if entry.checksum != expected:
-        raise LogCorrupt(
-            "the checksum does not match the contents (changed or damaged)",
-            index=index,
-            header=header,
-            entries=entries,
-        )
-    entries.append(entry)
-    return expected
+        raise ValueError("the checksum does not match the contents (changed or damaged)")
+    return entry

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core import Event
+from referee.sessionlog.carve import intact_after
 from referee.sessionlog.errors import (
     LogConflict,
     LogCorrupt,
@@ -61,7 +62,12 @@ def read_log(path: str | os.PathLike[str]) -> LogContents:
         if committed is None:
             raise
         raise LogCorrupt(
-            error.reason, index=error.index, header=error.header, entries=error.entries, committed=committed
+            error.reason,
+            index=error.index,
+            header=error.header,
+            entries=error.entries,
+            committed=committed,
+            whole_after=intact_after(path, len(error.entries) + 1, committed),
         ) from None
     except LogUnreadable as error:
         if not counted:

@@ -73,7 +73,10 @@ def _assert_nothing_lost_silently(path: Path, saved: list, *, count_damaged: boo
         assert error.committed == len(saved), f"the loss is not counted: {error}"
         assert error.lost == len(saved) - len(error.entries)
         if error.lost:
-            assert f"{len(saved)} entries were saved" in str(error) and "lost" in str(error)
+            assert f"{len(saved)} entries were saved" in str(error)
+            assert "lost" in str(error) or "damaged or missing" in str(error)
+        assert all(len(error.entries) + 1 < seq <= len(saved) for seq in error.whole_after)
+        assert len(error.entries) + len(error.whole_after) + error.damaged == len(saved)
         return "named"
     except LogUnreadable as error:  # a log with its count beside it is never "not a log"
         pytest.fail(f"a damaged log read as unreadable: {error}")

@@ -115,8 +115,12 @@ class TableConfig:
 
     @classmethod
     def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> TableConfig:
+        if not isinstance(m, Mapping) or not isinstance(m.get("options", {}), Mapping):
+            raise TableConfigError("a table file is a JSON object with game, setup, zones (and options)")
         opts = dict(m.get("options", {}))
         try:
+            if m.get("calibration") is not None:
+                TableCalibration.from_dict(m["calibration"])  # its seats are read below: refuse a bad one now
             cfg = cls(
                 game=m["game"],
                 setup=dict(m["setup"]),
@@ -135,6 +139,11 @@ class TableConfig:
             )
         except KeyError as exc:
             raise TableConfigError(f"the session manifest lacks {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:  # e.g. "card_fps": [5], "setup": null
+            raise TableConfigError(f"the session manifest is malformed: {exc}") from None
+        for name in ("card_fps", "landmark_fps", "lost_after"):
+            if not (math.isfinite(getattr(cfg, name)) and getattr(cfg, name) > 0):
+                raise TableConfigError(f"options.{name} must be a positive number, not {getattr(cfg, name)}")
         cfg.motion_thresholds()  # a malformed setting is refused before anything runs
         for k, v in overrides.items():
             if v is not None:

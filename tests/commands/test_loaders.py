@@ -220,3 +220,38 @@ def test_a_mutated_json_lines_log_is_read_or_named(tmp_path_factory, exported, l
     result = CliRunner().invoke(cli, ["check", "--json", str(path)])
     assert isinstance(result.exception, SystemExit | None), result.exception
     assert result.exit_code in (0, 1, 3, 4)
+
+
+def _paths(doc, prefix=()):
+    """Every key path into a JSON document (lists: their first three items)."""
+    if prefix:
+        yield prefix
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(doc, list):
+        for i, value in enumerate(doc[:3]):
+            yield from _paths(value, (*prefix, i))
+
+
+DEMO_TABLE = json.loads((ROOT / "datasets" / "demo" / "session.json").read_text())
+TABLE_PATHS = sorted(_paths(DEMO_TABLE), key=str)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(TABLE_PATHS), JSON)
+def test_a_table_file_with_any_value_anywhere_loads_or_is_named(path, value):
+    """The demo's table file (`live --table`) with one value replaced: a table or a named error."""
+    from tablereferee.run import TableConfig  # deferred: loads OpenCV through the run loop's stages
+
+    manifest = json.loads(json.dumps(DEMO_TABLE))
+    node = manifest
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    try:
+        config = TableConfig.from_manifest(manifest)
+    except RefereeError:
+        return
+    config.signal_cameras(), config.card_cameras(), config.options()
+    assert config.card_fps > 0 and config.landmark_fps > 0 and config.lost_after > 0

@@ -39,7 +39,7 @@ import math
 import os
 import platform
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
@@ -320,6 +320,20 @@ def camera_gaps(
     `end` None: up to the camera's last frame."""
     problems: list[SegmentProblem] = []
     times = [t for t, _ in read_segments(folder, problems, images=False)]
+    return gaps_in(times, problems, camera, start, end, gap)
+
+
+def gaps_in(
+    times: Sequence[float],
+    problems: Sequence[SegmentProblem],
+    camera: str,
+    start: float = 0.0,
+    end: float | None = None,
+    gap: float = GAP_SECONDS,
+) -> list[VideoGap]:
+    """`camera_gaps` of frames read at `times` with `problems`: every stretch of [start, end]
+    longer than `gap` without a frame, with its reason, and every problem in the window."""
+    times = sorted(times)
     out: list[VideoGap] = []
 
     def why(a: float, b: float) -> str:

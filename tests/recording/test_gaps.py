@@ -5,16 +5,21 @@ much of it was read, a writer refuses a segment length that means nothing."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import av
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablereferee.recording.folder import (
+    GAP_SECONDS,
     BadSegmentLength,
     SegmentProblem,
     SegmentWriter,
     SessionFolder,
     camera_gaps,
+    gaps_in,
     read_segments,
 )
 from tests.recording.media import camera_folder, cut, image, video_file
@@ -116,3 +121,29 @@ def test_a_cut_video_file_says_how_much_was_read(tmp_path, capfd):
     while whole_cam.read() is not None:
         pass
     assert not whole_cam.failed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    times=st.lists(st.floats(0, 20, allow_nan=False).map(lambda t: round(t, 3)), max_size=40),
+    start=st.floats(0, 10).map(lambda t: round(t, 3)),
+    length=st.floats(0, 15).map(lambda t: round(t, 3)),
+    cut_at=st.none() | st.floats(0, 25).map(lambda t: round(t, 3)),
+)
+def test_every_stretch_without_video_is_one_named_gap(times, start, length, cut_at):
+    end = start + length
+    problems = [] if cut_at is None else [SegmentProblem(Path("seg_x.mp4"), cut_at, "is damaged (test)", 1, cut_at)]
+    gaps = gaps_in(times, problems, "cam", start, end)
+    long_ = [g for g in gaps if g.end - g.start > 1e-3]
+    # no gap holds a frame, every gap is longer than GAP_SECONDS, each has its reason
+    for g in long_:
+        assert not any(g.start + 1e-3 < t < g.end - 1e-3 for t in times)
+        assert g.end - g.start > GAP_SECONDS - 2e-3 and g.reason
+    # every stretch of the window longer than GAP_SECONDS without a frame is a gap
+    edges = [start] + sorted(t for t in times if start <= t <= end) + [end]
+    for a, b in zip(edges, edges[1:], strict=False):
+        if b - a > GAP_SECONDS + 2e-3:
+            assert any(g.start <= a + 1e-3 and g.end >= b - 1e-3 for g in long_), (a, b, gaps)
+    # a damaged segment inside the window is always named
+    if cut_at is not None and start <= cut_at <= end:
+        assert any("seg_x.mp4 is damaged" in g.reason for g in gaps)

@@ -53,7 +53,7 @@ _CALL_WORDS = {
 
 class BeccaccinoEngine:
     name = "beccaccino"
-    version = "1.0"
+    version = "1.1"
     codec = CODEC
     deck = DECK
     lead_calls: tuple[str, ...] = CALLS  # the announcements a lead carries in the play action's `call`

@@ -15,7 +15,7 @@ from referee.secrecy import PUBLIC, SECRET_SETUP_KEYS, Discreet, Viewer
 
 class BeccatoEngine:
     name = "beccato"
-    version = "1.0"
+    version = "1.1"
     codec = CODEC
     lead_calls: tuple[str, ...] = ()  # no tricks: nothing is announced with a lead
 

@@ -69,7 +69,7 @@ _VERBS = {
 
 class BestiaEngine:
     name = "bestia"
-    version = "1.0"
+    version = "1.1"
     codec = CODEC
     lead_calls: tuple[str, ...] = ()  # a Bestia play carries no announcement
 

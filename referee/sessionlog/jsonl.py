@@ -48,15 +48,15 @@ def read_jsonl(path: Path) -> LogContents:
             if index == 0:
                 try:
                     header = LogHeader.from_dict(data)
+                    previous = header.checksum()  # ValueError: a NaN or Infinity no log can hold
                 except (ValueError, TypeError) as exc:
                     raise LogCorrupt(f"the header is damaged: {exc}", index=0) from None
-                previous = header.checksum()
                 continue
             try:
                 entry = entry_from_dict(data, index)
+                expected = entry.chained(previous)
             except (ValueError, TypeError) as exc:
                 raise LogCorrupt(str(exc), index=index, header=header, entries=entries) from None
-            expected = entry.chained(previous)
             if entry.checksum and entry.checksum != expected:
                 raise LogCorrupt(
                     "the checksum does not match the contents (changed or damaged)",

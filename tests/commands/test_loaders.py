@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.core import RefereeError
-from referee.sessionlog import read_log
+from referee.sessionlog import LogCorrupt, read_log
 from tablereferee.cli import cli
 from tablereferee.commands.audio import MouthFileError, _load_mouth
 from vision.audio import sources
@@ -255,3 +255,16 @@ def test_a_table_file_with_any_value_anywhere_loads_or_is_named(path, value):
         return
     config.signal_cameras(), config.card_cameras(), config.options()
     assert config.card_fps > 0 and config.landmark_fps > 0 and config.lost_after > 0
+
+
+@pytest.mark.parametrize("line", [0, 1])
+def test_a_nan_in_a_json_lines_log_is_damage_not_a_traceback(tmp_path, exported, line):
+    """Python's json reads NaN, but no log can checksum it: read_log raised ValueError."""
+    docs = [json.loads(text) for text in exported]
+    (docs[0]["setup"] if line == 0 else docs[1]["payload"]["action"])["extra"] = float("nan")
+    path = tmp_path / "nan.jsonl"
+    path.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    with pytest.raises(LogCorrupt, match="Out of range float"):
+        read_log(str(path))
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    assert result.exit_code == 4 and result.exception is None or isinstance(result.exception, SystemExit)

@@ -50,16 +50,20 @@ from referee.sessionlog import (
     LogHeader,
     LogUnreadable,
     LogUnsigned,
+    LogUnverified,
     NothingToUndo,
     SessionLog,
     actions_and_undone,
     apply_correction,
     describe_entries,
     mark_unsigned_import,
+    mark_unverified_import,
     read_log,
     replay,
     replay_actions,
+    signature_status,
 )
+from referee.sessionlog.signature import DESCRIPTIONS, MISSING, UNVERIFIED
 
 GENERIC_HELP = """\
 undo [N]              undo entry N (default: the last action in effect)
@@ -181,11 +185,12 @@ class Scorekeeper:
         engine: Engine | None = None,
         game: str | None = None,
         accept_unsigned: bool = False,
+        key: bytes | None = None,
     ) -> Scorekeeper:
         """Continue a log. An SQLite log is appended to in place; a JSON-lines export is
         imported into a new SQLite log at `log_path` first. An export with entries that carry
-        no checksum is refused (LogUnsigned) unless `accept_unsigned`; the new log then says so
-        in a note."""
+        no checksum is refused (LogUnsigned), and one whose signature `key` does not verify
+        (LogUnverified), unless `accept_unsigned`; the new log then says so in a note."""
         contents = read_log(path)
         if contents.unsigned:
             if not accept_unsigned:
@@ -195,6 +200,14 @@ class Scorekeeper:
                     entries=contents.unsigned,
                 )
             contents = mark_unsigned_import(contents)
+        signature = signature_status(contents, key)
+        if signature in (UNVERIFIED, MISSING):
+            if not accept_unsigned:
+                raise LogUnverified(
+                    f"{path} is {DESCRIPTIONS[signature]}; import it only if you trust it (--accept-unsigned)",
+                    signature=signature,
+                )
+            contents = mark_unverified_import(contents, signature)
         if game is not None and contents.header.game != _engine(game).name:
             raise ResumeRefused(f"{path} is a game of {contents.header.game}, not {game}", game=contents.header.game)
         result = replay(contents, engine)

@@ -23,8 +23,8 @@ documented in docs/log-format.md.
 The modules: `errors` (named errors, exit codes), `records` (header, entry, checksums,
 validation), `sqlite_file` (the SQLite layout and its reader), `salvage` (a file SQLite
 refuses or cannot open in place), `carve` (rows read from the pages of a damaged file),
-`tally` (the entry count), `jsonl` (the export, unsigned
-entries), `store` (opening a log, the writer), `replay` (corrections and replay).
+`tally` (the entry count), `jsonl` (the export, unsigned entries), `signature` (an export's
+keyed signature), `store` (opening a log, the writer), `replay` (corrections and replay).
 """
 
 from referee.sessionlog.errors import (
@@ -44,6 +44,7 @@ from referee.sessionlog.errors import (
     LogReadOnly,
     LogUnreadable,
     LogUnsigned,
+    LogUnverified,
     LogWriteFailed,
     NoSuchEntry,
     NothingToUndo,
@@ -59,6 +60,16 @@ from referee.sessionlog.replay import (
     replay,
     replay_actions,
 )
+from referee.sessionlog.signature import (
+    LOCAL,
+    MISSING,
+    UNVERIFIED,
+    VERIFIED,
+    mark_unverified_import,
+    sign_export,
+    signature_status,
+    unverified_imports,
+)
 from referee.sessionlog.store import SessionLog, read_log, write_sqlite
 
 __all__ = [
@@ -68,6 +79,10 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_VIOLATION",
     "FORMAT_VERSION",
+    "LOCAL",
+    "MISSING",
+    "UNVERIFIED",
+    "VERIFIED",
     "AmendmentIllegal",
     "BadEntry",
     "CorrectionBreaksLaterEntry",
@@ -82,6 +97,7 @@ __all__ = [
     "LogReadOnly",
     "LogUnreadable",
     "LogUnsigned",
+    "LogUnverified",
     "LogWriteFailed",
     "NoSuchEntry",
     "NothingToUndo",
@@ -93,10 +109,14 @@ __all__ = [
     "effective_actions",
     "first_event_difference",
     "mark_unsigned_import",
+    "mark_unverified_import",
     "read_log",
     "replay",
     "replay_actions",
+    "sign_export",
+    "signature_status",
     "unsigned_entries",
+    "unverified_imports",
     "write_jsonl",
     "write_sqlite",
 ]

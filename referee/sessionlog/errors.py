@@ -35,6 +35,12 @@ class LogUnsigned(LogError):
     without saying that it is accepted unsigned: nothing shows whether its entries were edited."""
 
 
+class LogUnverified(LogUnsigned):
+    """An export whose signature this referee cannot verify (made with another referee's key,
+    or re-signed after an edit) or that carries none, offered for import without saying that
+    it is accepted as such: nothing shows whether its entries were edited."""
+
+
 class LogWriteFailed(LogError):
     """The log could not be written (disk full, a file made read-only during the game): the
     entry was not accepted."""

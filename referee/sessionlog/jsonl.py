@@ -4,7 +4,8 @@ It is the shareable form of a log; reading one checks the same checksum chain as
 hand-written export may leave the checksums out: such entries are *unsigned* (listed in
 `LogContents.unsigned`), and importing them is refused unless the caller accepts them as such
 (`mark_unsigned_import`). The chain is a plain SHA-256 that anyone can recompute: it finds
-accidental damage, not a deliberate edit (docs/log-format.md, "What the checksums prove").
+accidental damage, not a deliberate edit (docs/log-format.md, "What the checksums prove"): the
+keyed signature in the header line does (`signature.py`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from referee.sessionlog.errors import LogCorrupt, LogUnreadable
 from referee.sessionlog.records import Entry, LogContents, LogHeader, canonical_json, entry_from_dict
+from referee.sessionlog.signature import SIGNATURE_FIELD
 
 
 def read_jsonl(path: Path) -> LogContents:
@@ -24,6 +26,8 @@ def read_jsonl(path: Path) -> LogContents:
     entries: list[Entry] = []
     unsigned: list[int] = []
     previous = ""
+    signature: object = None
+    signed_header: dict[str, Any] | None = None
     with open(path, "rb") as handle:
         for index, raw in enumerate(handle):  # line 0 is the header, line k is entry k
             try:
@@ -51,6 +55,8 @@ def read_jsonl(path: Path) -> LogContents:
                     previous = header.checksum()  # ValueError: a NaN or Infinity no log can hold
                 except (ValueError, TypeError) as exc:
                     raise LogCorrupt(f"the header is damaged: {exc}", index=0) from None
+                signature = data.get(SIGNATURE_FIELD)
+                signed_header = {k: v for k, v in data.items() if k != SIGNATURE_FIELD}
                 continue
             try:
                 entry = entry_from_dict(data, index)
@@ -72,7 +78,15 @@ def read_jsonl(path: Path) -> LogContents:
             previous = expected
     if header is None:
         raise LogUnreadable(f"{path} is empty")
-    return LogContents(header=header, entries=entries, path=str(path), format="jsonl", unsigned=unsigned)
+    return LogContents(
+        header=header,
+        entries=entries,
+        path=str(path),
+        format="jsonl",
+        unsigned=unsigned,
+        signature=signature,
+        signed_header=signed_header,
+    )
 
 
 UNSIGNED_IMPORT = "unsigned_import"  # the key of the note that marks an import of unsigned entries

@@ -226,7 +226,9 @@ class LogContents:
 
     `committed`: the entry count kept beside an SQLite log, when it was there and agreed;
     `count_problem`: why there was none to compare with (the end of the log is then unverified);
-    `unsigned`: the entries of a JSON-lines export that carried no checksum."""
+    `unsigned`: the entries of a JSON-lines export that carried no checksum;
+    `signature`, `signed_header`: a JSON-lines export's signature as read (None when it has
+    none) and its header line without it, as read (`signature.signature_status` checks them)."""
 
     header: LogHeader
     entries: list[Entry]
@@ -235,3 +237,5 @@ class LogContents:
     committed: int | None = None
     count_problem: str | None = None
     unsigned: list[int] = dataclasses.field(default_factory=list)
+    signature: object = None
+    signed_header: dict[str, Any] | None = None

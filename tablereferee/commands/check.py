@@ -25,8 +25,12 @@ from referee.sessionlog import (
     first_event_difference,
     read_log,
     replay,
+    signature_status,
     unsigned_entries,
+    unverified_imports,
 )
+from referee.sessionlog.signature import DESCRIPTIONS, LOCAL, UNVERIFIED
+from tablereferee.signing import load_key_or_none
 
 
 def _summary(result: Replay) -> dict[str, Any]:
@@ -67,7 +71,10 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
     4 damaged (the entries before the damage are replayed and reported, with how many saved
     entries are lost when the entry count beside the log says).
     A legal log says also when its end cannot be verified (no entry count beside it) and which
-    entries are unsigned (an export without checksums, or a log imported from one).
+    entries are unsigned (an export without checksums, or a log imported from one). An export
+    says whether it is signed by this referee (its key: $TABLE_REFEREE_KEY_FILE, else
+    ~/.config/table-referee/signing.key), signed with a key this referee does not hold (another
+    referee's, or re-signed after an edit: it cannot be verified here), or unsigned.
     """
     corrupt: LogCorrupt | None = None
     try:
@@ -78,7 +85,9 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
         if error.header is None:
             _fail(error, as_json, EXIT_CORRUPT)
         corrupt = error
-        contents = LogContents(header=error.header, entries=error.entries, path=log)
+        contents = LogContents(header=error.header, entries=error.entries, path=log, format=_storage(log))
+        if contents.format == "jsonl":  # the signature covers the whole export, not the part kept
+            contents.signature = "the export is damaged, so its signature cannot be checked"
     except LogError as error:
         _fail(error, as_json, EXIT_UNREADABLE)
     try:
@@ -151,6 +160,8 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
                 + (", game over" if result.state.is_over else "")
                 + "".join(f"; {caveat}" for caveat in caveats)
             )
+        if (corrupt is not None or not result.legal) and report["signature"] != LOCAL:
+            click.echo(f"signature: {DESCRIPTIONS[report['signature']]}")
         click.echo(render(result.engine, result.state, viewer))
     if corrupt is not None:
         sys.exit(EXIT_CORRUPT)
@@ -170,7 +181,32 @@ def _caveats(contents: LogContents, report: dict[str, Any]) -> list[str]:
         caveats.append(
             f"unsigned: {describe_entries(unsigned)} came without a checksum, so nothing shows whether they were edited"
         )
+    key, key_problem = load_key_or_none() if contents.format == "jsonl" else (None, None)
+    signature = signature_status(contents, key)
+    report["signature"] = signature
+    if signature != LOCAL:
+        caveats.append(DESCRIPTIONS[signature])
+    if key_problem is not None and signature == UNVERIFIED:
+        report["key_problem"] = key_problem.message
+        caveats.append(f"no signing key to verify with: {key_problem.message}")
+    imports = unverified_imports(contents)
+    report["unverified_imports"] = imports
+    for marked in imports:
+        caveats.append(
+            f"imported unverified: {describe_entries(marked['entries'])} came from {marked['from']}, whose "
+            f"signature was {marked['signature']} (note {marked['note']})"
+            if marked["entries"]
+            else f"imported unverified from {marked['from']} (note {marked['note']})"
+        )
     return caveats
+
+
+def _storage(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return "sqlite" if handle.read(16) == b"SQLite format 3\x00" else "jsonl"
+    except OSError:
+        return "sqlite"
 
 
 _HAND_DETAILS = ("hand", "hands")  # a violation's details that list the cards a player holds

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
@@ -27,11 +28,17 @@ from referee.sessionlog import (
     LogError,
     LogUnreadable,
     LogUnsigned,
+    LogUnverified,
     describe_entries,
     mark_unsigned_import,
+    mark_unverified_import,
     read_log,
+    sign_export,
+    signature_status,
     write_sqlite,
 )
+from referee.sessionlog.signature import DESCRIPTIONS, MISSING, UNVERIFIED
+from tablereferee.signing import SigningKeyUnreadable, load_key, load_key_or_none
 
 
 @click.command("export")
@@ -52,7 +59,8 @@ from referee.sessionlog import (
 @click.option(
     "--accept-unsigned",
     is_flag=True,
-    help="Copy an export whose entries carry no checksum; the copy says which entries came unsigned.",
+    help="Copy an export whose entries carry no checksum, or whose signature this referee cannot verify "
+    "(another referee's, re-signed, or none); the copy says so.",
 )
 def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned: bool) -> None:
     """Copy LOG (SQLite or JSON lines) to OUT.
@@ -61,12 +69,15 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     or '-' for standard output, as JSON lines (docs/log-format.md). OUT must not exist.
 
     JSON lines are for sharing: by default they hold the public view (no seed or deal, no
-    team's signal, no card passed face down; docs/secrets.md). An SQLite log is the referee's
+    team's signal, no card passed face down; docs/secrets.md), and are signed with this
+    referee's key ($TABLE_REFEREE_KEY_FILE, else ~/.config/table-referee/signing.key, made on
+    first use), so that an edited copy cannot pass for one. An SQLite log is the referee's
     record and keeps everything unless --view names a viewer.
 
     \b
-    Exit codes: 0 written; 3 unreadable LOG, OUT exists or cannot be written, or LOG has
-    entries without a checksum and no --accept-unsigned; 4 LOG is damaged (nothing written
+    Exit codes: 0 written; 3 unreadable LOG, OUT exists or cannot be written, no signing key,
+    or LOG has entries without a checksum or an export's signature that this referee cannot
+    verify, and no --accept-unsigned; 4 LOG is damaged (nothing written
     unless --salvage, which writes the intact entries, says how many saved entries are lost,
     and exits 0).
     """
@@ -82,7 +93,9 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
                 click.echo("use --salvage to export the entries before the damage", err=True)
             sys.exit(EXIT_CORRUPT)
         click.echo(f"{error}; exporting the {len(error.entries)} entries before it", err=True)
-        contents = LogContents(header=error.header, entries=error.entries, path=log)
+        contents = LogContents(header=error.header, entries=error.entries, path=log, format=_storage(log))
+        if contents.format == "jsonl":  # the signature covers the whole export, not the part kept
+            contents.signature = "the export is damaged, so its signature cannot be checked"
     except LogError as error:
         click.echo(str(error), err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -97,21 +110,35 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
             click.echo(str(refusal), err=True)
             sys.exit(EXIT_UNREADABLE)
         contents = mark_unsigned_import(contents)
+    signature = signature_status(contents, load_key_or_none()[0] if contents.format == "jsonl" else None)
+    if signature in (UNVERIFIED, MISSING):
+        if not accept_unsigned:
+            refusal = LogUnverified(
+                f"{log} is {DESCRIPTIONS[signature]}; copying would sign it anew "
+                "(--accept-unsigned copies it and says so)"
+            )
+            click.echo(str(refusal), err=True)
+            sys.exit(EXIT_UNREADABLE)
+        contents = mark_unverified_import(contents, signature)
     sqlite_out = out != "-" and Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3")
     engine, viewer = _viewer(contents, view, sqlite_out)
     contents, left_out = public_contents(engine, contents, viewer)
     try:
-        if out == "-":
-            write_shared_jsonl(contents, sys.stdout, viewer, left_out)
-        elif sqlite_out:
+        if sqlite_out:
             write_sqlite(contents, out).close()
         else:
-            if Path(out).exists():
+            if out != "-" and Path(out).exists():
                 click.echo(f"{out} already exists", err=True)
                 sys.exit(EXIT_UNREADABLE)
-            with open(out, "x", encoding="utf-8", newline="\n") as handle:
-                write_shared_jsonl(contents, handle, viewer, left_out)
-    except LogError as error:
+            buffer = io.StringIO()
+            write_shared_jsonl(contents, buffer, viewer, left_out)
+            text = sign_export(buffer.getvalue(), contents, load_key())
+            if out == "-":
+                sys.stdout.write(text)
+            else:
+                with open(out, "x", encoding="utf-8", newline="\n") as handle:
+                    handle.write(text)
+    except (LogError, SigningKeyUnreadable) as error:
         click.echo(str(error), err=True)
         sys.exit(EXIT_UNREADABLE)
     except OSError as error:
@@ -122,6 +149,14 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     if left_out:
         click.echo(f"{viewer.describe()}: left out {', '.join(left_out)} (docs/secrets.md)", err=True)
     sys.exit(EXIT_OK)
+
+
+def _storage(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return "sqlite" if handle.read(16) == b"SQLite format 3\x00" else "jsonl"
+    except OSError:
+        return "sqlite"
 
 
 def _viewer(contents: LogContents, view: str | None, sqlite_out: bool) -> tuple[Engine | None, Viewer]:

@@ -33,6 +33,7 @@ from referee.sessionlog import (
 )
 from tablereferee.paths import default_session_path
 from tablereferee.scripts import read_script  # the script loader: a BadScript ends the command, exit 2
+from tablereferee.signing import load_key_or_none
 
 
 def parse_players(text: str) -> list[str]:
@@ -169,7 +170,8 @@ def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
 @click.option(
     "--accept-unsigned",
     is_flag=True,
-    help="With --resume, import an export whose entries carry no checksum (the new log says so).",
+    help="With --resume, import an export whose entries carry no checksum, or whose signature this "
+    "referee cannot verify (another referee's, re-signed, or none); the new log says so.",
 )
 @click.option("--stop-on-error", is_flag=True, help="In a script, stop at the first rejected line.")
 @click.option("--quiet", is_flag=True, help="Show the table only at the start and the end.")
@@ -206,7 +208,8 @@ def command(
     \b
     Exit codes: 0 done; 1 a script line was rejected; 2 bad options or table setup;
     3 the log to resume is unreadable, cannot be written, or is an export without checksums
-    (and no --accept-unsigned); 4 the log to resume is damaged.
+    or without a signature this referee verifies (and no --accept-unsigned); 4 the log to
+    resume is damaged.
     """
     now = clock.time()
     base: dict[str, Any] = {}
@@ -220,7 +223,8 @@ def command(
             target = log_path or None
             if target is None and not _is_sqlite(resume):
                 target = str(default_session_path(_game_of(resume) or game or "game", now, suffix=".db"))
-            keeper = Scorekeeper.resume(resume, log_path=target, game=game, accept_unsigned=accept_unsigned)
+            key = None if _is_sqlite(resume) else load_key_or_none()[0]  # no key: nothing verifies
+            keeper = Scorekeeper.resume(resume, log_path=target, game=game, accept_unsigned=accept_unsigned, key=key)
         else:
             if not game:
                 raise click.UsageError("name the game: referee play beccato --players ...")

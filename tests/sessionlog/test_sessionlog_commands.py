@@ -130,18 +130,22 @@ def test_an_unsigned_export_is_reported_and_imported_only_when_accepted(run, tmp
     result = run("play", "--resume", str(edited), "--log", "r.db", "--accept-unsigned", input="quit\n")
     assert result.exit_code == EXIT_OK, result.output
     imported = read_log(tmp_path / "r.db")
-    assert imported.entries[-1].payload["unsigned_import"]["entries"] == [1, 2, 3, 4, 5, 6]
+    notes = [e.payload for e in imported.entries if e.kind == "note"]
+    assert [n["unsigned_import"]["entries"] for n in notes if "unsigned_import" in n] == [[1, 2, 3, 4, 5, 6]]
+    # the header line kept its signature, which no longer covers the edited entries
+    assert [n["unverified_import"]["signature"] for n in notes if "unverified_import" in n] == ["unverified"]
     result = run("check", "r.db")  # the new log keeps saying where its entries came from
     assert result.exit_code == EXIT_OK and "unsigned: entries 1-6" in result.output
     assert run("export", "--accept-unsigned", str(edited), "signed.jsonl").exit_code == EXIT_OK
     assert "unsigned: entries 1-6" in run("check", "signed.jsonl").output
 
 
-def test_a_signed_export_reads_without_a_word_about_signatures(run, tmp_path):
+def test_a_signed_export_reads_as_signed_by_this_referee(run, tmp_path):
     _game(tmp_path / "g.db", 6)
     run("export", "g.db", "g.jsonl")
     result = run("check", "g.jsonl")
     assert result.exit_code == EXIT_OK and "unsigned" not in result.output
+    assert "signed by this referee" in result.output
 
 
 @pytest.mark.parametrize(

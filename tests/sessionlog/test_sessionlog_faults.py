@@ -231,9 +231,15 @@ def _as_nobody(*args: str, input: str | None = None) -> subprocess.CompletedProc
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: permissions cannot be taken away")
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    return subprocess.run(
-        prefix + toy_cli_command(*args), input=input, capture_output=True, text=True, env=subprocess_env(), cwd="/"
-    )
+    keys = Path(tempfile.mkdtemp(prefix="nobody-key-"))  # a signing key this user may make
+    os.chmod(keys, 0o777)
+    env = {**subprocess_env(), "TABLE_REFEREE_KEY_FILE": str(keys / "signing.key")}
+    try:
+        return subprocess.run(
+            prefix + toy_cli_command(*args), input=input, capture_output=True, text=True, env=env, cwd="/"
+        )
+    finally:
+        shutil.rmtree(keys)
 
 
 @pytest.fixture

@@ -64,6 +64,7 @@ from referee.sessionlog import (
     signature_status,
 )
 from referee.sessionlog.signature import DESCRIPTIONS, MISSING, UNVERIFIED
+from referee.tricks.policies import HIDDEN_DETAILS
 
 GENERIC_HELP = """\
 undo [N]              undo entry N (default: the last action in effect)
@@ -103,10 +104,15 @@ class Outcome:
             "command": self.command,
             "entry": None if self.entry is None else self.entry.seq,
             "events": self.events,
-            "error": None if self.error is None else self.error.to_dict(),
+            "error": None if self.error is None else _public_error(self.error),
             "message": self.message,
             "label": self.label,
         }
+
+
+def _public_error(error: RefereeError) -> dict[str, Any]:
+    """A refusal as the table may see it: without the details that name a card of a hand."""
+    return {k: v for k, v in error.to_dict().items() if k not in ("hand", "hands", *HIDDEN_DETAILS)}
 
 
 def describe_events(events: Sequence[Mapping[str, Any]]) -> str:

@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from referee.secrecy import (
     resolve_viewer,
     state_json,
 )
-from referee.sessionlog import EXIT_OK, EXIT_USAGE, EXIT_VIOLATION, read_log, replay
+from referee.sessionlog import EXIT_OK, EXIT_USAGE, EXIT_VIOLATION, SessionLog, read_log, replay
 from tablereferee.cli import cli
 from tablereferee.commands.play import _show
 
@@ -335,3 +336,96 @@ def test_any_game_s_public_copy_hides_every_secret_and_replays(
         again = replay(copy)
         assert again.legal, (again.violation_entry, again.violation)
         assert again.applied == len(keeper.actions)
+
+
+def test_a_refused_play_names_the_rule_not_a_hidden_card(tmp_path: Path) -> None:
+    """In a seeded (full-knowledge) Bestia with the house rules on leading and trumping, every
+    refused card prints the rule and the card tried, never the card the rule required (it
+    stays in the violation's details, which only the referee's full view shows)."""
+    from referee.bestia.actions import Play
+
+    engine = get_engine("bestia")
+    house = {"highest_trump": True, "lead_trump_ace": True, "obbligo_asso_highest": True}
+    seen: set[str] = set()
+    illegal_log: Path | None = None
+    for seed in range(12):
+        options = {**SETUPS["bestia"]["options"], **house}
+        setup = {"players": BESTIA, "options": options, "seed": seed}
+        keeper = Scorekeeper.start(engine, setup, tmp_path / f"g{seed}.db", time=0.0)
+        rng = random.Random(seed)
+        for step in range(120):
+            if keeper.state.is_over:
+                break
+            legal = keeper.state.legal_actions()
+            plays = [a for a in legal if isinstance(a, Play)]
+            if plays:
+                player = plays[0].player
+                hand = list(keeper.state.holdings.hands[player])
+                for card in [c for c in hand if c not in {p.card for p in plays}]:
+                    screen = io.StringIO()
+                    with contextlib.redirect_stdout(screen):
+                        outcome = keeper.submit(f"play {player} {card}", time=float(step))
+                        _show(outcome, keeper, where="", quiet=False)
+                    assert not outcome.accepted and outcome.error is not None
+                    shown = screen.getvalue()
+                    others = [c for c in hand if c != card and re.search(rf"\b{c}\b", shown)]
+                    assert not others, f"{shown!r} names {others} of {player}'s hand"
+                    assert "required" not in json.dumps(outcome.to_dict())
+                    seen.add(outcome.error.name)
+                    if outcome.error.name == "MustPlayHighestTrump" and illegal_log is None:
+                        required = outcome.error.details["required"]
+                        assert required in hand and required != card
+                        illegal_log = tmp_path / "illegal.db"
+                        entries = keeper.contents().entries
+                        log = SessionLog.create(illegal_log, keeper.contents().header, entries)
+                        log.append("action", {"action": {"kind": "play", "player": player, "card": card}}, time=1.0)
+                        log.close()
+                        hidden = required
+            action = rng.choice(legal)
+            keeper.act(action, time=float(step), source="script", text=describe_action(engine.codec.to_dict(action)))
+        keeper.close()
+        if {"MustPlayHighestTrump", "MustLeadTrumpAce", "MustLeadHighestTrump"} <= seen and illegal_log:
+            break
+    assert {"MustPlayHighestTrump", "MustLeadTrumpAce", "MustLeadHighestTrump"} <= seen, seen
+    assert illegal_log is not None
+    # check of a log holding the refused play: the public report leaves the required card out
+    public = run("check", illegal_log, "--json")
+    assert public.exit_code == EXIT_VIOLATION
+    report = json.loads(public.output)
+    assert report["violation"] == "MustPlayHighestTrump" and "required" not in report["details"]
+    assert not re.search(rf"\b{hidden}\b", report["message"])
+    text = run("check", illegal_log).output
+    assert "MustPlayHighestTrump" in text and not re.search(rf"\b{hidden}\b", text.splitlines()[0])
+    full = json.loads(run("check", illegal_log, "--json", "--view", "all").output)
+    assert full["details"]["required"] == hidden
+
+
+def test_clip_shows_the_public_view_unless_view_names_another(tmp_path: Path) -> None:
+    """`referee clip --view`: the package for everything shows every new signal, one team's
+    only its own, the default none; a view named after nobody writes nothing (exit 2)."""
+    from tablereferee.recording.folder import SessionFolder  # NumPy: only this test needs it
+
+    folder = SessionFolder.create(tmp_path / "session", {"created": 0.0, "game": "beccato", "setup": {}})
+    play_game("beccato", folder.log_path, steps=120)
+    entries = read_log(folder.log_path).entries
+    secret = next(e.seq for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "change_signal")
+
+    def package(view: str | None) -> tuple[int, str]:
+        out = tmp_path / f"package-{view}"
+        args = ["clip", folder.path, "--event", secret, "--before", 1e6, "--after", 1e6, "--no-landmarks"]
+        result = run(*args, "--out", out, *(["--view", view] if view else []))
+        if not out.exists():
+            return result.exit_code, ""
+        return result.exit_code, "".join(
+            (out / n).read_text() for n in ("excerpt.jsonl", "reasoning.md", "package.json")
+        )
+
+    code, public = package(None)
+    assert code == 1  # written, but the session recorded no video of the moment
+    assert not any(signal in public for signal in NEW_SIGNALS.values())
+    _, everything = package("all")
+    assert all(signal in everything for signal in NEW_SIGNALS.values())
+    _, reds = package("Reds")
+    assert NEW_SIGNALS["Reds"] in reds and NEW_SIGNALS["Blues"] not in reds
+    code, nobody = package("Zed")
+    assert code == EXIT_USAGE and nobody == "" and not (tmp_path / "package-Zed").exists()

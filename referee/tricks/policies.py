@@ -11,6 +11,10 @@ about a card a player wants to play into the current trick:
 
 The legal cards are the intersection of every policy's `allowed` set; `check` is written
 separately so the two can be tested against each other.
+
+A refusal is shown to the whole table: its message names the rule and the card played, never
+another card of the hand (the card a rule required is in the violation's `details` under
+`HIDDEN_DETAILS`, which public views leave out; docs/secrets.md).
 """
 
 from __future__ import annotations
@@ -112,6 +116,11 @@ class Claim:
             "violation": self.violation.__name__,
             "trick": self.trick_no + 1,
         }
+
+
+# The details of a refused play that name a card of the player's hand (the card the rule
+# required): the message names the rule only, and public views leave these details out.
+HIDDEN_DETAILS = ("required",)
 
 
 class Policy:
@@ -305,7 +314,11 @@ class HighestTrump(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         top = self._must(hand, ctx)
         if top and suit_of(card) == ctx.trump and card != top[0]:
-            raise self.fail(f"{card} is not the highest trump held ({top[0]})", card=card)
+            raise self.fail(
+                f"{card} is not the highest trump held: who plays a trump plays their highest",
+                card=card,
+                required=top[0],
+            )
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         if ctx.plays and ctx.trump is not None and suit_of(card) == ctx.trump:
@@ -334,7 +347,7 @@ class LeadTrumpAce(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         ace = self._ace(ctx)
         if ace and ace in hand and card != ace:
-            raise self.fail(f"the leader holds the trump Ace {ace} and must lead it", card=card)
+            raise self.fail("the leader holding the trump Ace must lead it", card=card, required=ace)
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         ace = self._ace(ctx)
@@ -365,7 +378,7 @@ class LeadHighestTrump(Policy):
     def check(self, hand: Sequence[str], ctx: TrickContext, card: str) -> None:
         top = self._highest(ctx)
         if top and top in hand and card != top:
-            raise self.fail(f"the leader holds {top}, the highest trump still out, and must lead it", card=card)
+            raise self.fail("the leader holding the highest trump still out must lead it", card=card, required=top)
 
     def claim(self, ctx: TrickContext, card: str) -> Claim | None:
         top = self._highest(ctx)

@@ -30,6 +30,7 @@ from referee.sessionlog import (
     unverified_imports,
 )
 from referee.sessionlog.signature import DESCRIPTIONS, LOCAL, UNVERIFIED
+from referee.tricks.policies import HIDDEN_DETAILS
 from tablereferee.signing import load_key_or_none
 
 
@@ -209,7 +210,8 @@ def _storage(path: str) -> str:
         return "sqlite"
 
 
-_HAND_DETAILS = ("hand", "hands")  # a violation's details that list the cards a player holds
+# a violation's details that name the cards a player holds: the hand, or the card a rule required
+_HAND_DETAILS = ("hand", "hands", *HIDDEN_DETAILS)
 
 
 def _fail(error: RefereeError, as_json: bool, code: int) -> NoReturn:

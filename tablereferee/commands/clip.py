@@ -17,7 +17,9 @@ import sys
 
 import click
 
-from referee.core import RefereeError
+from referee.core import RefereeError, get_engine
+from referee.secrecy import EVERYTHING, PUBLIC, UnknownViewer, Viewer, resolve_viewer
+from referee.sessionlog import read_log
 from tablereferee.commands._errors import EXIT_UNREADABLE, EXIT_USAGE, echo_error, exit_on_error
 
 EXIT_NOT_IN_VIDEO = 1
@@ -31,8 +33,18 @@ EXIT_NOT_IN_VIDEO = 1
 @click.option("--out", type=click.Path(file_okay=False), help="folder (default SESSION/disputes/entry-N)")
 @click.option("--force", is_flag=True, help="replace a package already at the target")
 @click.option("--no-landmarks", is_flag=True, help="do not re-run MediaPipe to draw the landmarks")
-def command(session, entry, before, after, out, force, no_landmarks):
-    """Cut a dispute clip and package around one log entry."""
+@click.option(
+    "--view",
+    "view",
+    metavar="PLAYER|TEAM|all",
+    help="Whose package: a player or team (what they may see), or 'all' (the referee's full record: "
+    "cards passed face down, signals). Default: the public view.",
+)
+def command(session, entry, before, after, out, force, no_landmarks, view):
+    """Cut a dispute clip and package around one log entry.
+
+    The package shows the public view (no card passed face down, no team's signal) unless
+    --view names another viewer."""
     from tablereferee.recording.clip import (  # deferred: loads OpenCV; --help starts without it
         MomentNotInVideo,
         PackageExists,
@@ -42,8 +54,12 @@ def command(session, entry, before, after, out, force, no_landmarks):
 
     with exit_on_error(EXIT_USAGE):
         check_window(before, after)
+    with exit_on_error(EXIT_UNREADABLE):
+        viewer = _viewer(session, view)
     try:
-        result = make_dispute(session, entry, before, after, out, draw_landmarks=not no_landmarks, force=force)
+        result = make_dispute(
+            session, entry, before, after, out, draw_landmarks=not no_landmarks, viewer=viewer, force=force
+        )
     except RefereeError as exc:
         echo_error(exc)
         sys.exit(EXIT_USAGE if isinstance(exc, PackageExists) else EXIT_UNREADABLE)
@@ -59,3 +75,22 @@ def command(session, entry, before, after, out, force, no_landmarks):
     if not result["moment_in_video"]:
         echo_error(MomentNotInVideo(result["not_in_video"], entry=entry))
         sys.exit(EXIT_NOT_IN_VIDEO)
+
+
+def _viewer(session: str, view: str | None) -> Viewer:
+    """The viewer `--view` names (the public by default). A name other than 'all' or 'public'
+    is looked up among the players and teams of the session's game: unknown, exit 2."""
+    name = (view or "").strip().lower()
+    if name in ("", "public"):
+        return PUBLIC
+    if name == "all":
+        return EVERYTHING
+    from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
+
+    contents = read_log(SessionFolder.open(session).log_path)
+    try:
+        state = get_engine(contents.header.game).new_game(dict(contents.header.setup))
+        return resolve_viewer(view, state)
+    except UnknownViewer as exc:
+        echo_error(exc)
+        sys.exit(EXIT_USAGE)

@@ -38,6 +38,24 @@ DESCRIPTIONS = {
 }
 
 
+# What a damaged export's contents carry as signature (`as_damaged_export`): the signature
+# covers the whole file, so the entries read before the damage cannot be verified by it.
+DAMAGED_EXPORT = "the export is damaged"
+DAMAGED_DESCRIPTION = (
+    "damaged: the signature covers the whole export, so the entries before the damage cannot be verified"
+)
+
+
+def as_damaged_export(contents: LogContents) -> LogContents:
+    """The intact entries of a damaged export, marked so that they read as UNVERIFIED."""
+    return dataclasses.replace(contents, format="jsonl", signature=DAMAGED_EXPORT, signed_header=None)
+
+
+def describe_status(contents: LogContents, status: str) -> str:
+    """`status` in words, for this log (a damaged export says why it cannot be verified)."""
+    return DAMAGED_DESCRIPTION if contents.signature == DAMAGED_EXPORT else DESCRIPTIONS[status]
+
+
 def signed_message(header_line: Mapping[str, Any], last_checksum: str, entries: int) -> bytes:
     """What the signature covers: the header line as written (without its signature field),
     the number of entries and the last checksum of the chain (which covers every entry)."""
@@ -79,7 +97,13 @@ def mark_unverified_import(contents: LogContents, status: str) -> LogContents:
     export's signature was not verified, so that the log it is imported into says so for good."""
     numbers = [e.seq for e in contents.entries]
     last = contents.entries[-1].time if contents.entries else contents.header.created
-    why = "carried no signature" if status == MISSING else "had a signature this referee cannot verify"
+    why = (
+        "carried no signature"
+        if status == MISSING
+        else "was damaged, so its signature could not be checked"
+        if contents.signature == DAMAGED_EXPORT
+        else "had a signature this referee cannot verify"
+    )
     note = Entry(
         seq=len(contents.entries) + 1,
         time=last,

@@ -29,7 +29,7 @@ from referee.sessionlog import (
     unsigned_entries,
     unverified_imports,
 )
-from referee.sessionlog.signature import DESCRIPTIONS, LOCAL, UNVERIFIED
+from referee.sessionlog.signature import LOCAL, UNVERIFIED, as_damaged_export, describe_status
 from referee.tricks.policies import HIDDEN_DETAILS
 from tablereferee.signing import load_key_or_none
 
@@ -86,9 +86,9 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
         if error.header is None:
             _fail(error, as_json, EXIT_CORRUPT)
         corrupt = error
-        contents = LogContents(header=error.header, entries=error.entries, path=log, format=_storage(log))
-        if contents.format == "jsonl":  # the signature covers the whole export, not the part kept
-            contents.signature = "the export is damaged, so its signature cannot be checked"
+        contents = LogContents(header=error.header, entries=error.entries, path=log)
+        if _storage(log) == "jsonl":  # the signature covers the whole export, not the part kept
+            contents = as_damaged_export(contents)
     except LogError as error:
         _fail(error, as_json, EXIT_UNREADABLE)
     try:
@@ -162,7 +162,7 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
                 + "".join(f"; {caveat}" for caveat in caveats)
             )
         if (corrupt is not None or not result.legal) and report["signature"] != LOCAL:
-            click.echo(f"signature: {DESCRIPTIONS[report['signature']]}")
+            click.echo(f"signature: {describe_status(contents, report['signature'])}")
         click.echo(render(result.engine, result.state, viewer))
     if corrupt is not None:
         sys.exit(EXIT_CORRUPT)
@@ -186,7 +186,7 @@ def _caveats(contents: LogContents, report: dict[str, Any]) -> list[str]:
     signature = signature_status(contents, key)
     report["signature"] = signature
     if signature != LOCAL:
-        caveats.append(DESCRIPTIONS[signature])
+        caveats.append(describe_status(contents, signature))
     if key_problem is not None and signature == UNVERIFIED:
         report["key_problem"] = key_problem.message
         caveats.append(f"no signing key to verify with: {key_problem.message}")

@@ -37,7 +37,7 @@ from referee.sessionlog import (
     signature_status,
     write_sqlite,
 )
-from referee.sessionlog.signature import DESCRIPTIONS, MISSING, UNVERIFIED
+from referee.sessionlog.signature import MISSING, UNVERIFIED, as_damaged_export, describe_status
 from tablereferee.signing import SigningKeyUnreadable, load_key, load_key_or_none
 
 
@@ -81,6 +81,7 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     unless --salvage, which writes the intact entries, says how many saved entries are lost,
     and exits 0).
     """
+    damage = None
     try:
         contents = read_log(log)
     except LogUnreadable as error:
@@ -92,10 +93,11 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
             if error.header is not None:
                 click.echo("use --salvage to export the entries before the damage", err=True)
             sys.exit(EXIT_CORRUPT)
-        click.echo(f"{error}; exporting the {len(error.entries)} entries before it", err=True)
-        contents = LogContents(header=error.header, entries=error.entries, path=log, format=_storage(log))
-        if contents.format == "jsonl":  # the signature covers the whole export, not the part kept
-            contents.signature = "the export is damaged, so its signature cannot be checked"
+        damage = f"exporting the {len(error.entries)} entries before the damage"
+        click.echo(str(error), err=True)
+        contents = LogContents(header=error.header, entries=error.entries, path=log)
+        if _storage(log) == "jsonl":  # the signature covers the whole export, not the part kept
+            contents = as_damaged_export(contents)
     except LogError as error:
         click.echo(str(error), err=True)
         sys.exit(EXIT_UNREADABLE)
@@ -114,12 +116,14 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     if signature in (UNVERIFIED, MISSING):
         if not accept_unsigned:
             refusal = LogUnverified(
-                f"{log} is {DESCRIPTIONS[signature]}; copying would sign it anew "
+                f"{log} is {describe_status(contents, signature)}; copying would sign it anew "
                 "(--accept-unsigned copies it and says so)"
             )
             click.echo(str(refusal), err=True)
             sys.exit(EXIT_UNREADABLE)
         contents = mark_unverified_import(contents, signature)
+    if damage is not None:
+        click.echo(damage, err=True)
     sqlite_out = out != "-" and Path(out).suffix.lower() in (".db", ".sqlite", ".sqlite3")
     engine, viewer = _viewer(contents, view, sqlite_out)
     contents, left_out = public_contents(engine, contents, viewer)

@@ -164,9 +164,13 @@ def test_a_damaged_export_is_salvaged_only_as_unverified(run, tmp_path):
     (tmp_path / "cut.jsonl").write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40])
     result = run("export", "--salvage", "cut.jsonl", "s.jsonl")
     assert result.exit_code == EXIT_UNREADABLE and "LogUnverified" in result.output
+    assert "damaged: the signature covers the whole export" in result.output and "exporting" not in result.output
+    checked = run("check", "cut.jsonl")
+    assert "signature: damaged: the signature covers the whole export" in checked.output
     result = run("export", "--salvage", "--accept-unsigned", "cut.jsonl", "s.jsonl")
     assert result.exit_code == EXIT_OK, result.output
     assert "imported unverified: entries 1-4" in run("check", "s.jsonl").output
+    assert "was damaged" in read_log(tmp_path / "s.jsonl").entries[-1].payload["text"]
 
 
 def test_the_key_is_made_once_readable_by_its_owner_only(tmp_path):

@@ -88,10 +88,15 @@ class TableLayout:
         try:
             zones = []
             for z in doc["zones"]:
-                poly = np.asarray(z["polygon"], np.float32)
-                if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3 or not np.isfinite(poly).all():
+                points = np.asarray(z["polygon"], np.float64)
+                if (
+                    points.ndim != 2
+                    or points.shape[1] != 2
+                    or len(points) < 3
+                    or not (np.abs(points) < 1e6).all()  # finite, and far inside float32's range
+                ):
                     raise BadLayout(f"zone {z.get('name')!r}: a polygon needs three finite [x, y] points or more")
-                zones.append(LayoutZone(str(z["name"]), poly))
+                zones.append(LayoutZone(str(z["name"]), points.astype(np.float32)))
             return cls(zones, doc.get("table_corners"))
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise BadLayout(f"not a zone layout: {exc}") from None

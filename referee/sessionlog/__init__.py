@@ -70,7 +70,7 @@ from referee.sessionlog.signature import (
     signature_status,
     unverified_imports,
 )
-from referee.sessionlog.store import SessionLog, read_log, write_sqlite
+from referee.sessionlog.store import SessionLog, log_format, read_log, write_sqlite
 
 __all__ = [
     "EXIT_CORRUPT",
@@ -110,6 +110,7 @@ __all__ = [
     "first_event_difference",
     "mark_unsigned_import",
     "mark_unverified_import",
+    "log_format",
     "read_log",
     "replay",
     "replay_actions",

@@ -123,20 +123,11 @@ def mark_unsigned_import(contents: LogContents) -> LogContents:
     numbers = unsigned_entries(contents)
     if not numbers or not contents.unsigned:
         return contents
-    last = contents.entries[-1].time if contents.entries else contents.header.created
-    note = Entry(
-        seq=len(contents.entries) + 1,
-        time=last,
-        source="script",
-        confidence=None,
-        kind="note",
-        payload={
-            "text": f"imported unsigned from {contents.path}: {describe_entries(numbers)} had no checksum",
-            UNSIGNED_IMPORT: {"from": str(contents.path), "entries": numbers},
-        },
+    marked = contents.with_note(
+        f"imported unsigned from {contents.path}: {describe_entries(numbers)} had no checksum",
+        {UNSIGNED_IMPORT: {"from": str(contents.path), "entries": numbers}},
     )
-    previous = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
-    return dataclasses.replace(contents, entries=[*contents.entries, note.sealed(previous)], unsigned=[])
+    return dataclasses.replace(marked, unsigned=[])
 
 
 def write_jsonl(contents: LogContents, out: TextIO) -> None:

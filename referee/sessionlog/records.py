@@ -239,3 +239,19 @@ class LogContents:
     unsigned: list[int] = dataclasses.field(default_factory=list)
     signature: object = None
     signed_header: dict[str, Any] | None = None
+
+    def with_note(self, text: str, marks: Mapping[str, Any]) -> LogContents:
+        """These contents with a note entry appended (at the last entry's time, chained to it),
+        carrying `text` and `marks` in its payload: how an import records for good where its
+        entries came from."""
+        last = self.entries[-1] if self.entries else None
+        note = Entry(
+            seq=len(self.entries) + 1,
+            time=last.time if last else self.header.created,
+            source="script",
+            confidence=None,
+            kind="note",
+            payload={"text": text, **marks},
+        )
+        previous = last.checksum if last else self.header.checksum()
+        return dataclasses.replace(self, entries=[*self.entries, note.sealed(previous)])

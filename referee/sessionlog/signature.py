@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from referee.sessionlog.records import Entry, LogContents, canonical_json
+from referee.sessionlog.records import LogContents, canonical_json
 
 SIGNATURE_FIELD = "signature"  # the header line's field that holds the signature
 ALGORITHM = "hmac-sha256"
@@ -96,7 +96,6 @@ def mark_unverified_import(contents: LogContents, status: str) -> LogContents:
     """`contents` with a note appended that names where its entries came from and that the
     export's signature was not verified, so that the log it is imported into says so for good."""
     numbers = [e.seq for e in contents.entries]
-    last = contents.entries[-1].time if contents.entries else contents.header.created
     why = (
         "carried no signature"
         if status == MISSING
@@ -104,19 +103,10 @@ def mark_unverified_import(contents: LogContents, status: str) -> LogContents:
         if contents.signature == DAMAGED_EXPORT
         else "had a signature this referee cannot verify"
     )
-    note = Entry(
-        seq=len(contents.entries) + 1,
-        time=last,
-        source="script",
-        confidence=None,
-        kind="note",
-        payload={
-            "text": f"imported from {contents.path}, which {why}",
-            UNVERIFIED_IMPORT: {"from": str(contents.path), "signature": status, "entries": numbers},
-        },
+    return contents.with_note(
+        f"imported from {contents.path}, which {why}",
+        {UNVERIFIED_IMPORT: {"from": str(contents.path), "signature": status, "entries": numbers}},
     )
-    previous = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
-    return dataclasses.replace(contents, entries=[*contents.entries, note.sealed(previous)])
 
 
 def unverified_imports(contents: LogContents) -> list[dict[str, Any]]:

@@ -33,6 +33,19 @@ from referee.sessionlog.sqlite_file import COMPANIONS, SQLITE_MAGIC, connect, cr
 from referee.sessionlog.tally import Tally, TallyWriter, read_tally, tally_path
 
 
+def log_format(path: str | os.PathLike[str]) -> str:
+    """How `read_log` reads the file at `path`: "jsonl" for a JSON-lines export (it does not
+    start as SQLite files do and has no entry count beside it), else "sqlite" (also when it
+    cannot be read at all: `read_log` then names why)."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(len(SQLITE_MAGIC))
+    except OSError:
+        return "sqlite"
+    return "jsonl" if start and start != SQLITE_MAGIC and not tally_path(path).exists() else "sqlite"
+
+
 def read_log(path: str | os.PathLike[str]) -> LogContents:
     """Read a log, SQLite or JSON lines (told apart by the file's first bytes).
 

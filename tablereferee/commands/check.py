@@ -23,6 +23,7 @@ from referee.sessionlog import (
     Replay,
     describe_entries,
     first_event_difference,
+    log_format,
     read_log,
     replay,
     signature_status,
@@ -87,7 +88,7 @@ def command(log: str, as_json: bool, compare_events: bool, view: str | None) -> 
             _fail(error, as_json, EXIT_CORRUPT)
         corrupt = error
         contents = LogContents(header=error.header, entries=error.entries, path=log)
-        if _storage(log) == "jsonl":  # the signature covers the whole export, not the part kept
+        if log_format(log) == "jsonl":  # the signature covers the whole export, not the part kept
             contents = as_damaged_export(contents)
     except LogError as error:
         _fail(error, as_json, EXIT_UNREADABLE)
@@ -200,14 +201,6 @@ def _caveats(contents: LogContents, report: dict[str, Any]) -> list[str]:
             else f"imported unverified from {marked['from']} (note {marked['note']})"
         )
     return caveats
-
-
-def _storage(path: str) -> str:
-    try:
-        with open(path, "rb") as handle:
-            return "sqlite" if handle.read(16) == b"SQLite format 3\x00" else "jsonl"
-    except OSError:
-        return "sqlite"
 
 
 # a violation's details that name the cards a player holds: the hand, or the card a rule required

@@ -30,6 +30,7 @@ from referee.sessionlog import (
     LogUnsigned,
     LogUnverified,
     describe_entries,
+    log_format,
     mark_unsigned_import,
     mark_unverified_import,
     read_log,
@@ -96,7 +97,7 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
         damage = f"exporting the {len(error.entries)} entries before the damage"
         click.echo(str(error), err=True)
         contents = LogContents(header=error.header, entries=error.entries, path=log)
-        if _storage(log) == "jsonl":  # the signature covers the whole export, not the part kept
+        if log_format(log) == "jsonl":  # the signature covers the whole export, not the part kept
             contents = as_damaged_export(contents)
     except LogError as error:
         click.echo(str(error), err=True)
@@ -153,14 +154,6 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     if left_out:
         click.echo(f"{viewer.describe()}: left out {', '.join(left_out)} (docs/secrets.md)", err=True)
     sys.exit(EXIT_OK)
-
-
-def _storage(path: str) -> str:
-    try:
-        with open(path, "rb") as handle:
-            return "sqlite" if handle.read(16) == b"SQLite format 3\x00" else "jsonl"
-    except OSError:
-        return "sqlite"
 
 
 def _viewer(contents: LogContents, view: str | None, sqlite_out: bool) -> tuple[Engine | None, Viewer]:

@@ -32,6 +32,7 @@ from referee.sessionlog import (
 )
 from referee.sessionlog.signature import LOCAL, UNVERIFIED, as_damaged_export, describe_status
 from referee.tricks.policies import HIDDEN_DETAILS
+from tablereferee.commands._errors import echo_error
 from tablereferee.signing import load_key_or_none
 
 
@@ -211,5 +212,5 @@ def _fail(error: RefereeError, as_json: bool, code: int) -> NoReturn:
     if as_json:
         click.echo(json.dumps(error.to_dict(), ensure_ascii=False))
     else:
-        click.echo(str(error), err=True)
+        echo_error(error)
     sys.exit(code)

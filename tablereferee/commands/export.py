@@ -39,6 +39,7 @@ from referee.sessionlog import (
     write_sqlite,
 )
 from referee.sessionlog.signature import MISSING, UNVERIFIED, as_damaged_export, describe_status
+from tablereferee.commands._errors import echo_error
 from tablereferee.signing import SigningKeyUnreadable, load_key, load_key_or_none
 
 
@@ -86,21 +87,21 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
     try:
         contents = read_log(log)
     except LogUnreadable as error:
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_UNREADABLE)
     except LogCorrupt as error:
         if not salvage or error.header is None:
-            click.echo(str(error), err=True)
+            echo_error(error)
             if error.header is not None:
                 click.echo("use --salvage to export the entries before the damage", err=True)
             sys.exit(EXIT_CORRUPT)
         damage = f"exporting the {len(error.entries)} entries before the damage"
-        click.echo(str(error), err=True)
+        echo_error(error)
         contents = LogContents(header=error.header, entries=error.entries, path=log)
         if log_format(log) == "jsonl":  # the signature covers the whole export, not the part kept
             contents = as_damaged_export(contents)
     except LogError as error:
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_UNREADABLE)
     if contents.count_problem:
         click.echo(f"warning: {contents.count_problem}: entries lost from the end of {log} would not show", err=True)
@@ -110,7 +111,7 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
                 f"{log}: {describe_entries(contents.unsigned)} carry no checksum, so nothing shows whether "
                 "they were edited; copying would give them one (--accept-unsigned copies them and says so)"
             )
-            click.echo(str(refusal), err=True)
+            echo_error(refusal)
             sys.exit(EXIT_UNREADABLE)
         contents = mark_unsigned_import(contents)
     signature = signature_status(contents, load_key_or_none()[0] if contents.format == "jsonl" else None)
@@ -120,7 +121,7 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
                 f"{log} is {describe_status(contents, signature)}; copying would sign it anew "
                 "(--accept-unsigned copies it and says so)"
             )
-            click.echo(str(refusal), err=True)
+            echo_error(refusal)
             sys.exit(EXIT_UNREADABLE)
         contents = mark_unverified_import(contents, signature)
     if damage is not None:
@@ -144,10 +145,10 @@ def command(log: str, out: str, salvage: bool, view: str | None, accept_unsigned
                 with open(out, "x", encoding="utf-8", newline="\n") as handle:
                     handle.write(text)
     except (LogError, SigningKeyUnreadable) as error:
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_UNREADABLE)
     except OSError as error:
-        click.echo(f"LogWriteFailed: cannot write {out}: {error.strerror}", err=True)
+        click.echo(f"error: LogWriteFailed: cannot write {out}: {error.strerror}", err=True)
         sys.exit(EXIT_UNREADABLE)
     if out != "-":
         click.echo(f"{len(contents.entries)} entries written to {out}", err=True)
@@ -173,5 +174,5 @@ def _viewer(contents: LogContents, view: str | None, sqlite_out: bool) -> tuple[
             return engine, EVERYTHING if view.strip().lower() == "all" else PUBLIC
         return engine, resolve_viewer(view, state)
     except UnknownViewer as error:
-        click.echo(f"error: {error}", err=True)
+        echo_error(error)
         sys.exit(EXIT_USAGE)

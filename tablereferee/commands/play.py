@@ -31,6 +31,7 @@ from referee.sessionlog import (
     LogUnsigned,
     read_log,
 )
+from tablereferee.commands._errors import echo_error
 from tablereferee.paths import default_session_path
 from tablereferee.scripts import read_script  # the script loader: a BadScript ends the command, exit 2
 from tablereferee.signing import load_key_or_none
@@ -234,25 +235,27 @@ def command(
             path = log_path or str(default_session_path(game.strip().lower(), now, suffix=".db"))
             keeper = Scorekeeper.start(game, setup, path, time=now)
     except UnknownGame as error:
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_USAGE)
     except LogCorrupt as error:
-        click.echo(f"{error}; export the intact entries with: referee export --salvage {resume} OUT.jsonl", err=True)
+        click.echo(
+            f"error: {error}; export the intact entries with: referee export --salvage {resume} OUT.jsonl", err=True
+        )
         sys.exit(EXIT_CORRUPT)
     except (LogUnreadable, LogUnsigned) as error:  # LogReadOnly: a log this user cannot write
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_UNREADABLE)
     except LogExists as error:
-        click.echo(f"{error}", err=True)
+        echo_error(error)
         sys.exit(EXIT_USAGE)
     except RefereeError as error:  # the engine refused the setup, or a resumed log is illegal
-        click.echo(str(error), err=True)
+        echo_error(error)
         sys.exit(EXIT_USAGE if not resume else EXIT_VIOLATION)
     try:
         keeper.show_as(view)
     except UnknownViewer as error:
         keeper.close()
-        click.echo(f"error: {error}", err=True)
+        echo_error(error)
         sys.exit(EXIT_USAGE)
 
     interactive = script is None and sys.stdin.isatty()

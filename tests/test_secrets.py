@@ -37,6 +37,7 @@ from referee.secrecy import (
 )
 from referee.sessionlog import EXIT_OK, EXIT_USAGE, EXIT_VIOLATION, SessionLog, read_log, replay
 from tablereferee.cli import cli
+from tablereferee.commands.demo import shown_action
 from tablereferee.commands.play import _show
 
 SEED = 424242  # no output but the referee's own may name it
@@ -429,3 +430,12 @@ def test_clip_shows_the_public_view_unless_view_names_another(tmp_path: Path) ->
     assert NEW_SIGNALS["Reds"] in reds and NEW_SIGNALS["Blues"] not in reds
     code, nobody = package("Zed")
     assert code == EXIT_USAGE and nobody == "" and not (tmp_path / "package-Zed").exists()
+
+
+def test_the_demo_names_a_missed_action_without_its_secret() -> None:
+    """When the demo's game is not the expected one, it lists the missed and extra actions:
+    a card passed face down is said hidden there, never named."""
+    engine = get_engine("beccato")
+    line = shown_action(engine, {"source": "keyboard", "kind": "pass", "player": "Anna", "card": "serama"})
+    assert "serama" not in line
+    assert line == "pass Anna (card hidden) (from the keyboard)"

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from referee.core import RefereeError
+from referee.core import Engine, RefereeError
+from referee.secrecy import describe_action, public_action
 from tablereferee.commands._errors import exit_on_error
 from tablereferee.paths import default_session_path
 
@@ -75,10 +77,10 @@ def command(out, source, finder, model, threads, no_clip, quiet):
             click.echo("result: NOT as expected")
             for a in expected["actions"]:
                 if a not in actions:
-                    click.echo(f"  missed: {a}")
+                    click.echo(f"  missed: {shown_action(session.engine, a)}")
             for a in actions:
                 if a not in expected["actions"]:
-                    click.echo(f"  extra:  {a}")
+                    click.echo(f"  extra:  {shown_action(session.engine, a)}")
     if not no_clip:
         target = next(
             (
@@ -104,3 +106,11 @@ def command(out, source, finder, model, threads, no_clip, quiet):
                 click.echo(f"dispute clip: {exc}", err=True)
     session.close()
     sys.exit(code)
+
+
+def shown_action(engine: Engine, action: dict[str, Any]) -> str:
+    """A logged action as the table may read it: in the scorekeeper's words, public (a card
+    passed face down or a new signal is said hidden, not named), with where it came from."""
+    bare = {k: v for k, v in action.items() if k != "source"}
+    public, hidden = public_action(engine, bare)
+    return f"{describe_action(public, hidden)} (from the {action.get('source', 'table')})"

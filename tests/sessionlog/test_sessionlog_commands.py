@@ -7,7 +7,6 @@ import json
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
 from referee.sessionlog import (
     EXIT_CORRUPT,
@@ -16,24 +15,10 @@ from referee.sessionlog import (
     SessionLog,
     read_log,
 )
-from tablereferee.cli import cli
 
-from .helpers import register_toy, toy_header
+from .helpers import toy_header
 
 ENTRIES = 40
-
-
-@pytest.fixture
-def run(monkeypatch, tmp_path):
-    register_toy(monkeypatch)
-    monkeypatch.chdir(tmp_path)
-
-    def invoke(*args, input=None):
-        result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=True)
-        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-        return result
-
-    return invoke
 
 
 def _game(path, n=ENTRIES):

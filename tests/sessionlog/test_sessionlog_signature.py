@@ -11,7 +11,6 @@ import os
 import stat
 
 import pytest
-from click.testing import CliRunner
 
 from referee.sessionlog import (
     EXIT_OK,
@@ -23,23 +22,9 @@ from referee.sessionlog import (
     read_log,
     signature_status,
 )
-from tablereferee.cli import cli
 from tablereferee.signing import KEY_BYTES, SigningKeyUnreadable, key_path, load_key
 
-from .helpers import register_toy, toy_header
-
-
-@pytest.fixture
-def run(monkeypatch, tmp_path):
-    register_toy(monkeypatch)
-    monkeypatch.chdir(tmp_path)
-
-    def invoke(*args, input=None):
-        result = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=True)
-        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-        return result
-
-    return invoke
+from .helpers import toy_header
 
 
 def _exported(run, tmp_path, n=5):

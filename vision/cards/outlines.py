@@ -187,7 +187,8 @@ def card_mask(image: np.ndarray, distance: float = 45.0) -> np.ndarray:
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     step = max(1, int(np.sqrt(lab.shape[0] * lab.shape[1] / 20000)))
     cloth = np.median(lab[::step, ::step].reshape(-1, 3), axis=0).astype(np.uint8)
-    diff = cv2.absdiff(lab, np.full_like(lab, cloth))
+    # the cloth as an OpenCV Scalar, not a frame-sized copy of it (the stubs lack that overload)
+    diff = cv2.absdiff(lab, (float(cloth[0]), float(cloth[1]), float(cloth[2]), 0.0))  # type: ignore[call-overload]
     total = cv2.transform(diff, np.ones((1, 3), np.float32))  # L1 over the three channels
     mask = (total > distance).astype(np.uint8) * 255
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

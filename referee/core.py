@@ -22,9 +22,18 @@ import importlib
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 
 def jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, tuples and sets into plain JSON values."""
+    kind = type(value)  # the exact types first: they are nearly all a log holds
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [jsonable(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, enum.Enum):

@@ -113,13 +113,9 @@ def test_a_missing_camera_is_a_named_error():
     assert res.exit_code != 0 and "CameraNotFound" in res.output
 
 
-def test_four_seat_table_composed_from_real_pictures():
-    """A 1280x720 frame tiling four people: four seats proposed, each with its own landmarks,
-    and the raised hand attributed to the seat it belongs to."""
+def _four_seat_frame(first: np.ndarray) -> np.ndarray:
+    """A 1280x720 frame tiling four people: `first` and three real pictures."""
     tiles = []
-    cap = cv2.VideoCapture(str(GESTURE))
-    ok, first = cap.read()
-    cap.release()
     for img in (
         first,
         cv2.imread(str(PEOPLE / "mptasks_pointing_up.jpg")),
@@ -133,7 +129,16 @@ def test_four_seat_table_composed_from_real_pictures():
         y, x = (360 - small.shape[0]) // 2, (640 - small.shape[1]) // 2
         tile[y : y + small.shape[0], x : x + small.shape[1]] = small
         tiles.append(tile)
-    frame = np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])])
+    return np.vstack([np.hstack(tiles[:2]), np.hstack(tiles[2:])])
+
+
+def test_four_seat_table_composed_from_real_pictures():
+    """A 1280x720 frame tiling four people: four seats proposed, each with its own landmarks,
+    and the raised hand attributed to the seat it belongs to."""
+    cap = cv2.VideoCapture(str(GESTURE))
+    ok, first = cap.read()
+    cap.release()
+    frame = _four_seat_frame(first)
     calib = propose_calibration([frame], names=["ana", "bruno", "carla", "dario"])
     assert len(calib.seats) == 4
     centres = [((s.region[0] + s.region[2]) / 2, (s.region[1] + s.region[3]) / 2) for s in calib.seats]
@@ -238,3 +243,34 @@ def test_command_learns_a_free_signal_from_demonstrations_and_finds_it(tmp_path)
     assert res.exit_code != 0 and "3 to 5" in res.output
     res = _cli(demos[0], demos[1])
     assert res.exit_code != 0 and "one SOURCE" in res.output
+
+
+def test_the_seats_run_side_by_side_with_the_same_landmarks_as_one_after_another():
+    """Four seats of a real clip over several frames: two workers give exactly the landmarks
+    one worker gives (each seat has its own graphs; results are merged in seat order)."""
+    cap = cv2.VideoCapture(str(GESTURE))
+    frames = []
+    while len(frames) < 6:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(_four_seat_frame(img))
+    cap.release()
+    assert len(frames) == 6
+    calib = propose_calibration(frames[:1], names=["ana", "bruno", "carla", "dario"])
+    runs = []
+    for workers in (1, 2):
+        with LandmarkExtractor(calib, workers=workers) as ex:
+            assert ex.workers == workers
+            runs.append([ex.process(f, i / 10, i) for i, f in enumerate(frames)])
+    seen = 0
+    for one, two in zip(*runs):
+        for a, b in zip(one.persons, two.persons):
+            assert a.seat == b.seat
+            for x, y in ((a.face, b.face), (a.pose, b.pose)):
+                assert (x is None) == (y is None) and (x is None or np.array_equal(x, y))
+                seen += x is not None
+            assert sorted(a.hands) == sorted(b.hands)
+            assert all(np.array_equal(a.hands[k].points, b.hands[k].points) for k in a.hands)
+        assert [h.points.tolist() for h in one.unassigned_hands] == [h.points.tolist() for h in two.unassigned_hands]
+    assert seen >= 6 * 4  # every seat's face at least was found in every frame

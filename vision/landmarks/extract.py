@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import numpy as np
@@ -68,7 +69,11 @@ class _SeatGraphs:
 
 class LandmarkExtractor:
     """Per-frame landmarks for every seat of a calibration. Use as a context manager, or call
-    `close()`. `static=True` treats every frame as an unrelated picture (images)."""
+    `close()`. `static=True` treats every frame as an unrelated picture (images).
+
+    Each seat has its own MediaPipe graphs, so the seats of a frame run side by side on
+    `workers` threads (MediaPipe computes outside the GIL); their results are merged in seat
+    order, so the landmarks are the same whatever the number of workers."""
 
     def __init__(
         self,
@@ -76,11 +81,14 @@ class LandmarkExtractor:
         rates: Rates = Rates(),
         static: bool = False,
         max_crop_side: int | None = 640,
+        workers: int = 2,
     ) -> None:
         self.calibration = calibration
         self.rates = rates
         self.static = static
         self.max_crop_side = max_crop_side
+        self.workers = max(1, min(workers, len(calibration.seats)))
+        self._pool = ThreadPoolExecutor(self.workers, "seat") if self.workers > 1 else None
         self._graphs = {s.name: _SeatGraphs(static) for s in calibration.seats}
         self._last_run: dict[str, float] = {}
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
@@ -92,6 +100,9 @@ class LandmarkExtractor:
         self.close()
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
         for g in self._graphs.values():
             g.close()
         self._graphs = {}
@@ -111,38 +122,18 @@ class LandmarkExtractor:
         ran = [m for m in ("face", "hands", "pose") if self._due(m, t)]
         for m in ran:
             self._last_run[m] = t
+        seats = self.calibration.seats
+        if self._pool is not None:
+            results = list(self._pool.map(lambda seat: self._seat(seat, work, t, ran, mirrored), seats))
+        else:
+            results = [self._seat(seat, work, t, ran, mirrored) for seat in seats]
         faces: dict[str, np.ndarray | None] = {}
         poses: dict[str, np.ndarray | None] = {}
         raw_hands: list[RawHand] = []
-        for seat in self.calibration.seats:
-            carry = self._carry[seat.name]
-            x0, y0, x1, y1 = self._seat_box(seat, width, height, mirrored)
-            crop = work[y0:y1, x0:x1]
-            scale = 1.0
-            if self.max_crop_side and max(crop.shape[:2]) > self.max_crop_side:
-                scale = self.max_crop_side / max(crop.shape[:2])
-                crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-            rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
-            rgb.flags.writeable = False
-            g = self._graphs[seat.name]
-            cw, ch = x1 - x0, y1 - y0
-            face, face_t = carry.face, carry.face_t
-            if "face" in ran:
-                res = g.face.process(rgb)
-                face = _to_px(res.multi_face_landmarks[0], x0, y0, cw, ch) if res.multi_face_landmarks else None
-                face_t = t
-            pose, pose_t = carry.pose, carry.pose_t
-            if "pose" in ran:
-                res = g.pose.process(rgb)
-                pose = _to_px(res.pose_landmarks, x0, y0, cw, ch, True) if res.pose_landmarks else None
-                pose_t = t
-            if "hands" in ran:
-                res = g.hands.process(rgb)
-                for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
-                    c = hd.classification[0]
-                    raw_hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
-            faces[seat.name], poses[seat.name] = face, pose
-            self._carry[seat.name] = carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t)
+        for seat, (person, seat_hands) in zip(seats, results):  # in seat order, as one thread would
+            faces[seat.name], poses[seat.name] = person.face, person.pose
+            self._carry[seat.name] = person
+            raw_hands.extend(seat_hands)
         if "hands" in ran:
             # Assignment happens in the un-mirrored frame, where pose and handedness agree.
             seats_work = [self._work_seat(s, mirrored) for s in self.calibration.seats]
@@ -157,6 +148,40 @@ class LandmarkExtractor:
             persons = tuple(_unflip_person(p, width) for p in persons)
             unassigned = tuple(_unflip_hand(h, width) for h in unassigned)
         return FrameLandmarks(index, t, width, height, persons, unassigned, tuple(ran))
+
+    def _seat(
+        self, seat: Seat, work: np.ndarray, t: float, ran: list[str], mirrored: bool
+    ) -> tuple[Person, list[RawHand]]:
+        """One seat's models on its crop of the frame: its carried-over person with the face and
+        pose updated where they ran, and the hands found in its crop."""
+        height, width = work.shape[:2]
+        carry = self._carry[seat.name]
+        x0, y0, x1, y1 = self._seat_box(seat, width, height, mirrored)
+        crop = work[y0:y1, x0:x1]
+        if self.max_crop_side and max(crop.shape[:2]) > self.max_crop_side:
+            scale = self.max_crop_side / max(crop.shape[:2])
+            crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
+        rgb.flags.writeable = False
+        g = self._graphs[seat.name]
+        cw, ch = x1 - x0, y1 - y0
+        face, face_t = carry.face, carry.face_t
+        if "face" in ran:
+            res = g.face.process(rgb)
+            face = _to_px(res.multi_face_landmarks[0], x0, y0, cw, ch) if res.multi_face_landmarks else None
+            face_t = t
+        pose, pose_t = carry.pose, carry.pose_t
+        if "pose" in ran:
+            res = g.pose.process(rgb)
+            pose = _to_px(res.pose_landmarks, x0, y0, cw, ch, True) if res.pose_landmarks else None
+            pose_t = t
+        hands: list[RawHand] = []
+        if "hands" in ran:
+            res = g.hands.process(rgb)
+            for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
+                c = hd.classification[0]
+                hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
+        return carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t), hands
 
     @staticmethod
     def _work_seat(seat: Seat, mirrored: bool) -> Seat:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: espeak-ng and sox make test speech and hums offline,
-# libportaudio2 lets sounddevice open a microphone.
+# libportaudio2 lets sounddevice open a microphone, chromium is the real browser of the web tests.
 set -euo pipefail
-pkgs=(espeak-ng sox libportaudio2)
+pkgs=(espeak-ng sox libportaudio2 chromium fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 # Debian's Python makes no virtual environment without its venv package (scripts/setup.sh needs one)

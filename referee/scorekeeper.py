@@ -46,6 +46,7 @@ from referee.sessionlog import (
     AmendmentIllegal,
     CorrectionBreaksLaterEntry,
     Entry,
+    LogConflict,
     LogContents,
     LogHeader,
     LogUnreadable,
@@ -137,6 +138,7 @@ def _engine(game: str | Engine) -> Engine:
     return get_engine(game) if isinstance(game, str) else game
 
 
+_ATTEMPTS = 8  # appends tried while another process keeps appending to the same log
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -246,6 +248,7 @@ class Scorekeeper:
     @_locked
     def table(self, viewer: Viewer | None = None) -> str:
         """The table as text, as `viewer` (default: the scorekeeper's viewer) may see it."""
+        self.sync()
         return render(self.engine, self.state, self.viewer if viewer is None else viewer)
 
     def help(self) -> str:
@@ -254,11 +257,13 @@ class Scorekeeper:
     @_locked
     def view(self, viewer: str | None = None) -> dict[str, Any]:
         """What one player (or the public, None) may see: the engine's `state.view`."""
+        self.sync()
         return self.state.view(viewer)
 
     @_locked
     def history(self, viewer: Viewer | None = None) -> str:
         """The actions in effect, as `viewer` (default: the scorekeeper's viewer) may see them."""
+        self.sync()
         who = self.viewer if viewer is None else viewer
         labels: dict[int, str] = {}
         for entry in (public_entry(self.engine, e, who) for e in self.log.entries):
@@ -341,6 +346,11 @@ class Scorekeeper:
         action raises its named Violation and changes nothing."""
         if not isinstance(action, Action):
             action = self.engine.codec.from_dict(action)
+        return self._appending(lambda: self._act(action, time, source, confidence, line, text))
+
+    def _act(
+        self, action: Action, time: float, source: str, confidence: float | None, line: str, text: str | None
+    ) -> Outcome:
         data = self.engine.codec.to_dict(action)
         self.state.verify(action)
         try:
@@ -349,8 +359,8 @@ class Scorekeeper:
             if text:
                 payload["text"] = text
             entry = self.log.append("action", payload, time=time, source=source, confidence=confidence, events=events)
-        except Violation:
-            raise
+        except (Violation, LogConflict):
+            raise  # a Violation changed nothing; after a LogConflict `_appending` rebuilds
         except BaseException:
             # The state may have moved while the log did not: rebuild it from what is saved.
             self._rebuild()
@@ -365,6 +375,27 @@ class Scorekeeper:
             message=self._describe(events),
             label=self._label(data, line or text or ""),
         )
+
+    def _appending(self, attempt: Callable[[], Outcome]) -> Outcome:
+        """Run `attempt` (check, then append) against the log as it is now: what another process
+        appended to the same log is read first, and if it appends in between (LogConflict), its
+        entries are read and the attempt checked again."""
+        for _ in range(_ATTEMPTS):
+            self.sync()
+            try:
+                return attempt()
+            except LogConflict:
+                self._rebuild()
+        raise LogConflict(f"another process kept appending to {self.log.path}: nothing was saved, try again")
+
+    @_locked
+    def sync(self) -> list[Entry]:
+        """Read the entries another process appended to this log (a terminal scorekeeper beside
+        the web server, on one table) and bring the state up to them; returns those entries."""
+        new = self.log.refresh()
+        if new:
+            self._rebuild()
+        return new
 
     def _describe(self, events: Sequence[Mapping[str, Any]]) -> str:
         """Events in words, as the scorekeeper's viewer may see them."""
@@ -386,11 +417,13 @@ class Scorekeeper:
         line: str = "",
     ) -> Outcome:
         """Undo action entry `target` (default: the last one in effect)."""
+        self.sync()
         if target is None:
             if not self._actions:
                 raise NothingToUndo("there is no action to undo")
             target = next(reversed(self._actions))
-        return self._correct({"op": "undo", "target": target}, time, source, confidence, line)
+        payload = {"op": "undo", "target": target}
+        return self._appending(lambda: self._correct(payload, time, source, confidence, line))
 
     @_locked
     def amend(
@@ -410,7 +443,7 @@ class Scorekeeper:
         payload: dict[str, Any] = {"op": "amend", "target": target, "action": self.engine.codec.to_dict(action)}
         if text:
             payload["text"] = text
-        return self._correct(payload, time, source, confidence, line)
+        return self._appending(lambda: self._correct(payload, time, source, confidence, line))
 
     def _correct(
         self, payload: dict[str, Any], time: float, source: str, confidence: float | None, line: str
@@ -447,8 +480,11 @@ class Scorekeeper:
 
     @_locked
     def note(self, text: str, *, time: float, source: str = "keyboard") -> Outcome:
-        entry = self.log.append("note", {"text": text}, time=time, source=source, confidence=None)
-        return Outcome(text, True, "note", entry=entry, message=f"note #{entry.seq} saved")
+        def attempt() -> Outcome:
+            entry = self.log.append("note", {"text": text}, time=time, source=source, confidence=None)
+            return Outcome(text, True, "note", entry=entry, message=f"note #{entry.seq} saved")
+
+        return self._appending(attempt)
 
     @_locked
     def observe(
@@ -461,8 +497,12 @@ class Scorekeeper:
     ) -> Outcome:
         """Log evidence (a card read, a signal seen, an audio event): `{"type": ..., ...}`.
         It never changes the state."""
-        entry = self.log.append("observation", observation, time=time, source=source, confidence=confidence)
-        return Outcome("", True, "observation", entry=entry, message=f"observation #{entry.seq} saved")
+
+        def attempt() -> Outcome:
+            entry = self.log.append("observation", observation, time=time, source=source, confidence=confidence)
+            return Outcome("", True, "observation", entry=entry, message=f"observation #{entry.seq} saved")
+
+        return self._appending(attempt)
 
     def _rebuild(self) -> None:
         actions, undone = actions_and_undone(self.log.entries)

@@ -60,7 +60,7 @@ CREATE TRIGGER entries_append_only_d BEFORE DELETE ON entries
     BEGIN SELECT RAISE(ABORT, 'the session log is append-only'); END;
 """
 
-_ENTRY_COLUMNS = ", ".join((*ENTRY_FIELDS, "checksum"))
+ENTRY_COLUMNS = ", ".join((*ENTRY_FIELDS, "checksum"))
 
 
 class FileDamaged(LogCorrupt):
@@ -126,7 +126,7 @@ def create_tables(conn: sqlite3.Connection, header: LogHeader) -> None:
 
 def insert_entry(conn: sqlite3.Connection, entry: Entry) -> None:
     """Insert one sealed entry (no transaction of its own)."""
-    conn.execute(f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", _row(entry))
+    conn.execute(f"INSERT INTO entries ({ENTRY_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", _row(entry))
 
 
 def _row(entry: Entry) -> tuple[Any, ...]:
@@ -200,7 +200,7 @@ def _read(conn: sqlite3.Connection, path: Path) -> LogContents:
     entries: list[Entry] = []
     damage: sqlite3.DatabaseError | None = None
     try:
-        for fetched in conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY seq"):
+        for fetched in conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entries ORDER BY seq"):
             previous = take_row(fetched, previous, header, entries)
     except sqlite3.DatabaseError as exc:
         damage = exc
@@ -210,7 +210,7 @@ def _read(conn: sqlite3.Connection, path: Path) -> LogContents:
         while True:
             try:
                 fetched = conn.execute(
-                    f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE seq = ?", (len(entries) + 1,)
+                    f"SELECT {ENTRY_COLUMNS} FROM entries WHERE seq = ?", (len(entries) + 1,)
                 ).fetchone()
             except sqlite3.DatabaseError:
                 fetched = None

@@ -4,6 +4,10 @@ Every append is its own transaction (a rollback journal, `synchronous=FULL`, so 
 the main file when the commit returns; triggers forbid UPDATE and DELETE), followed by the
 fsynced entry count beside the log (`tally`): an entry is saved once `append` returns, whatever
 happens to the process after, and a reader can tell a log that lost entries from a short one.
+
+Several processes may append to one log (the web server and a terminal scorekeeper on the same
+table): an append holds the count file's lock from its transaction to its count, and refuses
+(LogConflict) when another process appended first; `refresh` reads what the others appended.
 """
 
 from __future__ import annotations
@@ -29,7 +33,15 @@ from referee.sessionlog.errors import (
 from referee.sessionlog.jsonl import read_jsonl
 from referee.sessionlog.records import Entry, LogContents, LogHeader
 from referee.sessionlog.salvage import read_sqlite
-from referee.sessionlog.sqlite_file import COMPANIONS, SQLITE_MAGIC, connect, create_tables, insert_entry
+from referee.sessionlog.sqlite_file import (
+    COMPANIONS,
+    ENTRY_COLUMNS,
+    SQLITE_MAGIC,
+    checked_row,
+    connect,
+    create_tables,
+    insert_entry,
+)
 from referee.sessionlog.tally import Tally, TallyWriter, read_tally, tally_path
 
 
@@ -125,10 +137,14 @@ class SessionLog:
         self._conn = conn
         self._tally = TallyWriter(path)
         self._lock = threading.Lock()
+        self.closed = False  # a closed log still answers what it holds; it reads and writes no more
         self.header = contents.header
         self.entries: list[Entry] = contents.entries
         self._last_checksum = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
-        self._tally.write(Tally(len(self.entries), contents.entries[-1].checksum if contents.entries else ""))
+        self._data_version = self._read_data_version()
+        with self._tally.locked():
+            self._read_new()  # what another process appended since the log was read
+            self._tally.write(Tally(len(self.entries), self.entries[-1].checksum if self.entries else ""))
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -194,6 +210,7 @@ class SessionLog:
             raise LogWriteFailed(f"cannot continue {path}: {exc}") from None
 
     def close(self) -> None:
+        self.closed = True
         self._conn.close()
         self._tally.close()
 
@@ -219,8 +236,10 @@ class SessionLog:
         confidence: float | None = 1.0,
         events: Sequence[Event | Mapping[str, Any]] = (),
     ) -> Entry:
-        """Append one entry in its own durable transaction and return it (with its seq)."""
-        with self._lock:
+        """Append one entry in its own durable transaction and return it (with its seq). When
+        another process has appended since this log last read it, nothing is written and
+        LogConflict says so: `refresh`, check the entry against what is new, and append again."""
+        with self._lock, self._tally.locked():
             entry = Entry(
                 seq=self.next_seq,
                 time=time,
@@ -232,6 +251,13 @@ class SessionLog:
             ).sealed(self._last_checksum)
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
+                stored = self._conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+                if stored != len(self.entries):
+                    raise LogConflict(
+                        f"entries {len(self.entries) + 1}-{stored} were written by another process: "
+                        f"read them before entry {entry.seq}",
+                        stored=stored,
+                    )
                 insert_entry(self._conn, entry)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
@@ -244,6 +270,7 @@ class SessionLog:
                 raise
             self.entries.append(entry)
             self._last_checksum = entry.checksum
+            self._data_version = self._read_data_version()
             try:
                 self._tally.write(Tally(entry.seq, entry.checksum))
             except OSError as exc:
@@ -254,6 +281,50 @@ class SessionLog:
                     saved=entry.seq,
                 ) from None
             return entry
+
+    # -- reading what others wrote ----------------------------------------------------------
+
+    def _read_data_version(self) -> int:
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def changed(self) -> bool:
+        """Whether another process has committed to the log since it was last read (cheap:
+        SQLite's `data_version`, no row read)."""
+        with self._lock:
+            return not self.closed and self._read_data_version() != self._data_version
+
+    def refresh(self) -> list[Entry]:
+        """Read the entries another process appended since this log last read it, check each
+        against the chain of checksums, and return them (none: an empty list)."""
+        with self._lock:
+            if self.closed:
+                return []
+            version = self._read_data_version()
+            if version == self._data_version:
+                return []
+            new = self._read_new()
+            self._data_version = version
+            return new
+
+    def _read_new(self) -> list[Entry]:
+        """The entries stored after the ones this log holds, appended to it once checked."""
+        try:
+            rows = self._conn.execute(
+                f"SELECT {ENTRY_COLUMNS} FROM entries WHERE seq > ? ORDER BY seq", (len(self.entries),)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise LogCorrupt(f"the entries after {len(self.entries)} cannot be read: {exc}", index=0) from None
+        new: list[Entry] = []
+        for fetched in rows:
+            index = len(self.entries) + 1
+            try:
+                entry = checked_row(fetched, self._last_checksum, index)
+            except ValueError as exc:
+                raise LogCorrupt(f"entry {index}, written by another process: {exc}", index=index) from None
+            self.entries.append(entry)
+            self._last_checksum = entry.checksum
+            new.append(entry)
+        return new
 
     def contents(self) -> LogContents:
         return LogContents(header=self.header, entries=list(self.entries), path=str(self.path))

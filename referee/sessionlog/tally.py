@@ -16,10 +16,17 @@ is told from a true one).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: one writer process at a time (SQLite still refuses a second seq)
+    fcntl = None  # type: ignore[assignment]
 
 SUFFIX = "-count"
 MAGIC = "table-referee-count 1"
@@ -75,6 +82,19 @@ class TallyWriter:
         os.ftruncate(self._fd, RECORD_SIZE)
         if not existed:  # the new name itself must survive a power cut
             _sync_folder(self.path.parent)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the count file's lock: two processes appending to one log write their entry and
+        its count one after the other, so the count never goes back (an exclusive `flock`)."""
+        if fcntl is None or self._fd < 0:
+            yield
+            return
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def write(self, tally: Tally) -> None:
         record = _record(tally)

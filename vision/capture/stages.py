@@ -16,6 +16,7 @@ latest-frame grabbers, a slow stage simply sees fewer frames.
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,9 @@ from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector
 from vision.cards.outlines import contour_cards, snap_to_cloth_outlines
-from vision.cards.reader import CardReader
+from vision.cards.reader import CardReader, drop_second_guesses
 from vision.cards.templates import load_deck
+from vision.cards.track import StillCards
 from vision.landmarks.calibration import TableCalibration
 from vision.observe import cards_seen
 from vision.signals.engine import detect_signals
@@ -69,6 +71,7 @@ class CardStage:
         model: str | None = None,
         threads: int | None = None,
         detector_conf: float = 0.25,
+        read_once: bool = True,
     ) -> None:
         self.camera = camera
         self.deck = load_deck(deck)
@@ -100,6 +103,7 @@ class CardStage:
         # The reader's own corner snapping serves the bare detector; the outline and contour
         # finders give exact corners already.
         self.reader = CardReader(self.detector, self.deck, snap=(finder == "detector"))
+        self.still = StillCards() if read_once else None
 
     def due(self, t: float) -> bool:
         return self.gate.due(t)
@@ -107,14 +111,50 @@ class CardStage:
     def read(self, image: np.ndarray) -> CardDetections:
         """The cards of one frame, found, rectified, identified (`vision.cards.reader`) and put
         in their zones. No tracker: a card replaced by another in the same place must be read
-        afresh, not inherit the earlier card's label (the zone stabiliser handles flicker)."""
-        dets = self.reader.read(image)
+        afresh, not inherit the earlier card's label (the zone stabiliser handles flicker).
+
+        With `read_once` (`StillCards`) a card lying still, its view unchanged since it was read,
+        keeps that reading instead of being identified again on every frame; a card put in its
+        place changes the view and is read afresh. The readings are those of reading every
+        frame: the same crop read again gives the same name."""
+        if self.still is None:
+            dets = self.reader.read(image)
+        else:
+            dets = self._read_once(image)
         if self.locate is not None and len(dets):
             dets.zone[:] = self.locate(self.camera, dets.centers)
         return dets
 
+    def _read_once(self, image: np.ndarray) -> CardDetections:
+        assert self.still is not None
+        found = self.detector(image)
+        reuse = self.still.match(image, found)
+        fresh = np.array([r is None for r in reuse], bool)
+        reads = found.copy()
+        if fresh.any():
+            reads_fresh = self.reader.identify(image, found[fresh])
+            reads = _put_rows(reads, np.flatnonzero(fresh), reads_fresh)
+        for i, r in enumerate(reuse):
+            if r is not None:
+                reads = _put_rows(reads, np.array([i]), r.read)
+        snapped = np.any(reads.corners != found.corners, axis=(1, 2))
+        for i, r in enumerate(reuse):
+            if r is not None:
+                snapped[i] = r.snapped
+        self.still.remember(image, found, reads, snapped, reuse)
+        if self.reader.snap:
+            reads = drop_second_guesses(reads, snapped)
+        return reads
+
     def __call__(self, frame: CameraFrame) -> CardsSeen:
         return cards_seen(frame.t, self.camera, self.read(frame.image), frame.index)
+
+
+def _put_rows(into: CardDetections, rows: np.ndarray, values: CardDetections) -> CardDetections:
+    """`into` with its rows `rows` replaced by `values` (in order), every column."""
+    for f in dataclasses.fields(into):
+        getattr(into, f.name)[rows] = getattr(values, f.name)
+    return into
 
 
 class SignalStage:

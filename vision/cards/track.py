@@ -7,14 +7,21 @@ by a passing hand comes back under the same id. On top of it, `CardTracker` keep
 track (the identification confidences of each label it was read as); a frame where the card
 is half covered and reads `unknown` (or reads wrongly at low confidence) reports the track's
 label instead, with the vote's share as confidence.
+
+`StillCards` is the card stage's read-once memory: a card lying still on the cloth (its corners
+where they were, its view unchanged) keeps the name it was read as instead of being identified
+on every frame; moved, turned, covered or replaced, it is read again.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.cards.detections import CardDetections
@@ -111,3 +118,142 @@ class CardTracker:
 def _most_voted(votes: dict[str, float]) -> tuple[str, float]:
     """The label with the most votes (the first read of equals), and its votes."""
     return max(votes.items(), key=lambda kv: kv[1])
+
+
+# -- read once per card lying still -----------------------------------------------------------
+
+THUMB_SIZE = (24, 36)  # (width, height) of the view a still card is compared by
+
+
+@dataclasses.dataclass
+class _Still:
+    raw: np.ndarray  # (4, 2) the detector's corners when the card was read
+    face_up: bool
+    thumb: np.ndarray  # the view inside `raw` then (THUMB_SIZE, grey, float32)
+    read: CardDetections  # one row: what the card was read as (label, corners, orientation)
+    snapped: bool  # whether the read moved its corners (for `drop_second_guesses`)
+    unseen: int = 0  # frames since it was last detected
+
+
+def card_view(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card inside `quad` as a small grey picture (THUMB_SIZE), lightly blurred and brought
+    to zero mean and unit contrast: what a card lying still is compared by from frame to frame
+    (sensor noise averages out and the camera's exposure drift cancels; a different face or a
+    hand over it does not)."""
+    w, h = THUMB_SIZE
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    crop = cv2.warpPerspective(grey, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    view = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32)
+    view -= view.mean()
+    return view / max(float(view.std()), 4.0)  # a blank view keeps its noise small
+
+
+def view_change(a: np.ndarray, b: np.ndarray) -> float:
+    """How much two views of a card (`card_view`) differ: the mean difference, in units of the
+    view's contrast, of its most changed eighth of pixels, so that a changed corner index or a
+    finger counts as much as a whole new face."""
+    d = np.abs(a - b).ravel()
+    k = max(1, d.size // 8)
+    return float(np.partition(d, d.size - k)[-k:].mean())
+
+
+class StillCards:
+    """Read once per card lying still: a card whose detected corners have not moved (by more
+    than `moved` of its short side, all four) and whose view has not changed (`view_change`
+    under `changed`, compared at the corners it was read from) keeps what it was
+    read as, without being identified again; moved, turned, covered or replaced, it is read
+    afresh. A card not detected for `forget` frames is forgotten.
+
+        still = StillCards()
+        reuse = still.match(image, found)        # per detection: a remembered reading or None
+        ... identify the detections with reuse None ...
+        still.remember(image, found, reads, snapped, reuse)
+
+    The view is taken at the corners the card was first read from, not at the new ones, so the
+    detector's own jitter between frames (its corners move by a tenth of the card on a card
+    lying still) does not count as change, while a card pushed by a fraction of its width
+    changes the view at those corners; a card sliding slowly is read again once it is off. The
+    remembered card nearest in view wins, and a card read afresh where one lay replaces it."""
+
+    def __init__(self, moved: float = 0.25, changed: float = 0.25, forget: int = 10) -> None:
+        self.moved = moved
+        self.changed = changed
+        self.forget = forget
+        self._cards: list[_Still] = []
+        self.reused = 0
+        self.read = 0
+
+    def reset(self) -> None:
+        self._cards = []
+
+    def match(self, image: np.ndarray, found: CardDetections) -> list[_Still | None]:
+        """For each detection, the remembered card it still is (or None: read it)."""
+        out: list[_Still | None] = [None] * len(found)
+        free = set(range(len(self._cards)))
+        for i in range(len(found)):
+            best, best_change = None, self.changed
+            for j in self._near(found.corners[i], bool(found.face_up[i]), free):
+                c = self._cards[j]
+                change = view_change(card_view(image, c.raw), c.thumb)
+                if change <= best_change:
+                    best, best_change = j, change
+            if best is not None:
+                out[i] = self._cards[best]
+                free.discard(best)
+        return out
+
+    def _near(self, quad: np.ndarray, face_up: bool, among: Iterable[int]) -> list[int]:
+        """The remembered cards (of `among`) whose corners lie within `moved` of `quad`'s."""
+        side = max(float(min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1))), 1.0)
+        out = []
+        for j in among:
+            c = self._cards[j]
+            # a card turned half round may be detected with its corners numbered from the other
+            # short edge: the same quad either way
+            d = min(float(np.linalg.norm(c.raw - q, axis=1).max()) for q in (quad, np.roll(quad, 2, axis=0)))
+            if c.face_up == face_up and d <= self.moved * side:
+                out.append(j)
+        return out
+
+    def remember(
+        self,
+        image: np.ndarray,
+        found: CardDetections,
+        reads: CardDetections,
+        snapped: np.ndarray,
+        reused: list[_Still | None],
+    ) -> None:
+        """After a frame: the cards read afresh are remembered as read from `found`'s corners;
+        the reused ones stay as they were first read; those not seen age."""
+        kept: list[_Still] = []
+        seen = set()
+        for i in range(len(found)):
+            c = reused[i]
+            if c is not None:
+                c.unseen = 0
+                seen.add(id(c))
+                kept.append(c)
+                continue
+            kept.append(
+                _Still(
+                    found.corners[i].copy(),
+                    bool(found.face_up[i]),
+                    card_view(image, found.corners[i]),
+                    reads[i],
+                    bool(snapped[i]),
+                )
+            )
+        self.reused += sum(c is not None for c in reused)
+        self.read += sum(c is None for c in reused)
+        fresh = [i for i in range(len(found)) if reused[i] is None]
+        for j, c in enumerate(self._cards):
+            if id(c) in seen:
+                continue
+            c.unseen += 1
+            # a card read afresh where this one lay replaces it
+            superseded = any(self._near(found.corners[i], c.face_up, [j]) for i in fresh)
+            if c.unseen < self.forget and not superseded:
+                kept.append(c)
+        self._cards = kept

@@ -28,6 +28,7 @@ from vision.cards.decks import DECKS, backs, faces, symbol_siblings
 from vision.cards.decks import deck as deck_cards
 from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import CANONICAL_SIZE
+from vision.cards.regional import SHIPPED_DECKS_DIR
 from vision.cards.render import DESIGNS, render_card
 
 DECKS_ENV = "TABLE_REFEREE_DECKS"
@@ -73,7 +74,7 @@ def enrolled_names(decks_dir: Path | None = None) -> list[str]:
 
 
 def known_decks(decks_dir: Path | None = None) -> list[str]:
-    return sorted(set(enrolled_names(decks_dir))) + builtin_names()
+    return sorted(set(enrolled_names(decks_dir))) + shipped_names() + builtin_names()
 
 
 def to_canonical(image: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE) -> np.ndarray:
@@ -119,12 +120,27 @@ def _builtin(name: str) -> Deck:
     return render_deck_templates(base, design or "classic")
 
 
+def shipped_names() -> list[str]:
+    """The decks shipped made from scans of real cards (vision/cards/regional.py)."""
+    if not SHIPPED_DECKS_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DECKS_DIR.iterdir() if (p / DECK_FILE).is_file())
+
+
+@lru_cache(maxsize=8)
+def _shipped(name: str) -> Deck:
+    return dataclasses.replace(read_deck_folder(SHIPPED_DECKS_DIR / name), source="built-in")
+
+
 def load_deck(name: str, decks_dir: Path | str | None = None) -> Deck:
-    """The deck called `name` (enrolled first, then built in), or `UnknownDeck`."""
+    """The deck called `name` (enrolled first, then shipped from scans, then rendered), or
+    `UnknownDeck`."""
     root = Path(decks_dir) if decks_dir else default_decks_dir()
     folder = root / name
     if name and "/" not in name and (folder / DECK_FILE).is_file():
         return read_deck_folder(folder)
+    if name in shipped_names():
+        return _shipped(name)
     if name in builtin_names():
         return _builtin(name)
     raise UnknownDeck(

@@ -48,6 +48,7 @@ from tablereferee.recording.folder import (
     versions,
 )
 from tablereferee.recording.playback import RecordedCamera, camera_stream
+from tablereferee.recording.tracks import TrackWriter
 from vision.audio.attribute import attribute
 from vision.audio.pipeline import AudioListener
 from vision.audio.sources import Microphone
@@ -222,6 +223,7 @@ class Perception:
         present = None if cameras is None else set(cameras)
 
         self.config = config
+        self.tracks: TrackWriter | None = None  # set to keep every frame's cards and landmarks
         self.card: dict[str, CardStage] = {}
         self.signal: dict[str, SignalStage] = {}
         self.seconds: dict[str, float] = {"cards": 0.0, "signals": 0.0}
@@ -253,13 +255,18 @@ class Perception:
         card = self.card.get(frame.camera)
         if card is not None and card.due(frame.t):
             t0 = time.perf_counter()
-            out.append(card(frame))
+            seen = card(frame)
+            out.append(seen)
             self.seconds["cards"] += time.perf_counter() - t0
+            if self.tracks is not None:
+                self.tracks.cards(seen)
             self.frames["cards"] += 1
         signal = self.signal.get(frame.camera)
         if signal is not None and signal.due(frame.t):
             t0 = time.perf_counter()
             out.extend(signal(frame))
+            if self.tracks is not None and signal.landmarks:
+                self.tracks.landmarks(frame.camera, signal.landmarks[-1])
             if frame.camera in self.card and signal.landmarks:
                 # a card camera that also sees hands: a hand on a lead card as it lands
                 out.append(hands_seen(signal.landmarks[-1], frame.camera))
@@ -295,6 +302,8 @@ class Perception:
     def close(self) -> None:
         for stage in self.signal.values():
             stage.close()
+        if self.tracks is not None:
+            self.tracks.close()
 
 
 def audio_events(folder: SessionFolder) -> list[SignalEvent]:
@@ -515,6 +524,8 @@ def run_recorded(
         {"replayed_from": str(src.path), "reused_observations": reuse},
     )
     folder = SessionFolder.create(out, manifest)
+    if perception is not None:
+        perception.tracks = TrackWriter(folder.path)
     if copy_media:
         for cam in cameras:
             dst = folder.camera_dir(cam)
@@ -666,6 +677,7 @@ def run_live(
     manifest["duration"] = None  # known when the session ends (a killed session never says)
     manifest["recording"] = {"segment_seconds": segment_seconds, "fragment_seconds": FRAGMENT_SECONDS}
     folder = SessionFolder.create(out, manifest)
+    perception.tracks = TrackWriter(folder.path)
     writers = (
         {
             n: folder.segment_writer(n, segment_seconds=segment_seconds, fragment_seconds=FRAGMENT_SECONDS)

@@ -44,12 +44,17 @@ from referee.secrecy import PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, read_log
 from referee.table.zones import TableZones
 from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, read_segments
+from tablereferee.recording.tracks import landmarks_stored, read_cards, read_landmarks
 from vision.capture.stages import CardStage
 from vision.landmarks.calibration import TableCalibration
 from vision.landmarks.draw import draw_frame
+from vision.landmarks.types import FrameLandmarks
 
 if TYPE_CHECKING:
     from vision.landmarks.extract import LandmarkExtractor
+
+
+STORED_READ_LASTS = 0.25  # s: a stored read (cards, landmarks) is drawn on the frames this long after it
 
 
 class NoSuchEvent(RefereeError):
@@ -228,6 +233,7 @@ def _write_package(
     main_gaps = [g for g in gaps if g.camera == main]
     in_video = bool(frames) and main is not None and not any(g.covers(t_event) for g in main_gaps)
     models = folder.manifest.get("models", {})
+    drawn_from = _drawn_from(folder, main, draw_landmarks)
     package = {
         "session": str(folder.path),
         "entry": target.to_dict(),
@@ -244,6 +250,7 @@ def _write_package(
         "files": {"clip": clip.name if frames else None, "excerpt": "excerpt.jsonl", "reasoning": "reasoning.md"},
         "clip_frames": frames,
         "clip_camera": main,
+        "drawn_from": drawn_from,
         "moment_in_video": in_video,
         "not_in_video": None if in_video else not_in_video(t_event, main, main_gaps),
         "video_gaps": [g.to_dict() for g in gaps],
@@ -277,11 +284,25 @@ def _write_package(
         f"Clip: {clip.name} ({frames} frames of camera {main}, {t0:.1f}-{t1:.1f} s)."
         if frames
         else "Clip: no video was recorded in this window.",
+        "Drawn on it: " + "; ".join(f"{what} {how}" for what, how in drawn_from.items()) + ".",
     ]
     (out_dir / "reasoning.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     # package.json last: a package folder that has it is complete
     (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return package
+
+
+def _drawn_from(folder: SessionFolder, main: str | None, draw_landmarks: bool) -> dict[str, str]:
+    """Where the clip's overlays come from: what the run stored, or perception run again."""
+    out: dict[str, str] = {}
+    if main is not None:
+        stored = read_cards(folder.path, main) is not None
+        out["the cards"] = "as the run read them" if stored else "read again from the video"
+    if draw_landmarks and folder.manifest.get("calibration"):
+        others = [c for c in folder.camera_names() if c != main and folder.camera_dir(c).is_dir()]
+        stored = all(landmarks_stored(folder.path, c) for c in others)
+        out["the landmarks"] = "as the run found them" if stored else "found again from the video"
+    return out
 
 
 def not_in_video(t: float, camera: str | None, gaps: Sequence[VideoGap]) -> str:
@@ -321,7 +342,8 @@ def _render_clip(
     zones = manifest.get("zones") or []
     others = [c for c in cams if c != main]
     signals = [e.payload for e in entries if e.kind == "observation" and e.payload.get("type") == "signal"]
-    reader = _card_reader(manifest, main)
+    stored = read_cards(folder.path, main)  # the cards as the run read them: nothing is read again
+    reader = _card_reader(manifest, main) if stored is None else None
     inset = {c: _Inset(folder, c, manifest, t0, t1, draw_landmarks) for c in others}
     writer = SegmentWriter(path.parent / ".clip", segment_seconds=1e9, crf=23)
     n = 0
@@ -333,7 +355,11 @@ def _render_clip(
                 break
             canvas = image.copy()
             _draw_zones(canvas, zones, main)
-            if reader is not None:
+            if stored is not None:
+                seen = stored.at(t)
+                if seen is not None and t - seen["t"] <= STORED_READ_LASTS:
+                    _draw_readings(canvas, seen["cards"])
+            elif reader is not None:
                 _draw_cards(canvas, reader.read(image))
             y = canvas.shape[0] - 74  # insets stacked up from the banner, at the right
             for ins in inset.values():
@@ -387,12 +413,17 @@ class _Inset:
         self.camera = camera
         self.extractor: LandmarkExtractor | None = None
         self.calib: TableCalibration | None = None
+        self.stored: dict[int, FrameLandmarks] = {}  # the landmarks the run found, by frame index
         calib = manifest.get("calibration")
         if landmarks and calib and any(s.get("camera") == camera for s in calib.get("seats", ())):
-            from vision.landmarks.extract import LandmarkExtractor  # deferred: loads SciPy; only landmarks need it
-
             self.calib = TableCalibration.from_dict(calib).for_camera(camera)
-            self.extractor = LandmarkExtractor(self.calib)
+            track = read_landmarks(folder.path, camera)
+            if track is not None:
+                self.stored = {round(f.t * 1000): f for f in track.between(t0 - 1, t1)}
+            else:  # a session recorded before the run kept its landmarks
+                from vision.landmarks.extract import LandmarkExtractor  # deferred: loads SciPy; only landmarks need it
+
+                self.extractor = LandmarkExtractor(self.calib)
         self.i = -1
         self.last: tuple[float, np.ndarray] | None = None
 
@@ -400,8 +431,12 @@ class _Inset:
         while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
             self.i += 1
             ft, img = self.frames[self.i]
-            if self.extractor is not None and self.calib is not None:
+            fl = None
+            if self.stored:
+                fl = self._stored_at(ft)
+            elif self.extractor is not None:
                 fl = self.extractor.process(img, ft, self.i)
+            if fl is not None and self.calib is not None:
                 evs = [SignalEvent(**{k: v for k, v in s.items() if k != "type"}) for s in signals]
                 img = draw_frame(img, fl, self.calib, evs)
             self.last = (ft, img)
@@ -412,6 +447,16 @@ class _Inset:
             return blank
         img = self.last[1]
         return cv2.resize(img, (width, int(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
+
+    def _stored_at(self, t: float) -> FrameLandmarks | None:
+        """The stored landmarks of the frame at `t` (the run may have skipped it: the latest
+        before it, when no older than a frame or two)."""
+        exact = self.stored.get(round(t * 1000))
+        if exact is not None:
+            return exact
+        before = [f for f in self.stored.values() if f.t <= t + 1e-6]
+        latest = max(before, key=lambda f: f.t, default=None)
+        return latest if latest is not None and t - latest.t <= STORED_READ_LASTS else None
 
     def close(self) -> None:
         if self.extractor is not None:
@@ -444,6 +489,22 @@ def _draw_cards(canvas: np.ndarray, dets) -> None:
         cv2.polylines(canvas, [pts], True, colour, 2, cv2.LINE_AA)
         cv2.circle(canvas, tuple(int(v) for v in pts[0]), 4, (0, 255, 255), -1)
         label = f"{dets.label[i] or '?'} {float(dets.label_confidence[i]):.2f}" if dets.face_up[i] else "face down"
+        x, y = int(pts[:, 0].min()), int(pts[:, 1].max()) + 16
+        cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+
+
+def _draw_readings(canvas: np.ndarray, cards: Sequence[Mapping[str, Any]]) -> None:
+    """The cards as the run read them (tracks/CAMERA/cards.jsonl), drawn as `_draw_cards` does."""
+    for c in cards:
+        if len(c["corners"]) != 4:
+            continue
+        pts = np.array(c["corners"], np.int32)
+        known = c["card"] is not None
+        colour = (0, 220, 0) if known else (0, 0, 255)
+        cv2.polylines(canvas, [pts], True, colour, 2, cv2.LINE_AA)
+        cv2.circle(canvas, tuple(int(v) for v in pts[0]), 4, (0, 255, 255), -1)
+        label = f"{c['card'] or '?'} {float(c['confidence']):.2f}" if c["face_up"] else "face down"
         x, y = int(pts[:, 0].min()), int(pts[:, 1].max()) + 16
         cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)

@@ -236,3 +236,47 @@ def test_a_replay_names_the_gaps_in_the_video(session_copy, tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(session_copy), "--out", str(tmp_path / "r"), "--threads", "1"])
     assert "gap: camera cards: no video from 9.9 s to 14.0 s (the video ends)" in result.output
     assert "gap: camera people: no video from 7.8 s to 14.0 s (the video ends)" in result.output
+
+
+def test_the_run_keeps_what_perception_saw_and_a_clip_draws_it_without_any_model(demo_session, tmp_path, monkeypatch):
+    from tablereferee.recording import clip, tracks
+
+    out, _ = demo_session
+    cards = tracks.read_cards(out, "cards")
+    people = tracks.read_landmarks(out, "people")
+    assert (
+        cards is not None and cards.problem is None and len(cards.frames) >= 60
+    )  # the card stage reads 5 frames a second
+    assert people is not None and people.problem is None and people.frames
+    assert any(c["card"] == "chicken:orloff" for f in cards.frames for c in f["cards"])
+    assert any(f.person("Bruno") is not None for f in people.frames)
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a clip of a session with stored tracks runs no model")
+
+    monkeypatch.setattr(clip, "CardStage", no_model)
+    monkeypatch.setattr("vision.landmarks.extract.LandmarkExtractor", no_model)
+    package = clip.make_dispute(out, _reveal(out), 1, 1, tmp_path / "dispute")
+    assert package["clip_frames"] >= 15
+    assert package["drawn_from"] == {"the cards": "as the run read them", "the landmarks": "as the run found them"}
+    assert "Drawn on it: the cards as the run read them" in (tmp_path / "dispute" / "reasoning.md").read_text()
+
+
+def test_a_track_cut_by_a_killed_run_keeps_the_frames_before_the_cut(demo_session, tmp_path):
+    from tablereferee.recording import tracks
+
+    out, _ = demo_session
+    whole = tracks.read_landmarks(out, "people")
+    copy = tmp_path / "cut"
+    (copy / "tracks" / "people").mkdir(parents=True)
+    (copy / "tracks" / "cards").mkdir(parents=True)
+    data = (out / "tracks" / "people" / tracks.LANDMARKS_FILE).read_bytes()
+    (copy / "tracks" / "people" / tracks.LANDMARKS_FILE).write_bytes(data[: len(data) // 2])
+    lines = (out / "tracks" / "cards" / tracks.CARDS_FILE).read_bytes()
+    (copy / "tracks" / "cards" / tracks.CARDS_FILE).write_bytes(lines[: len(lines) // 2])
+    cut = tracks.read_landmarks(copy, "people")
+    assert cut is not None and 0 < len(cut.frames) < len(whole.frames)
+    assert cut.problem and "frames kept" in cut.problem
+    assert [f.t for f in cut.frames] == [f.t for f in whole.frames[: len(cut.frames)]]
+    cards = tracks.read_cards(copy, "cards")
+    assert cards is not None and cards.problem and "line" in cards.problem and cards.frames

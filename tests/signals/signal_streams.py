@@ -16,7 +16,7 @@ import numpy as np
 
 from vision.landmarks.calibration import Seat, TableCalibration
 from vision.landmarks.types import FrameLandmarks, Hand, Person
-from vision.signals.features import EYE_LID_PAIRS, EYE_OUTER, face_targets
+from vision.signals.features import EYE_LID_PAIRS, EYE_OUTER, POSE_HAND, face_targets
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "people"
 BASE_IMAGE = FIXTURES / "mptasks_pointing_up.jpg"
@@ -93,12 +93,23 @@ class Body:
         return self.hand_at(side, lowest, (x, self.table_y), down=True)
 
     def person(
-        self, seat: str, hands: dict, face: np.ndarray | None = None, elbow_y: dict | None = None, t: float = 0.0
+        self,
+        seat: str,
+        hands: dict,
+        face: np.ndarray | None = None,
+        elbow_y: dict | None = None,
+        t: float = 0.0,
+        pose_hands: dict | None = None,
     ) -> Person:
+        """`pose_hands`: hands that only Pose sees (Hands missed them): their points move Pose's
+        wrist, pinky, index and thumb, and they are not in `Person.hands`."""
         pose = self.pose.copy()
-        for side, idx_w, idx_e in (("left", 15, 13), ("right", 16, 14)):
-            if side in hands:
-                pose[idx_w, :2] = hands[side][0, :2]
+        for side, idx_e in (("left", 13), ("right", 14)):
+            pts = hands.get(side, (pose_hands or {}).get(side))
+            if pts is not None:
+                # Pose's own hand points follow the hand: wrist, pinky, index, thumb
+                for k, h in zip(POSE_HAND[side], (0, 19, 7, 3)):
+                    pose[k, :2] = pts[h, :2]
             pose[idx_e, 1] = (elbow_y or {}).get(side, self.table_y + 0.6 * self.sw)
         return Person(
             seat,
@@ -169,6 +180,7 @@ class Case:
     expected: list  # (player, signal, start, end)
     signals: tuple  # the signals this case is about (scored for precision and recall)
     card_frames: dict | None = None
+    unsure: bool = False  # the expected events are reported unsure (e.g. Pose's hand points alone)
 
 
 BODIES = {
@@ -190,7 +202,9 @@ def _touch_case(
     expected=None,
     signals=None,
     duration=3.4,
+    pose_only: bool = False,
 ) -> Case:
+    """`pose_only`: Hands never finds the moving hand; only Pose's hand points show it."""
     b = Body.make(**BODIES[body_kind])
     other = "right" if side == "left" else "left"
     goal = b.targets()[target] + np.asarray(offset) * b.iod
@@ -199,7 +213,10 @@ def _touch_case(
         k = ramp(t, t0, t1)
         rest = b.rest_hand(side)
         at = b.hand_at(side, point, goal)
-        hands = {side: lerp(rest, at, k), other: b.rest_hand(other)}
+        moving = lerp(rest, at, k)
+        if pose_only:
+            return [b.person("ana", {other: b.rest_hand(other)}, t=t, pose_hands={side: moving})]
+        hands = {side: moving, other: b.rest_hand(other)}
         return [b.person("ana", hands, t=t)]
 
     sig = {"nose": "touch_nose", "chin": "touch_chin"}.get(target)
@@ -222,22 +239,45 @@ def _touch_case(
             "touch_eye_left",
             "touch_eye_right",
         ),
+        unsure=pose_only,
     )
 
 
-def _raise_case(body_kind: str, side: str, height: float = 1.0, name=None, expected=True) -> Case:
+def _raise_case(
+    body_kind: str,
+    side: str,
+    height: float = 1.0,
+    name=None,
+    expected=True,
+    at_chest: bool = False,
+    forearm_level: bool = False,
+    pose_only: bool = False,
+) -> Case:
+    """A hand raised to `height` (1.0: wrist an eye span above the eyes; 0: wrist at the chin,
+    fingers up beside the face). `at_chest`: the wrist just under the shoulder line instead.
+    `forearm_level`: the elbow held out level with the wrist (an arm across, not up).
+    `pose_only`: Hands never finds the raised hand; only Pose's hand points show it."""
     b = Body.make(**BODIES[body_kind])
     other = "right" if side == "left" else "left"
     sh = b.pose[11 if side == "left" else 12, :2]
     eye_y = (b.targets()["eye_left"][1] + b.targets()["eye_right"][1]) / 2
     chin_y = b.targets()["chin"][1]
-    # height 1.0: wrist an eye span above the eyes; 0: wrist at the chin (a hand to the mouth level)
-    wrist = (sh[0] + (0.4 if side == "left" else -0.4) * b.sw, lerp(chin_y, eye_y - b.iod, height))
+    shoulder_y = (b.pose[11, 1] + b.pose[12, 1]) / 2
+    wrist_y = shoulder_y + 0.1 * b.sw if at_chest else lerp(chin_y, eye_y - b.iod, height)
+    wrist = (sh[0] + (0.4 if side == "left" else -0.4) * b.sw, wrist_y)
 
     def make(t):
         k = ramp(t, 1.0, 2.4)
-        hands = {side: lerp(b.rest_hand(side), b.hand_at(side, 0, wrist), k), other: b.rest_hand(other)}
-        return [b.person("ana", hands, t=t)]
+        moving = lerp(b.rest_hand(side), b.hand_at(side, 0, wrist), k)
+        elbow = {side: float(lerp(b.table_y + 0.6 * b.sw, wrist_y, k))} if forearm_level else None
+        if pose_only:
+            p = b.person("ana", {other: b.rest_hand(other)}, elbow_y=elbow, t=t, pose_hands={side: moving})
+        else:
+            p = b.person("ana", {side: moving, other: b.rest_hand(other)}, elbow_y=elbow, t=t)
+        if forearm_level:  # the elbow out to the side, at the wrist's height once raised
+            assert p.pose is not None
+            p.pose[13 if side == "left" else 14, 0] = moving[0, 0] + (0.9 if side == "left" else -0.9) * b.sw
+        return [p]
 
     exp = [("ana", f"raise_hand_{side}", 1.25, 2.15)] if expected else []
     return Case(
@@ -246,6 +286,7 @@ def _raise_case(body_kind: str, side: str, height: float = 1.0, name=None, expec
         seat_calibration({"ana": b}),
         exp,
         ("raise_hand_left", "raise_hand_right"),
+        unsure=pose_only,
     )
 
 
@@ -296,12 +337,15 @@ def _tap_case(
     )
 
 
-def _eye_case(body_kind: str, closed: dict, t0=1.0, t1=1.35, name=None, expected=None) -> Case:
+def _eye_case(body_kind: str, closed: dict, t0=1.0, t1=1.35, name=None, expected=None, mouth: float = 0.0) -> Case:
+    """Eyes closed by `closed` (side -> 0..1 of the way) between t0 and t1; `mouth`: the lips
+    open by that many eye spans meanwhile (a laugh)."""
     b = Body.make(**BODIES[body_kind])
 
     def make(t):
         k = 1.0 if t0 <= t < t1 else 0.0
         face = b.closed_eyes({s: 0.85 * k * v for s, v in closed.items()})
+        face[list(LOWER_LIP), 1] += mouth * k * b.iod
         return [b.person("ana", {"left": b.rest_hand("left"), "right": b.rest_hand("right")}, face=face, t=t)]
 
     return Case(
@@ -461,14 +505,66 @@ def builders() -> list:
             expected=[],
             name=f"hand raised to the mouth ({kind})",
         )
+        # A hand held up beside the face with its wrist at the chin is raised (the old rule
+        # wanted the wrist 0.3 eye spans above the chin, and missed a real one).
         add(
-            f"miss-raise-to-chin-{kind}",
+            f"raise-beside-face-{kind}", _raise_case, kind, "right", height=0.0, name=f"raised beside the face ({kind})"
+        )
+        add(
+            f"raise-pose-only-{kind}",
+            _raise_case,
+            kind,
+            "left",
+            pose_only=True,
+            name=f"raise, only Pose sees it ({kind})",
+        )
+        add(
+            f"touch-chin-pose-only-{kind}",
+            _touch_case,
+            kind,
+            "right",
+            "chin",
+            point=8,
+            offset=(0.0, 0.05),
+            pose_only=True,
+            name=f"chin touch, only Pose sees the hand ({kind})",
+        )
+        add(
+            f"miss-raise-at-chest-{kind}",
             _raise_case,
             kind,
             "right",
-            height=0.0,
+            at_chest=True,
             expected=False,
-            name=f"hand raised only to the chin ({kind})",
+            name=f"hand held up at the chest, wrist under the shoulders ({kind})",
+        )
+        add(
+            f"miss-forearm-level-{kind}",
+            _raise_case,
+            kind,
+            "left",
+            forearm_level=True,
+            expected=False,
+            name=f"forearm held level across the head ({kind})",
+        )
+        add(
+            f"miss-laugh-{kind}",
+            _eye_case,
+            kind,
+            {"left": 0.6, "right": 0.15},
+            t0=1.0,
+            t1=1.6,
+            mouth=0.2,
+            name=f"a laugh: one eye read half closed, the other nearly open, mouth open ({kind})",
+        )
+        add(
+            f"miss-wink-at-the-start-{kind}",
+            _eye_case,
+            kind,
+            {"left": 1.0},
+            t0=0.2,
+            t1=0.55,
+            name=f"one eye closed before any baseline ({kind})",
         )
         add(
             f"miss-elbow-hovering-{kind}",

@@ -38,7 +38,10 @@ def test_stream_case(build):
     assert not fps, f"{case.name}: false events {[(e.signal, e.start, e.end) for e in fps]}"
     for exp, ev in tps:
         assert abs(ev.start - exp[2]) <= 0.35 and abs(ev.end - exp[3]) <= 0.35, (exp, ev)
-        assert not ev.unsure and ev.confidence >= 0.6, ev
+        if case.unsure:  # found, and honestly flagged: only Pose's coarse hand points saw it
+            assert ev.unsure and 0.4 <= ev.confidence < 0.8 and ev.evidence["hand_frames"] == 0, ev
+        else:
+            assert not ev.unsure and ev.confidence >= 0.6, ev
         assert ev.player == "ana" and ev.evidence["frames"][0] <= ev.evidence["frames"][1]
     # nothing else fires either: a touch is not also a raise, a wink not also a mouth movement
     expected = {e[1] for e in case.expected}

@@ -24,6 +24,10 @@ POSE_NOSE = 0
 POSE_SHOULDER = {"left": 11, "right": 12}
 POSE_ELBOW = {"left": 13, "right": 14}
 POSE_WRIST = {"left": 15, "right": 16}
+# BlazePose's own hand points: pinky and index knuckle-to-tip region, thumb tip.
+POSE_PINKY = {"left": 17, "right": 18}
+POSE_INDEX = {"left": 19, "right": 20}
+POSE_THUMB = {"left": 21, "right": 22}
 POSE_HIP = {"left": 23, "right": 24}
 
 # Hand indices.

@@ -18,7 +18,7 @@ import numpy as np
 from referee.observations import SignalEvent
 from vision.landmarks.types import SIDES
 from vision.signals.catalogue import Catalogue, SignalSpec
-from vision.signals.features import FACE_TARGETS, SeatSeries, contact_distances
+from vision.signals.features import FACE_TARGETS, SeatSeries, contact_distances, pose_hand_points
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,10 +94,13 @@ def _dwell_factor(series: SeatSeries, run: Run, spec: SignalSpec) -> float:
 # -- touches -------------------------------------------------------------------------------------
 
 
-def contact_targets(series: SeatSeries, radius: dict[str, float], side: str) -> tuple[np.ndarray, dict]:
+def contact_targets(
+    series: SeatSeries, radius: dict[str, float], side: str, pose_visibility: float | None = None
+) -> tuple[np.ndarray, dict]:
     """Per frame, the face part that hand touches (the nearest within its radius, measured
-    relative to the radius) or "" when none."""
-    d = contact_distances(series, side)
+    relative to the radius) or "" when none. With `pose_visibility`, Pose's hand points stand in
+    where Hands found no hand (`contact_distances`)."""
+    d = contact_distances(series, side, pose_visibility)
     rel = np.stack([d[k] / radius[k] for k in FACE_TARGETS], axis=1)  # (T, K)
     rel = np.where(np.isnan(rel), np.inf, rel)
     best = rel.argmin(axis=1)
@@ -112,9 +115,15 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
     radius = dict(cat.face_contact_radius)
     events = []
     max_hold = spec.params.get("max_hold")
+    pose_vis = spec.params.get("pose_visibility")
     for side in SIDES if hand == "any" else (hand,):
-        touched, dist = contact_targets(series, radius, side)
+        touched, dist = contact_targets(series, radius, side, pose_vis)
         on = touched == target
+        has = series.has_hand(side)
+        # a pose hand's size: its wrist-to-index span (on the real media, Hands' wrist-to-knuckle
+        # size is 0.8-1.7 times it, median about 1)
+        ph = series.pose_hand[side]
+        pose_size = np.linalg.norm(ph[:, 2, :2] - ph[:, 0, :2], axis=1)
         holds = runs(series.t, touched != "", 0.0, spec.max_gap)
         for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
             sl = slice(run.i0, run.i1 + 1)
@@ -127,10 +136,14 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
             ):
                 continue  # a hand kept at (or in front of) the face is resting, not signalling
             dmin = np.nanmin(dist[target][sl])
-            ratio = float(np.nanmedian(series.hand_size[side][sl] / series.iod[sl]))
+            hand_frames = int((on[sl] & has[sl]).sum())
+            size = np.where(has[sl], series.hand_size[side][sl], pose_size[sl])
+            ratio = float(np.nanmedian(size / series.iod[sl]))
             plausible = lo <= ratio <= hi
             closeness = 1.0 - float(np.nanmedian(dist[target][sl][on[sl]])) / radius[target]
             conf = (0.55 + 0.45 * closeness) * _dwell_factor(series, run, spec) * (1.0 if plausible else 0.6)
+            if hand_frames == 0:
+                conf *= 0.85  # Pose's coarse hand points alone: plausible, less precise
             others = {k: float(np.nanmedian(v[sl])) for k, v in dist.items() if k != target}
             nearest_other = min(others, key=others.__getitem__)
             # two face parts almost equally near (chin or mouth?): say so
@@ -150,11 +163,14 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
                         "next_nearest": nearest_other,
                         "next_nearest_distance": others[nearest_other],
                         "hand_face_ratio": ratio,
-                        "side_from": series.hand_from[side][run.i0],
+                        "hand_frames": hand_frames,
+                        "pose_frames": int((on[sl] & ~has[sl]).sum()),
+                        "side_from": series.hand_from[side][run.i0] if has[run.i0] else "pose",
                         "ambiguous_with_next": ambiguous,
-                        "landmarks": "hand tips/pads 3,4,7,8,11,12,15,16,19,20; face " + target,
+                        "landmarks": "hand tips/pads 3,4,7,8,11,12,15,16,19,20 (where Hands found no hand: "
+                        "pose pinky, index, thumb); face " + target,
                     },
-                    unsure=not plausible or ambiguous,
+                    unsure=not plausible or ambiguous or hand_frames == 0,
                 )
             )
     return events
@@ -164,38 +180,63 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
 
 
 def raise_hand(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list[SignalEvent]:
+    """A hand held up, judged against the head and the shoulders: its top well above the eyes,
+    its wrist above the shoulder line (the line Pose sees, or one eye span below the chin when
+    the shoulders are out of view), the forearm pointing up where Pose sees the elbow, and the
+    hand not touching the face. Where Hands found no hand, Pose's own wrist, pinky, index and
+    thumb points stand in (then unsure)."""
     side = spec.p("hand")
     iod = series.iod
+    vis = spec.p("min_visibility")
     chin_y = series.targets["chin"][:, 1]
+    has = series.has_hand(side)
     pts = series.hand[side]
-    wrist_y = pts[:, 0, 1]
-    top_y = np.where(series.has_hand(side), np.min(np.nan_to_num(pts[:, :, 1], nan=np.inf), axis=1), np.nan)
-    above_chin = (chin_y - wrist_y) / iod
+    pose_pts = pose_hand_points(series, side, vis)  # NaN where Hands has the hand
+    hand_top = np.min(np.nan_to_num(pts[:, :, 1], nan=np.inf), axis=1)
+    # Pose's index point sits about the knuckles: a hand pointing up reaches further
+    pose_up = pose_pts[:, 2, 1] < pose_pts[:, 0, 1]
+    reach = np.where(pose_up, spec.p("pose_finger_reach") * iod, 0.0)
+    pose_top = np.min(np.nan_to_num(pose_pts[:, :, 1], nan=np.inf), axis=1) - reach
+    top_y = np.where(has, hand_top, pose_top)
+    top_y = np.where(np.isinf(top_y), np.nan, top_y)
+    wrist = np.where(has[:, None], pts[:, 0], pose_pts[:, 0])
+    seen = has | np.isfinite(pose_pts[:, 0, 0])
+    # The shoulder line and its scale: Pose's, else estimated from the face.
+    pose_sh = np.isfinite(series.shoulder_y) & np.isfinite(series.sw)
+    shoulder_y = np.where(pose_sh, series.shoulder_y, chin_y + spec.p("shoulders_below_chin") * iod)
+    sh_scale = np.where(pose_sh, series.sw, iod / 0.35)
+    above_sh = (shoulder_y - wrist[:, 1]) / sh_scale
     above_eyes = (series.eye_line_y - top_y) / iod
-    touched, _ = contact_targets(series, dict(cat.face_contact_radius), side)
-    by_hand = (above_chin >= spec.p("wrist_above_chin")) & (above_eyes >= spec.p("top_above_eyes")) & (touched == "")
-    # Where the hand itself was not found (motion blur, out of the crop), the pose wrist.
-    pw = series.pose_wrist[side]
-    visible = pw[:, 2] >= spec.p("min_visibility")
-    pose_above_eyes = (series.eye_line_y - pw[:, 1]) / iod
-    pose_above_sh = (series.shoulder_y - pw[:, 1]) / series.sw
-    by_pose = (
-        visible
-        & ~series.has_hand(side)
-        & (
-            (pose_above_eyes >= spec.p("pose_above_eyes"))
-            | (np.isnan(iod) & (pose_above_sh >= spec.p("pose_above_shoulders")))
+    el = series.elbow[side]
+    forearm = wrist - el[:, :2]
+    length = np.linalg.norm(forearm, axis=1)
+    up = -forearm[:, 1] / np.where(length > 0, length, np.nan)  # 1 straight up, 0 level, -1 down
+    forearm_ok = ~(el[:, 2] >= vis) | ~np.isfinite(up) | (up >= spec.p("forearm_up"))
+    touched, _ = contact_targets(series, dict(cat.face_contact_radius), side, spec.params.get("pose_visibility"))
+    with np.errstate(invalid="ignore"):
+        by_face = (
+            seen
+            & (above_sh >= spec.p("wrist_above_shoulders"))
+            & (above_eyes >= spec.p("top_above_eyes"))
+            & forearm_ok
+            & (touched == "")
         )
-    )
+        # No face in view (turned away, out of the crop): Pose's wrist well above the shoulders,
+        # and only where Hands found no hand (a hand held up before the face hides the face).
+        pw = series.pose_wrist[side]
+        pose_above_sh = (series.shoulder_y - pw[:, 1]) / series.sw
+        no_face = np.isnan(iod) & ~has & (pw[:, 2] >= vis) & (pose_above_sh >= spec.p("pose_above_shoulders"))
+    by_hand = by_face & has
+    by_pose = (by_face & ~has) | no_face
     on = by_hand | by_pose
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
         sl = slice(run.i0, run.i1 + 1)
         hand_frames = int(by_hand[sl].sum())
         pose_frames = int(by_pose[sl].sum())
-        margin = float(
-            np.nanmax(np.concatenate([above_eyes[sl][by_hand[sl]], pose_above_eyes[sl][by_pose[sl]], [0.0]]))
-        )
+        m = above_eyes[sl][on[sl]]
+        m = m[np.isfinite(m)]
+        margin = float(m.max()) if len(m) else spec.p("top_above_eyes")  # no face: just over the line
         conf = (0.6 + 0.4 * min(margin / 1.5, 1.0)) * _dwell_factor(series, run, spec)
         if hand_frames == 0:
             conf *= 0.75  # the pose alone: plausible, less certain
@@ -210,8 +251,11 @@ def raise_hand(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
                     "hand_frames": hand_frames,
                     "pose_frames": pose_frames,
                     "max_top_above_eyes": margin,
-                    "max_wrist_above_chin": float(np.nanmax(np.append(above_chin[sl], -np.inf))),
-                    "landmarks": "hand wrist 0 and topmost point; face chin 152/175, eye centres; pose wrist",
+                    "max_wrist_above_shoulders": float(np.nanmax(np.append(above_sh[sl], -np.inf))),
+                    "max_wrist_above_chin": float(np.nanmax(np.append(((chin_y - wrist[:, 1]) / iod)[sl], -np.inf))),
+                    "min_forearm_up": float(np.nanmin(np.append(up[sl][on[sl]], np.inf))),
+                    "landmarks": "hand wrist 0 and topmost point (or pose wrist/pinky/index/thumb); face eye "
+                    "centres and chin 152/175; pose shoulders 11/12 and elbow",
                 },
                 unsure=hand_frames == 0,
             )
@@ -366,6 +410,13 @@ def wink(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list
     other = "right" if eye == "left" else "left"
     st = eye_states(series, spec)
     on = st[eye]["closed"] & st[other]["open"]
+    # Each eye is judged against its own open baseline, so the baseline needs some history:
+    # a still picture, or the first moments of a clip, cannot show a wink (nor tell a squint).
+    seen = np.isfinite(series.ear[eye])
+    first = series.t[np.argmax(seen)] if seen.any() else np.inf
+    on &= series.t - first >= spec.p("min_history")
+    # The lip gap against its own running median: a laugh opens the mouth.
+    mouth_base = _running_baseline(series.t, series.mouth_open, spec.p("baseline_window"), 50)
     events = []
     for run in runs(series.t, on, spec.min_dwell, spec.max_gap):
         sl = slice(run.i0, run.i1 + 1)
@@ -375,6 +426,12 @@ def wink(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list
         lo, hi = max(0, run.i0 - 1), min(series.n, run.i1 + 2)
         other_closed = float(np.mean(st[other]["closed"][lo:hi]))
         if dur > spec.p("max_duration") or other_closed > spec.p("max_other_closed"):
+            continue
+        # A laugh narrows both eyes, and FaceMesh often reads one of them as nearly open
+        # (real smiling faces: one eye at 0.62-0.65 of the other): an eye closing while the
+        # mouth opens wide is a laugh, not a wink.
+        mouth_rise = float(np.nanmax(np.append((series.mouth_open - mouth_base)[lo:hi], -np.inf)))
+        if mouth_rise >= spec.p("laugh_mouth"):
             continue
         yaw = float(np.nanmedian(np.abs(series.yaw[sl])))
         depth = 1.0 - float(np.nanmedian(st[eye]["ratio"][sl][closed_this]))
@@ -392,6 +449,7 @@ def wink(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -> list
                     "other_ratio": open_other,
                     "baseline": float(np.nanmedian(st[eye]["baseline"][sl])),
                     "other_closed_share": other_closed,
+                    "mouth_rise": mouth_rise,
                     "yaw": yaw,
                     "landmarks": "face eye lids (EAR over 33/133/159/145... and 263/362/386/374...)",
                 },

@@ -14,7 +14,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.landmarks.calibration import Seat
-from vision.landmarks.types import HAND_PADS, HAND_TIPS, POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, SIDES, Person
+from vision.landmarks.types import (
+    HAND_PADS,
+    HAND_TIPS,
+    POSE_ELBOW,
+    POSE_INDEX,
+    POSE_PINKY,
+    POSE_SHOULDER,
+    POSE_THUMB,
+    POSE_WRIST,
+    SIDES,
+    Person,
+)
 
 # FaceMesh indices (the player's own sides on an un-mirrored picture).
 EYE_OUTER = {"right": 33, "left": 263}
@@ -31,10 +42,14 @@ CHIN = (152, 175)
 LIP_INNER_UPPER, LIP_INNER_LOWER = 13, 14
 MOUTH = (13, 14, 61, 291)
 FOREHEAD = 151
+FACE_TOP = 10  # top of the forehead, where the hair begins
 CHEEK = {"left": 425, "right": 205}
 
 FACE_TARGETS = ("nose", "chin", "mouth", "eye_left", "eye_right", "cheek_left", "cheek_right", "forehead")
 CONTACT_POINTS = HAND_TIPS + HAND_PADS
+# Pose's hand points, in the order of `SeatSeries.pose_hand`: wrist, pinky, index, thumb.
+POSE_HAND = {s: (POSE_WRIST[s], POSE_PINKY[s], POSE_INDEX[s], POSE_THUMB[s]) for s in SIDES}
+POSE_CONTACT = (1, 2, 3)  # pinky, index, thumb: the points of a pose hand that can touch
 
 
 def face_targets(face: np.ndarray) -> dict[str, np.ndarray]:
@@ -83,6 +98,8 @@ class SeatSeries:
     hand_from: dict[str, list[str | None]]  # side -> per frame, how its side was decided
     pose_wrist: dict[str, np.ndarray]  # side -> (T, 3): x, y, visibility
     elbow: dict[str, np.ndarray]  # side -> (T, 3)
+    pose_hand: dict[str, np.ndarray]  # side -> (T, 4, 3): pose wrist, pinky, index, thumb (x, y, visibility)
+    face_top_y: np.ndarray  # (T,) FaceMesh 10, the top of the forehead
     shoulder_y: np.ndarray
     sw: np.ndarray  # shoulder width, px
 
@@ -121,6 +138,8 @@ class SeatSeries:
         hfrom: dict[str, list[str | None]] = {s: [None] * T for s in SIDES}
         pw = {s: _nan((T, 3)) for s in SIDES}
         el = {s: _nan((T, 3)) for s in SIDES}
+        ph = {s: _nan((T, 4, 3)) for s in SIDES}
+        top_y = _nan(T)
         sh_y, sw = _nan(T), _nan(T)
         for i, (_t, _idx, p) in enumerate(stream):
             if p is None:
@@ -131,6 +150,7 @@ class SeatSeries:
                 for k, v in face_targets(f).items():
                     targets[k][i] = v
                 eye_y[i] = (targets["eye_left"][i, 1] + targets["eye_right"][i, 1]) / 2
+                top_y[i] = f[FACE_TOP, 1]
                 for s in SIDES:
                     ear[s][i] = eye_aspect_ratio(f, s)
                 mouth[i] = float(np.linalg.norm(f[LIP_INNER_UPPER, :2] - f[LIP_INNER_LOWER, :2])) / max(iod[i], 1e-6)
@@ -146,6 +166,7 @@ class SeatSeries:
                 for s in SIDES:
                     pw[s][i] = q[POSE_WRIST[s], [0, 1, 3]]
                     el[s][i] = q[POSE_ELBOW[s], [0, 1, 3]]
+                    ph[s][i] = q[list(POSE_HAND[s])][:, [0, 1, 3]]
                 a, b = q[POSE_SHOULDER["left"]], q[POSE_SHOULDER["right"]]
                 if min(a[3], b[3]) > 0.5:
                     sh_y[i] = (a[1] + b[1]) / 2
@@ -167,16 +188,42 @@ class SeatSeries:
             hfrom,
             pw,
             el,
+            ph,
+            top_y,
             sh_y,
             sw,
         )
 
 
-def contact_distances(series: SeatSeries, side: str) -> dict[str, np.ndarray]:
-    """Per frame, the nearest fingertip or finger pad of that hand to each face target, in eye spans."""
+def pose_hand_points(series: SeatSeries, side: str, min_visibility: float) -> np.ndarray:
+    """(T, 4, 2) Pose's wrist, pinky, index and thumb of that side where Hands found no hand
+    and Pose sees the points (visibility at least `min_visibility`); NaN elsewhere. A frame
+    where Pose puts those points on the other hand, which Hands did find, is left out: Pose
+    mistakes one hand for the other (a hand out of view is placed on the one in view)."""
+    ph = series.pose_hand[side]
+    ok = (ph[:, :, 2] >= min_visibility) & ~series.has_hand(side)[:, None]
+    other = "right" if side == "left" else "left"
+    theirs = series.hand[other]  # (T, 21, 2)
+    with np.errstate(invalid="ignore"):
+        gap = np.linalg.norm(ph[:, :, None, :2] - theirs[:, None, :, :], axis=3)  # (T, 4, 21)
+        gap = np.where(np.isnan(gap), np.inf, gap).min(axis=(1, 2))
+        on_other = gap < series.hand_size[other]
+    ok &= ~on_other[:, None]
+    return np.where(ok[:, :, None], ph[:, :, :2], np.nan)
+
+
+def contact_distances(series: SeatSeries, side: str, pose_visibility: float | None = None) -> dict[str, np.ndarray]:
+    """Per frame, the nearest fingertip or finger pad of that hand to each face target, in eye
+    spans. With `pose_visibility`, a frame where Hands found no hand uses Pose's pinky, index
+    and thumb points of that side instead (those seen at least that well)."""
     pts = series.hand[side][:, list(CONTACT_POINTS)]  # (T, 10, 2)
+    if pose_visibility is not None:
+        pose_pts = pose_hand_points(series, side, pose_visibility)[:, list(POSE_CONTACT)]  # (T, 3, 2)
+        pad = np.full((series.n, pts.shape[1] - pose_pts.shape[1], 2), np.nan)
+        pts = np.where(series.has_hand(side)[:, None, None], pts, np.concatenate([pose_pts, pad], axis=1))
     out = {}
     for name, tgt in series.targets.items():
-        d = np.linalg.norm(pts - tgt[:, None, :], axis=2).min(axis=1)
-        out[name] = d / series.iod
+        d = np.linalg.norm(pts - tgt[:, None, :], axis=2)
+        d = np.where(np.isnan(d), np.inf, d).min(axis=1)
+        out[name] = np.where(np.isinf(d), np.nan, d) / series.iod
     return out

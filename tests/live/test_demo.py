@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -280,3 +281,56 @@ def test_a_track_cut_by_a_killed_run_keeps_the_frames_before_the_cut(demo_sessio
     assert [f.t for f in cut.frames] == [f.t for f in whole.frames[: len(cut.frames)]]
     cards = tracks.read_cards(copy, "cards")
     assert cards is not None and cards.problem and "line" in cards.problem and cards.frames
+
+
+def _ask(folder: Path, *args: str):
+    return CliRunner().invoke(cli, ["ask", str(folder), "--player", "Bruno", *args])
+
+
+def test_asked_whether_bruno_raised_his_right_hand_the_answer_points_at_the_raise(demo_session, tmp_path):
+    out, _ = demo_session
+    result = _ask(out, "--signal", "raise_hand_right", "--from", "0", "--to", "4", "--out", str(tmp_path / "q"))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] in ("yes", "unsure")  # the raised fist of the clip, at about 1.5-2.2 s
+    answer = json.loads((tmp_path / "q" / "answer.json").read_text())
+    assert answer["events"] and all(1.3 <= e["start"] and e["end"] <= 2.5 for e in answer["events"])
+    assert 1.5 <= answer["closest"]["t"] <= 2.3
+    assert "as the run found them" in result.output
+    import cv2
+
+    picture = cv2.imread(str(tmp_path / "q" / "closest.png"))
+    assert picture is not None and picture.shape[1] >= 1280
+    assert cv2.imread(str(tmp_path / "q" / "measure.png")) is not None
+
+
+@pytest.mark.parametrize("signal", ["touch_nose_left", "touch_nose_right"])
+def test_asked_whether_bruno_touched_his_nose_the_answer_is_no(demo_session, tmp_path, signal):
+    out, _ = demo_session
+    result = _ask(out, "--signal", signal, "--from", "0", "--to", "8", "--out", str(tmp_path / "q"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "no"
+    assert "nose, in contact radii: nearest the cue" in result.output
+
+
+def test_a_question_about_an_unknown_signal_or_an_empty_window_is_refused_by_name(demo_session):
+    out, _ = demo_session
+    result = _ask(out, "--signal", "raise_hand_rigth", "--from", "0", "--to", "4")
+    assert result.exit_code == 2
+    assert "UnknownSignal" in result.output and "did you mean raise_hand_right?" in result.output
+    result = _ask(out, "--signal", "wink_left", "--from", "5", "--to", "4")
+    assert result.exit_code == 2 and "holds no time" in result.output
+    result = _ask(out, "--signal", "wink_left", "--from", "50", "--to", "54")
+    assert result.exit_code == 3 and "NothingSeen" in result.output
+
+
+def test_a_session_whose_run_kept_no_landmarks_has_them_found_again(session_copy, tmp_path):
+    shutil.rmtree(session_copy / "tracks")
+    result = _ask(
+        session_copy, "--signal", "raise_hand_right", "--from", "0", "--to", "4", "--out", str(tmp_path / "q")
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] in ("yes", "unsure")  # progress goes to stderr
+    assert "found again from the video" in result.stdout
+    done = re.findall(r"from the video: (\d+) of (\d+) frames", result.stderr)
+    assert done and done[-1][0] == done[-1][1]  # progress shown, to the last frame

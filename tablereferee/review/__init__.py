@@ -1,0 +1,1 @@
+"""Reviewing a recorded session: questions answered from what the run kept."""

@@ -1,11 +1,14 @@
-"""Puts the shipped models and the demo session inside the wheel (the rest is in pyproject.toml).
+"""Puts the shipped models, the demo session and the web pages inside the wheel (the rest is in
+pyproject.toml).
 
 They live at the repository's top level (models/, datasets/demo/), which a wheel does not
 have, so building one copies them into the packages that read them: models/ becomes
 vision/models/ and datasets/demo/ becomes tablereferee/datasets/demo/. The lookups
 (`MODELS_DIR` in vision/cards/detector.py, `DEMO` in tablereferee/commands/demo.py) take the
 packaged copy when there is one and the repository's otherwise. An editable install copies
-nothing. MANIFEST.in lists the same files for the source distribution.
+nothing. The web pages (tablereferee/web/static/, every file below it: `referee serve` serves
+them from the package) are copied to the same place in the wheel. MANIFEST.in lists the same
+files for the source distribution.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ SHIPPED = {
     "models/card_detector": ("vision/models/card_detector", ["card_detector.onnx", "MODEL_CARD.md"]),
     "models/card_embedder": ("vision/models/card_embedder", ["card_embedder.onnx", "MODEL_CARD.md"]),
     "datasets/demo": ("tablereferee/datasets/demo", ["**/*"]),
+    # the web pages, their scripts, styles and pictures (not a package: package-data misses them)
+    "tablereferee/web/static": ("tablereferee/web/static", ["**/*"]),
 }
 
 

@@ -1,9 +1,14 @@
-"""What a wheel ships besides the code: the card models and the demo session (setup.py)."""
+"""What a wheel ships besides the code: the card models, the demo session, the web pages (setup.py)."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,3 +40,31 @@ def test_the_source_distribution_lists_the_same_files():
     for name in ("card_detector", "card_embedder"):
         assert f"models/{name}/{name}.onnx" in manifest
     assert "datasets/demo" in manifest
+
+
+def _static_files() -> set[str]:
+    static = ROOT / "tablereferee" / "web" / "static"
+    return {p.relative_to(ROOT).as_posix() for p in static.rglob("*") if p.is_file()}
+
+
+def test_a_wheel_ships_every_file_of_the_web_pages():
+    shipped = {dest.as_posix() for _, dest in _setup_module().shipped_files()}
+    pages = _static_files()
+    assert pages <= shipped
+    assert {p for p in shipped if p.startswith("tablereferee/web/static/")} == pages
+    assert "graft tablereferee/web/static" in (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_built_wheel_holds_the_web_pages(tmp_path):
+    """Build the wheel for real (about a minute: the models are copied) and look inside."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert _static_files() <= names
+    assert "tablereferee/web/app.py" in names

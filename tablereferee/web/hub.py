@@ -297,7 +297,10 @@ class TableHub:
     def cameras(self) -> list[dict[str, str]]:
         if self.live is None:
             return []
-        return [{"name": c, "live": f"/api/cameras/{c}/live.mjpg"} for c in self.live.cameras()]
+        return [
+            {"name": c, "live": f"/api/cameras/{c}/live.mjpg", "frame": f"/api/cameras/{c}/frame.jpg"}
+            for c in self.live.cameras()
+        ]
 
     def me(self, grant: Grant) -> dict[str, Any]:
         """The caller's own buttons (docs/web.md)."""

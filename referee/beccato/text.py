@@ -11,6 +11,7 @@ from referee.beccato.scoring import PLACES
 from referee.beccato.state import BeccatoState
 from referee.core import Action, MalformedAction
 from referee.secrecy import PUBLIC, Viewer
+from referee.voice import waiting_phrase
 
 HELP = """\
 coccode PLAYER [BREED]          Coccodé (also coccodé, coccodè); BREED under Calling Chickens
@@ -189,7 +190,7 @@ def render(state: BeccatoState, viewer: Viewer = PUBLIC) -> str:
         who = " and ".join(result["winners"]) or "nobody"
         lines.append(f"GAME OVER ({result['reason']}): {'shared win: ' if result['shared'] else 'winner: '}{who}")
     else:
-        lines.append("waiting for: " + state._describe_wait())
+        lines.append("waiting for: " + waiting_phrase("beccato", state, viewer))
     for team, signal in state.signals.items():
         if viewer.sees_team(team):
             lines.append(f"  signal of {team}: {signal or '(not told to the referee)'}")

@@ -31,6 +31,7 @@ from referee.sessionlog import (
     LogUnsigned,
     read_log,
 )
+from referee.voice import say_error_parts, say_events, waiting_phrase
 from tablereferee.commands._errors import echo_error
 from tablereferee.paths import default_session_path
 from tablereferee.scripts import read_script  # the script loader: a BadScript ends the command, exit 2
@@ -108,25 +109,46 @@ def build_setup(
 
 
 def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> None:
+    """What one line did, in the referee's words (`referee.voice`), as the keeper's viewer may
+    see it: a refusal by its rule's name with the reason and what to do, an action by what it
+    made happen, one sentence per event, then the table and what the referee waits for."""
     if not outcome.accepted:
-        click.echo(f"{where}rejected: {outcome.error}")
-        hint = outcome.error.details.get("hint") if outcome.error else None
-        if isinstance(hint, str) and hint.strip():
-            # a one-line usage helps; a whole command list would bury the error
-            click.echo(f"  {hint.strip()}" if "\n" not in hint.strip() else "  (type 'help' for the commands)")
+        error = outcome.error
+        if error is None:
+            click.echo(f"{where}rejected: {outcome.message}")
+            return
+        reason, advice = say_error_parts(error)
+        click.echo(f"{where}rejected: {error.name}: {reason}")
+        if advice:
+            click.echo(f"  {advice}")
         return
     if outcome.command in ("action", "correction"):
         assert outcome.entry is not None
         label = outcome.label or outcome.line.strip() or outcome.command
-        click.echo(f"#{outcome.entry.seq} {label}: {outcome.message or 'ok'}")
+        sentences = say_events(keeper.engine, outcome.events, keeper.viewer, state=keeper.state)
+        click.echo(f"#{outcome.entry.seq} {label}" + ("" if sentences else ": ok"))
+        for sentence in sentences:
+            click.echo(f"  {sentence}")
         if not quiet:
-            click.echo(keeper.table())
+            _table(keeper)
     elif outcome.command in ("note",):
         click.echo(outcome.message)
     elif outcome.command == "show":
-        click.echo(keeper.table())
+        _table(keeper)
     elif outcome.command in ("help", "history"):
         click.echo(outcome.message)
+
+
+def _table(keeper: Scorekeeper) -> None:
+    """The table, and what the referee waits for with the command to type (unless the table
+    already says it)."""
+    table = keeper.table()
+    click.echo(table)
+    if keeper.state.is_over or not callable(getattr(keeper.state, "waiting_for", None)):
+        return
+    phrase = waiting_phrase(keeper.engine, keeper.state, keeper.viewer)
+    if phrase not in table:
+        click.echo(f"next: {phrase}")
 
 
 def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
@@ -262,7 +284,7 @@ def command(
     click.echo(f"{keeper.engine.name} (engine {keeper.engine.version}); log: {keeper.log.path}")
     if interactive:
         click.echo("type 'help' for the commands")
-    click.echo(keeper.table())
+    _table(keeper)
     source = "script" if script else "keyboard"
     rejected = 0
     accepted = 0

@@ -25,15 +25,22 @@ Two ways to feed it:
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import queue
+import resource
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing import shared_memory
 from typing import Any, Protocol
 
+import numpy as np
+
+from referee.core import RefereeError
 from vision.capture.grabber import Grabber
 from vision.capture.sources import CameraFrame
+from vision.capture.stages import RateGate
 from vision.observe import hands_seen
 
 
@@ -263,3 +270,123 @@ def table_stages(card: Mapping[str, Any], signal: Mapping[str, Any]) -> list[Sta
 
         out.append(_Named(f"signals:{cam}", stage, run))
     return out
+
+
+# -- a stage in a process of its own --------------------------------------------------------------
+
+
+class StageFailed(RefereeError):
+    """A stage running in its own process stopped: it failed to start, raised, or died."""
+
+
+class ProcessStage:
+    """A stage run in a process of its own, for a stage whose Python work would hold the GIL
+    the other stages need (on threads, MediaPipe's seats wait for it between their graphs).
+
+    `factory()` (picklable: a class and its arguments, `functools.partial`) builds the stage in
+    the child, where its models load; `due` is decided here with the stage's `fps`. A frame goes
+    to the child through shared memory (`max_size`: the largest frame, width by height), its
+    answer back through a pipe; one frame at a time, as every stage takes them. The child's
+    error or death is a `StageFailed` here."""
+
+    def __init__(
+        self,
+        camera: str,
+        factory: Callable[[], Callable[[CameraFrame], Any]],
+        fps: float | None = None,
+        max_size: tuple[int, int] = (1920, 1080),
+        start_timeout: float = 120.0,
+    ) -> None:
+        self.camera = camera
+        self.gate = RateGate(fps)
+        w, h = max_size
+        self._shm = shared_memory.SharedMemory(create=True, size=w * h * 3)
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process that runs threads
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(
+            target=_serve, args=(factory, child, self._shm.name, self._shm.size), name=f"stage-{camera}", daemon=True
+        )
+        self._proc.start()
+        child.close()
+        self._closed = False
+        if not self._conn.poll(start_timeout):
+            self.close()
+            raise StageFailed(f"the stage of camera {camera!r} did not start within {start_timeout:g} s")
+        kind, value = self._conn.recv()
+        if kind != "ready":
+            self.close()
+            raise StageFailed(f"the stage of camera {camera!r} could not start: {value}")
+
+    def due(self, t: float) -> bool:
+        return self.gate.due(t)
+
+    def __call__(self, frame: CameraFrame) -> Any:
+        image = np.ascontiguousarray(frame.image)
+        if image.nbytes > self._shm.size:
+            raise StageFailed(f"a frame of {image.shape[1]}x{image.shape[0]} is larger than this stage takes")
+        np.ndarray(image.shape, image.dtype, self._shm.buf)[...] = image
+        try:
+            self._conn.send((frame.camera, frame.index, frame.t, image.shape, image.dtype.str))
+            kind, value = self._conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            raise StageFailed(f"the stage of camera {self.camera!r} stopped (its process ended)") from None
+        if kind != "ok":
+            raise StageFailed(f"the stage of camera {self.camera!r} failed on frame {frame.index}: {value}")
+        return value
+
+    def usage(self) -> dict[str, float]:
+        """The child's CPU seconds so far and its peak memory (resident, MB)."""
+        self._conn.send("usage")
+        kind, value = self._conn.recv()
+        return dict(value)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._conn.send(None)
+        except (OSError, BrokenPipeError):
+            pass
+        self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(5)
+        self._conn.close()
+        self._shm.close()
+        self._shm.unlink()
+
+
+def _serve(factory: Callable[[], Callable[[CameraFrame], Any]], conn: Any, shm_name: str, size: int) -> None:
+    """The child's loop: build the stage, then answer each frame until told to stop."""
+    shm = shared_memory.SharedMemory(name=shm_name)
+    try:
+        try:
+            stage = factory()
+        except Exception as exc:  # reported to the parent as a plain message, not a traceback
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            return
+        conn.send(("ready", None))
+        while True:
+            msg = conn.recv()
+            if msg is None:
+                break
+            if msg == "usage":
+                r = resource.getrusage(resource.RUSAGE_SELF)
+                conn.send(("ok", {"cpu_s": r.ru_utime + r.ru_stime, "peak_rss_mb": r.ru_maxrss / 1024}))
+                continue
+            camera, index, t, shape, dtype = msg
+            # a copy (half a millisecond for 1280x720): a stage may keep its frame, and no view
+            # into the buffer may outlive it
+            image: np.ndarray = np.ndarray(shape, np.dtype(dtype), shm.buf).copy()
+            try:
+                out = stage(CameraFrame(camera, index, t, image))
+            except Exception as exc:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+                continue
+            conn.send(("ok", out))
+        close = getattr(stage, "close", None)
+        if close is not None:
+            close()
+    finally:
+        shm.close()

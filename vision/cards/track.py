@@ -18,7 +18,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import warnings
-from collections.abc import Iterable
 from typing import Any
 
 import cv2
@@ -143,11 +142,14 @@ def card_view(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     w, h = THUMB_SIZE
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    crop = cv2.warpPerspective(grey, m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    crop = cv2.warpPerspective(_grey(image), m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     view = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32)
     view -= view.mean()
     return view / max(float(view.std()), 4.0)  # a blank view keeps its noise small
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
 def view_change(a: np.ndarray, b: np.ndarray) -> float:
@@ -191,31 +193,39 @@ class StillCards:
     def match(self, image: np.ndarray, found: CardDetections) -> list[_Still | None]:
         """For each detection, the remembered card it still is (or None: read it)."""
         out: list[_Still | None] = [None] * len(found)
-        free = set(range(len(self._cards)))
+        if not self._cards or not len(found):
+            return out
+        grey = _grey(image)
+        near = self._near(found)
+        taken = np.zeros(len(self._cards), bool)
         for i in range(len(found)):
-            best, best_change = None, self.changed
-            for j in self._near(found.corners[i], bool(found.face_up[i]), free):
+            best, best_change = -1, self.changed
+            for j in np.flatnonzero(near[i] & ~taken):
                 c = self._cards[j]
-                change = view_change(card_view(image, c.raw), c.thumb)
+                change = view_change(card_view(grey, c.raw), c.thumb)
                 if change <= best_change:
-                    best, best_change = j, change
-            if best is not None:
+                    best, best_change = int(j), change
+            if best >= 0:
                 out[i] = self._cards[best]
-                free.discard(best)
+                taken[best] = True
         return out
 
-    def _near(self, quad: np.ndarray, face_up: bool, among: Iterable[int]) -> list[int]:
-        """The remembered cards (of `among`) whose corners lie within `moved` of `quad`'s."""
-        side = max(float(min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1))), 1.0)
-        out = []
-        for j in among:
-            c = self._cards[j]
-            # a card turned half round may be detected with its corners numbered from the other
-            # short edge: the same quad either way
-            d = min(float(np.linalg.norm(c.raw - q, axis=1).max()) for q in (quad, np.roll(quad, 2, axis=0)))
-            if c.face_up == face_up and d <= self.moved * side:
-                out.append(j)
-        return out
+    def _near(self, found: CardDetections) -> np.ndarray:
+        """(detections, remembered cards): whether the card's corners lie within `moved` of the
+        detection's (the same side up)."""
+        if not self._cards or not len(found):
+            return np.zeros((len(found), len(self._cards)), bool)
+        quads = found.corners.astype(np.float32)  # (N, 4, 2)
+        raws = np.stack([c.raw for c in self._cards]).astype(np.float32)  # (M, 4, 2)
+        side = np.maximum(np.linalg.norm(quads - np.roll(quads, -1, axis=1), axis=2).min(axis=1), 1.0)
+        # a card turned half round may be detected with its corners numbered from the other short
+        # edge: the same quad either way
+        d = np.minimum(
+            np.linalg.norm(quads[:, None] - raws[None], axis=3).max(axis=2),
+            np.linalg.norm(np.roll(quads, 2, axis=1)[:, None] - raws[None], axis=3).max(axis=2),
+        )
+        up = np.array([c.face_up for c in self._cards], bool)
+        return (d <= self.moved * side[:, None]) & (found.face_up[:, None] == up[None])
 
     def remember(
         self,
@@ -229,6 +239,7 @@ class StillCards:
         the reused ones stay as they were first read; those not seen age."""
         kept: list[_Still] = []
         seen = set()
+        grey = _grey(image)
         for i in range(len(found)):
             c = reused[i]
             if c is not None:
@@ -240,20 +251,20 @@ class StillCards:
                 _Still(
                     found.corners[i].copy(),
                     bool(found.face_up[i]),
-                    card_view(image, found.corners[i]),
+                    card_view(grey, found.corners[i]),
                     reads[i],
                     bool(snapped[i]),
                 )
             )
         self.reused += sum(c is not None for c in reused)
         self.read += sum(c is None for c in reused)
-        fresh = [i for i in range(len(found)) if reused[i] is None]
+        fresh = np.array([r is None for r in reused], bool)
+        # a card read afresh where one lay replaces it
+        superseded = self._near(found)[fresh].any(axis=0) if len(found) else np.zeros(len(self._cards), bool)
         for j, c in enumerate(self._cards):
             if id(c) in seen:
                 continue
             c.unseen += 1
-            # a card read afresh where this one lay replaces it
-            superseded = any(self._near(found.corners[i], c.face_up, [j]) for i in fresh)
-            if c.unseen < self.forget and not superseded:
+            if c.unseen < self.forget and not superseded[j]:
                 kept.append(c)
         self._cards = kept

@@ -191,3 +191,28 @@ def test_the_script_prints_the_table_and_writes_the_report(tmp_path, capsys):
     assert "| file | split | expected | fired before | fired |" in printed
     data = json.loads(out.read_text())
     assert data["totals"]["all"]["files"] == len(MEDIA) and len(data["rows"]) == len(MEDIA)
+
+
+def test_hands_looks_again_around_the_face_when_it_misses_a_hand():
+    """Frame 23 of the real gesture clip (0.92 s): the right fist arriving at the cheek. Hands
+    on the seat's crop finds no hand; on the enlarged crop around the face it finds the right
+    one. Frame 3 (no hand in view) stays empty either way."""
+    import cv2
+
+    from vision.landmarks.extract import LandmarkExtractor
+
+    _, calib = _cached("mps_gesture_recognizer_test_video")
+    cap = cv2.VideoCapture(str(FIXTURES / "mps_gesture_recognizer_test_video.mp4"))
+    images = {}
+    for i in range(24):
+        ok, img = cap.read()
+        assert ok
+        if i in (3, 23):
+            images[i] = img
+    cap.release()
+    found = {}
+    for zoom in (False, True):
+        with LandmarkExtractor(calib, static=True, zoom_hands=zoom) as ex:
+            found[zoom] = {i: sorted(ex.process(img, 0.0, i).persons[0].hands) for i, img in images.items()}
+    assert found[False] == {3: [], 23: []}
+    assert found[True] == {3: [], 23: ["right"]}

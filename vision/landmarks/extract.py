@@ -5,8 +5,10 @@ one Hands and one Pose graph per seat (each tracks its own player between frames
 that seat's crop at the rate its signals need (face 15/s for winks and lips, hands 12/s for
 touches and taps, pose 5/s for elbows and raises), carries the last result forward between
 runs (each part keeps the time it was measured), and gives every hand to its owner by geometry
-(`vision.landmarks.assign`). A mirrored source is flipped before inference and the points
-flipped back, so sides are always the player's own.
+(`vision.landmarks.assign`). When Hands finds fewer than two hands in a seat's crop, it looks
+again (6/s) at an enlarged crop around that seat's face (`zoom_box`): a hand at the face or
+raised beside it is small in the seat's crop and often missed there. A mirrored source is flipped
+before inference and the points flipped back, so sides are always the player's own.
 
 Only `model_complexity=1` is used: the other complexities download models at run time.
 """
@@ -32,6 +34,7 @@ class Rates:
     face: float | None = 15.0
     hands: float | None = 12.0
     pose: float | None = 5.0
+    zoom: float | None = 6.0  # Hands again on a crop around the face, where it missed a hand
 
 
 def _mp():
@@ -51,8 +54,13 @@ def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = 
     return pts
 
 
+ZOOM_SIDE = 384  # px: the face-centred crop Hands looks at again when it missed a hand
+ZOOM_SPAN = 2.6  # that crop's side, in face heights (the face, the hands at it, a raised fist)
+ZOOM_MIN_SCORE = 0.8  # a hand found only in the zoomed crop must be this sure
+
+
 class _SeatGraphs:
-    def __init__(self, static: bool) -> None:
+    def __init__(self, static: bool, zoom: bool) -> None:
         mp = _mp()
         self.face = mp.solutions.face_mesh.FaceMesh(
             static_image_mode=static, max_num_faces=1, refine_landmarks=False, min_detection_confidence=0.5
@@ -61,10 +69,52 @@ class _SeatGraphs:
             static_image_mode=static, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
         )
         self.pose = mp.solutions.pose.Pose(static_image_mode=static, model_complexity=1, min_detection_confidence=0.5)
+        # Its crop moves with the face: every call is a new picture for it.
+        self.zoom = (
+            mp.solutions.hands.Hands(
+                static_image_mode=True, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
+            )
+            if zoom
+            else None
+        )
 
     def close(self) -> None:
-        for g in (self.face, self.hands, self.pose):
-            g.close()
+        for g in (self.face, self.hands, self.pose, self.zoom):
+            if g is not None:
+                g.close()
+
+
+PALM = (0, 5, 9, 13, 17)
+
+
+def _overlap(a: RawHand, b: RawHand) -> bool:
+    """Whether either hand's palm centre lies within the other's box (grown by half its size):
+    a second fit of one hand, seen close up (often a part of it: the thumb of a thumbs-up)."""
+    for x, y in ((a, b), (b, a)):
+        palm = x.points[list(PALM), :2].mean(axis=0)
+        lo, hi = y.points[:, :2].min(axis=0), y.points[:, :2].max(axis=0)
+        grow = 0.5 * float(np.linalg.norm(y.points[9, :2] - y.points[0, :2]))
+        if bool(np.all(palm >= lo - grow) and np.all(palm <= hi + grow)):
+            return True
+    return False
+
+
+def zoom_box(face: np.ndarray, bounds: tuple[int, int, int, int]) -> tuple[int, int, int, int] | None:
+    """The crop around a face (FaceMesh points, px) where a hand at the face or raised beside
+    it lies: ZOOM_SPAN face heights wide, a little more above the face than below, kept
+    inside `bounds` (the seat's box). None when it would be empty."""
+    x0, y0 = face[:, 0].min(), face[:, 1].min()
+    x1, y1 = face[:, 0].max(), face[:, 1].max()
+    side = ZOOM_SPAN * max(float(y1 - y0), 1.0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    bx0, by0, bx1, by1 = bounds
+    box = (
+        int(max(bx0, cx - side / 2)),
+        int(max(by0, cy - 0.6 * side)),
+        int(min(bx1, cx + side / 2)),
+        int(min(by1, cy + 0.4 * side)),
+    )
+    return box if box[2] - box[0] >= 8 and box[3] - box[1] >= 8 else None
 
 
 class LandmarkExtractor:
@@ -82,14 +132,16 @@ class LandmarkExtractor:
         static: bool = False,
         max_crop_side: int | None = 640,
         workers: int = 2,
+        zoom_hands: bool = True,
     ) -> None:
         self.calibration = calibration
+        self.zoom_hands = zoom_hands
         self.rates = rates
         self.static = static
         self.max_crop_side = max_crop_side
         self.workers = max(1, min(workers, len(calibration.seats)))
         self._pool = ThreadPoolExecutor(self.workers, "seat") if self.workers > 1 else None
-        self._graphs = {s.name: _SeatGraphs(static) for s in calibration.seats}
+        self._graphs = {s.name: _SeatGraphs(static, zoom_hands) for s in calibration.seats}
         self._last_run: dict[str, float] = {}
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
 
@@ -120,13 +172,14 @@ class LandmarkExtractor:
         mirrored = self.calibration.mirrored
         work = cv2.flip(image, 1) if mirrored else image
         ran = [m for m in ("face", "hands", "pose") if self._due(m, t)]
-        for m in ran:
+        zoom = "hands" in ran and self.zoom_hands and self._due("zoom", t)
+        for m in ran + ["zoom"] * zoom:
             self._last_run[m] = t
         seats = self.calibration.seats
         if self._pool is not None:
-            results = list(self._pool.map(lambda seat: self._seat(seat, work, t, ran, mirrored), seats))
+            results = list(self._pool.map(lambda seat: self._seat(seat, work, t, ran, mirrored, zoom), seats))
         else:
-            results = [self._seat(seat, work, t, ran, mirrored) for seat in seats]
+            results = [self._seat(seat, work, t, ran, mirrored, zoom) for seat in seats]
         faces: dict[str, np.ndarray | None] = {}
         poses: dict[str, np.ndarray | None] = {}
         raw_hands: list[RawHand] = []
@@ -150,7 +203,7 @@ class LandmarkExtractor:
         return FrameLandmarks(index, t, width, height, persons, unassigned, tuple(ran))
 
     def _seat(
-        self, seat: Seat, work: np.ndarray, t: float, ran: list[str], mirrored: bool
+        self, seat: Seat, work: np.ndarray, t: float, ran: list[str], mirrored: bool, zoom: bool = False
     ) -> tuple[Person, list[RawHand]]:
         """One seat's models on its crop of the frame: its carried-over person with the face and
         pose updated where they ran, and the hands found in its crop."""
@@ -181,7 +234,37 @@ class LandmarkExtractor:
             for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
                 c = hd.classification[0]
                 hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
+            if zoom and g.zoom is not None and face is not None and len(hands) < 2:
+                found = self._zoom_hands(g.zoom, work, face, (x0, y0, x1, y1))
+                hands.extend(h for h in found if not any(_overlap(h, k) for k in hands))
         return carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t), hands
+
+    @staticmethod
+    def _zoom_hands(graph, work: np.ndarray, face: np.ndarray, bounds: tuple[int, int, int, int]) -> list[RawHand]:
+        """Hands missed a hand: look again at a crop around the face (where the face mesh
+        says it is), enlarged. Hands at the face or raised beside it are small in a seat's
+        crop, and a hand over the face hides its palm from the palm detector; close up, it
+        finds them (on the real gesture clip: the fist arriving at the cheek, the raised fist).
+        Only sure hands are kept; doubles of hands already found are merged by
+        `assign.dedupe_hands`."""
+        box = zoom_box(face, bounds)
+        if box is None:
+            return []
+        zx0, zy0, zx1, zy1 = box
+        crop = work[zy0:zy1, zx0:zx1]
+        scale = ZOOM_SIDE / max(crop.shape[:2])
+        crop = cv2.resize(
+            crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        )
+        rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
+        rgb.flags.writeable = False
+        res = graph.process(rgb)
+        out = []
+        for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
+            c = hd.classification[0]
+            if c.score >= ZOOM_MIN_SCORE:
+                out.append(RawHand(_to_px(lm, zx0, zy0, zx1 - zx0, zy1 - zy0), float(c.score), c.label))
+        return out
 
     @staticmethod
     def _work_seat(seat: Seat, mirrored: bool) -> Seat:

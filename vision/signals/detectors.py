@@ -121,7 +121,7 @@ def face_touch(series: SeatSeries, spec: SignalSpec, cat: Catalogue, **_: Any) -
         on = touched == target
         has = series.has_hand(side)
         # a pose hand's size: its wrist-to-index span (on the real media, Hands' wrist-to-knuckle
-        # size is 0.8-1.7 times it, median about 1)
+        # size is 0.5-1.7 times it, median about 1)
         ph = series.pose_hand[side]
         pose_size = np.linalg.norm(ph[:, 2, :2] - ph[:, 0, :2], axis=1)
         holds = runs(series.t, touched != "", 0.0, spec.max_gap)

@@ -439,3 +439,84 @@ def test_the_demo_names_a_missed_action_without_its_secret() -> None:
     line = shown_action(engine, {"source": "keyboard", "kind": "pass", "player": "Anna", "card": "serama"})
     assert "serama" not in line
     assert line == "pass Anna (card hidden) (from the keyboard)"
+
+
+# -- the web table (tablereferee.web) -------------------------------------------------------------
+
+
+def _web_secrets(team: str) -> list[str]:
+    from referee.signal_cards import signal_card  # deferred: the web's own section of this file
+
+    signal = WEB_SIGNALS[team]
+    return [signal, signal_card(signal).text, signal_card(signal).text.rstrip(".").lower()]
+
+
+WEB_SIGNALS = {"Reds": "touch_chin_left", "Blues": "cards_middle_upside_down"}
+
+
+def _leaks(text: str, secrets: list[str]) -> list[str]:
+    lowered = text.lower()
+    return [s for s in secrets if s.lower() in lowered]
+
+
+def test_no_public_response_page_or_websocket_message_of_the_web_holds_a_teams_signal(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient  # deferred: the web's own section of this file
+
+    from tablereferee.web import TableHub, create_app  # deferred: the web's own section of this file
+    from tablereferee.web.auth import Tokens  # deferred: the web's own section of this file
+
+    setup = {
+        "players": ["Anna", "Ben", "Carla", "Dan"],
+        "teams": {"Reds": ["Anna", "Carla"], "Blues": ["Ben", "Dan"]},
+        "signals": WEB_SIGNALS,
+    }
+    keeper = Scorekeeper.start("beccato", setup, tmp_path / "web.db", time=1.0)
+    hub = TableHub(keeper, tokens=Tokens(code="SECRET", pins={"Reds": "1234", "Blues": "5678"}))
+    both = _web_secrets("Reds") + _web_secrets("Blues")
+    seen: dict[str, list[str]] = {}  # who -> every text they were answered
+
+    def auth(token: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    with TestClient(create_app(hub)) as client:
+        scorer = hub.tokens.scorer_token
+        anna = client.post("/api/join", json={"code": "SECRET", "player": "Anna"}).json()["token"]
+        ben = client.post("/api/join", json={"code": "SECRET", "player": "Ben"}).json()["token"]
+        reds = client.post("/api/teams/Reds/unlock", json={"pin": "1234"}, headers=auth(ben)).json()
+        assert reds["error"]["name"] == "NotYourTeam"  # Ben plays for the Blues: his phone is not the Reds'
+        ben_blues = client.post("/api/teams/Blues/unlock", json={"pin": "5678"}, headers=auth(ben)).json()["token"]
+        roles = {"public": None, "scorer": scorer, "Anna without a PIN": anna, "Ben with the Blues' PIN": ben_blues}
+        sockets = {who: client.websocket_connect(f"/ws?token={token or ''}") for who, token in roles.items()}
+        opened = {who: ws.__enter__() for who, ws in sockets.items()}
+        lines = ["egg dollar-1", "egg star-2", "egg moon-3", "coccode Anna", "reveal Carla orloff orloff padovana"]
+        for line in lines:
+            assert client.post("/api/commands", json={"command": line}, headers=auth(scorer)).status_code == 200
+        for _ in range(4):  # on through the call's resolution, by the scorer's own buttons
+            me = client.get("/api/me", headers=auth(scorer)).json()
+            plain = [b for b in me["buttons"] if not b["choose"]]
+            if plain:
+                client.post("/api/commands", json={"action": plain[0]["action"]}, headers=auth(scorer))
+        client.post("/api/commands", json={"command": "caught Anna Carla"}, headers=auth(anna))  # refused: a teammate
+        for who, token in roles.items():
+            texts = seen.setdefault(who, [])
+            for path in ("/api/table", "/api/me", "/api/cards", "/api/teams/Reds/secret", "/api/health"):
+                texts.append(client.get(path, headers=auth(token)).text)
+            for page in ("/", "/phone", "/new", "/over", "/join/SECRET", "/api/join.svg", "/openapi.json"):
+                texts.append(client.get(page, headers=auth(token)).text)
+            while True:  # every message up to the table as it is now (changes close together come as one)
+                message = opened[who].receive_json()
+                texts.append(json.dumps(message))
+                if message["version"] == hub.version:
+                    break
+        for ws in sockets.values():
+            ws.__exit__(None, None, None)
+        static = Path(__file__).resolve().parents[1] / "tablereferee" / "web" / "static"
+        for f in static.rglob("*"):
+            if f.is_file() and f.suffix in (".html", ".js", ".css"):
+                seen["public"].append(client.get(f"/static/{f.relative_to(static).as_posix()}").text)
+    keeper.close()
+    for who in ("public", "scorer", "Anna without a PIN"):
+        assert not [_leaks(t, both) for t in seen[who] if _leaks(t, both)], who
+    blues_player = seen["Ben with the Blues' PIN"]
+    assert not [t for t in blues_player if _leaks(t, _web_secrets("Reds"))]
+    assert any(_leaks(t, _web_secrets("Blues")) for t in blues_player)  # the check can fail: his own is there

@@ -427,6 +427,8 @@ class TableHub:
         teams = self.teams()
         if team not in teams:
             raise NoSuchTeam(f"this table has no team {team!r}", team=team, teams=list(teams))
+        if grant.player is not None and grant.player not in teams[team]:
+            raise NotYourTeam(f"{grant.player}'s phone unlocks {grant.player}'s own team only", team=team)
         return self.tokens.unlock(team, pin, grant)
 
     def command(

@@ -270,11 +270,13 @@ def propose_table(
     faces: Sequence[Sequence[float]] | None = None,
     cloth: Any = None,
     angles: Sequence[float] | None = None,
+    positions: Sequence[Sequence[float]] | None = None,
 ) -> TableProposal:
     """Seats and zones for `players` (in seat order) from one picture. `faces`: face boxes
     (normalised x0, y0, x1, y1[, score]) already found, or None to detect them; `cloth`: four
     corners (pixels) to use instead of finding the cloth; `angles`: the seats' angles, one per
-    player in order (a person moved them), instead of proposing them."""
+    player in order (a person moved them), instead of proposing them; or `positions`, one
+    point (pixels) per player, where a person dragged each seat."""
     players = [str(p) for p in players]
     if not players or any(not p.strip() for p in players) or len(set(players)) != len(players):
         raise SeatProposalError("seats need the players' names, each different, in seat order")
@@ -295,6 +297,15 @@ def propose_table(
         corners = order_corners(cloth)
     to_px, to_table = _homographies(corners)
 
+    if positions is not None:
+        try:
+            pts = np.asarray(positions, np.float64).reshape(-1, 2)
+        except (TypeError, ValueError):
+            raise SeatProposalError("one seat position [x, y] per player", players=players) from None
+        if len(pts) != len(players) or not np.isfinite(pts).all():
+            raise SeatProposalError("one seat position [x, y] per player", players=players)
+        table_pts = _map(to_table, pts)
+        angles = [math.degrees(math.atan2(y - 0.5, x - 0.5)) % 360 for x, y in table_pts]
     if faces is None:
         faces = _detect_faces(image) if angles is None else []
     boxes: list[Box] = [(float(f[0]), float(f[1]), float(f[2]), float(f[3])) for f in faces]
@@ -392,8 +403,23 @@ def zone_for_seats(seats: Sequence[ProposedSeat], to_px: np.ndarray) -> list[Pro
         steps = sorted(set(steps))
         outer = [_edge(a) for a in steps]
         inner = [_edge(a, INNER) for a in reversed(steps)]
-        zones.append(_zone_px(f"seat:{s.player}", "seat", outer + inner, to_px, s.player))
+        zones.append(_zone_px(f"seat:{s.player}", "seat", _corners_only(outer + inner), to_px, s.player))
     return zones
+
+
+def _corners_only(points: Sequence[Point]) -> list[Point]:
+    """The polygon without the points that lie on a straight edge (fewer handles to drag)."""
+    out = list(points)
+    changed = True
+    while changed and len(out) > 3:
+        changed = False
+        for i in range(len(out)):
+            (ax, ay), (bx, by), (cx, cy) = out[i - 1], out[i], out[(i + 1) % len(out)]
+            if abs((bx - ax) * (cy - ay) - (by - ay) * (cx - ax)) < 1e-9:
+                del out[i]
+                changed = True
+                break
+    return out
 
 
 def _detect_faces(image: np.ndarray) -> list[Box]:

@@ -125,7 +125,9 @@ def field_of(exc: RefereeError) -> str | None:
 
 def error_response(exc: RefereeError) -> JSONResponse:
     names = {cls.__name__ for cls in type(exc).__mro__}
-    status = 404 if names & set(NOT_FOUND) else 400 if "NotJSON" in names else 413 if "TooBig" in names else 422
+    status = getattr(exc, "status", None)  # the web table's own errors carry theirs (auth.WebError)
+    if not isinstance(status, int) or not 400 <= status < 500:
+        status = 404 if names & set(NOT_FOUND) else 400 if "NotJSON" in names else 413 if "TooBig" in names else 422
     body = {"error": {"name": exc.name, "message": exc.message, "field": field_of(exc)}}
     return JSONResponse(body, status_code=status)
 
@@ -563,13 +565,14 @@ class ProposeIn(BaseModel):
     players: list[str]
     cloth: list[tuple[float, float]] | None = None
     angles: list[float] | None = None
+    positions: list[tuple[float, float]] | None = None
 
 
 @router.post("/api/setup/cameras/{cid}/propose")
 def propose(cid: str, body: ProposeIn, request: Request) -> dict[str, Any]:
     """Seats and zones proposed from the camera's picture: faces round the cloth, a card zone
-    in front of each seat, the centre zone. With `cloth` or `angles` (a person dragged them),
-    the zones are worked out round those."""
+    in front of each seat, the centre zone. With `cloth`, and the seats' `angles` or
+    `positions` (pixels, where a person dragged them), the zones are worked out round those."""
     cam = cameras_of(request).get(cid)
     name = get_engine(body.game).name
     try:
@@ -581,6 +584,7 @@ def propose(cid: str, body: ProposeIn, request: Request) -> dict[str, Any]:
             clockwise=name not in COUNTER_CLOCKWISE,
             cloth=body.cloth,
             angles=body.angles,
+            positions=body.positions,
         )
     except RefereeError as exc:
         exc.details.setdefault("field", f"cameras.{cam.name}")

@@ -140,3 +140,12 @@ def test_bad_requests_are_named_errors(players, kwargs, match):
 def test_corners_are_put_in_order():
     shuffled = [[1180, 620], [100, 100], [100, 620], [1180, 100]]
     assert order_corners(shuffled).tolist() == [[100, 100], [1180, 100], [1180, 620], [100, 620]]
+
+
+def test_seats_dragged_to_points_give_their_angles_on_the_table():
+    image = cv2.imread(str(PREVIEW))
+    # on a 16:9 cloth, the picture's corner is the table's 45 degrees, not the picture's 29
+    p = propose_table(image, ["Anna", "Bruno"], positions=[[1276, 716], [0, 0]])
+    assert [round(s.angle) for s in p.seats] == [45, 225]
+    with pytest.raises(SeatProposalError, match="one seat position"):
+        propose_table(image, ["Anna", "Bruno"], positions=[[1, 2]])

@@ -127,7 +127,7 @@ def _fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.65) -> str | None:
     """The choice nearest to a misspelt `word` (case and accents ignored), or None."""
     options = [str(c) for c in choices]
     folded = {_fold(c): c for c in options}
@@ -551,7 +551,7 @@ def _c_called_out(e: Data, w: _Words) -> str:
     caller, mine = e["caller"], team(e["calling_team"])
     total, other, target = e.get("total"), e.get("other_total"), e.get("target")
     if e.get("right"):
-        return f"{caller} calls out with {total} of {target}, ahead of {other}: right, {mine} win"
+        return f"{caller} calls out with {total} (the target is {target}, the others have {other}): right, {mine} win"
     if isinstance(total, int) and isinstance(target, int) and total >= target:
         return f"{caller} calls out with {total} but the others have {other}: not ahead, so wrong; {mine} lose"
     return f"{caller} calls out with {total} of {target}: wrong, {mine} lose"
@@ -716,7 +716,8 @@ def _s_settled(e: Data, w: _Words) -> str:
         parts.append(f"{and_list(bestia)} {'is' if len(bestia) == 1 else 'are'} in bestia")
     for p, n in paid.items():
         parts.append(f"{p} pays {_s_chips(n)} into the pot")
-    parts.append(f"the pot now holds {_s_chips(int(e.get('next_pot') or 0))}")
+    left = int(e.get("next_pot") or 0)
+    parts.append(f"the pot now holds {_s_chips(left)}" if left else "the pot is empty")
     return f"deal {e['deal']} is settled: " + "; ".join(parts)
 
 
@@ -1013,22 +1014,77 @@ def rule_in_words(error: RefereeError) -> str:
     return _sentence(_words_of(error.name))[:-1]
 
 
+# The details of a refusal that name the choices the table had (all public), in words; a
+# detail not listed here (a hand, a card a rule required) is never said.
+_CHOICES = {
+    "players": "the players are {}",
+    "teams": "the teams are {}",
+    "deck": "the cards of this game: {}",
+    "options": "offered: {}",
+    "allowed": "the free places: {}",
+    "face_up": "their face-up eggs: {}",
+    "supported": "the choices: {}",
+    "suits": "the suits: {}",
+}
+_TYPED = ("player", "viewer", "card", "suit", "option", "value")  # details that hold the word typed
+_QUOTED = re.compile(r"'([^']+)'")
+_USAGE = re.compile(r"^[a-z][a-z!-]* [A-Z]")  # a help line: "coccode PLAYER [BREED] ..."
+
+
+def _typed(error: RefereeError) -> str | None:
+    """The word the refused line named: a detail that holds it, else the first one the
+    message quotes ("'Zorro' is not playing")."""
+    for key in _TYPED:
+        value = error.details.get(key)
+        if isinstance(value, str) and value:
+            return value
+    m = _QUOTED.search(error.message)
+    return m.group(1) if m else None
+
+
+def _choices(error: RefereeError) -> tuple[str, list[str]] | None:
+    """The names the table would have taken instead, from the refusal's details."""
+    for key in _CHOICES:
+        value = error.details.get(key)
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            return key, [str(v) for v in value]
+    if error.name == "EggNotInDeck":
+        from referee.beccato.cards import EGGS  # deferred: the Beccato! package imports this module
+
+        return "eggs", list(EGGS)
+    return None
+
+
 def say_error_parts(error: RefereeError) -> tuple[str, str]:
-    """A refusal as (the reason, what to do about it): the message in words (with a "did you
-    mean" where the details name the choices), and the hint, or '' when it is the whole list of
-    commands (the terminal says to type 'help' instead) or when there is none."""
+    """A refusal as (the reason, what to do about it). The reason is the message in words, with
+    "did you mean ...?" when the word it names is close to one of the choices its details give
+    (a player, a team, a card of this game, an egg, a source offered), else those choices; what
+    to do is the hint (a usage line, how cards are written), "type 'help' for the commands"
+    when the hint is the whole list of commands, or '' when there is none."""
     reason = error.message.strip() or rule_in_words(error)
-    details = error.details
-    typed = details.get("player") or details.get("viewer")
-    choices = details.get("players") or []
-    if isinstance(typed, str) and isinstance(choices, (list, tuple)) and "did you mean" not in reason:
-        hint = suggest(typed, [str(c) for c in choices])
-        if hint:
-            reason += f"; {hint}"
-    advice = details.get("hint")
-    text = advice.strip() if isinstance(advice, str) else ""
-    if "\n" in text:
+    found = _choices(error)
+    typed = _typed(error)
+    if found is not None and "did you mean" not in reason:
+        key, names = found
+        mean = suggest(typed, names) if typed else None
+        if key == "eggs":
+            guilds = sorted({n.rpartition("-")[0] for n in names}, key=lambda g: names.index(f"{g}-1"))
+            listing = "the eggs are " + and_list(f"{g}-1 to {g}-7" for g in guilds)
+        else:
+            listing = _CHOICES[key].format(and_list(team(n) if key == "teams" else n for n in names))
+        if mean:
+            reason += f"; {mean}"
+            if key in ("deck", "eggs"):  # the cards and eggs are listed all the same
+                reason += " " + _sentence(listing)[:-1]
+        elif key == "eggs" or not all(n in reason for n in names):
+            reason += f" ({listing})"
+    advice = error.details.get("hint")
+    raw = advice.strip() if isinstance(advice, str) else ""
+    text = " ".join(raw.split())
+    if "\n" in raw:
         text = "type 'help' for the commands"
+    elif _USAGE.match(text):
+        text = " ".join(("usage: " + re.sub(r"(\S)  +", r"\1: ", raw, count=1)).split())
     return _sentence(reason), (_sentence(text) if text else "")
 
 

@@ -10,7 +10,16 @@ from referee.beccaccino.game import DECK, BeccaccinoState
 from referee.core import Action, GameState, MalformedAction, TableEngine
 from referee.secrecy import PUBLIC, Discreet, Viewer, trick_public_setup, trick_view_for
 from referee.tricks import CardNotInDeck
-from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
+from referee.tricks.commands import (
+    help_line,
+    own_state,
+    parse_card,
+    parse_cards,
+    parse_suit,
+    player_named,
+    split_command,
+)
+from referee.voice import suggest
 
 HELP = """\
 declare PLAYER SUIT        the battezzante names trump (coppe/denari/spade/bastoni or C/D/S/B)
@@ -83,15 +92,16 @@ class BeccaccinoEngine:
         if verb == "declare":
             if not rest:
                 raise MalformedAction("declare: which suit?", hint=_hint(verb))
-            try:
-                return Declare(player, DECK.parse_suit(" ".join(rest)))
-            except CardNotInDeck as exc:
-                raise MalformedAction(exc.message, hint=_hint(verb)) from None
+            return Declare(player, parse_suit(DECK, " ".join(rest), _hint(verb)))
         call = None
         if rest and rest[-1].lower() in _CALL_WORDS:
             call = _CALL_WORDS[rest.pop().lower()]
         if not rest:
             raise MalformedAction("play: which card?", hint=_hint(verb))
+        if call is None and len(rest) > 1 and rest[-1].lower() not in ("di", "of"):
+            mean = suggest(rest[-1], _CALL_WORDS)
+            if mean and _is_card(" ".join(rest[:-1])):
+                raise MalformedAction(f"{rest[-1]!r} is not an announcement; {mean}", hint=_hint(verb))
         return Play(player, parse_card(DECK, rest), call)
 
     def render(self, state: GameState) -> str:
@@ -151,6 +161,14 @@ class BeccaccinoEngine:
         elif s.holdings.full and viewer.player is not None and viewer.player in s.holdings.hands:
             lines.append(f"{viewer.player} holds: " + (" ".join(s.holdings.hands[viewer.player]) or "-"))
         return "\n".join(lines)
+
+
+def _is_card(text: str) -> bool:
+    try:
+        DECK.parse(text)
+    except CardNotInDeck:
+        return False
+    return True
 
 
 def _hint(verb: str) -> str:

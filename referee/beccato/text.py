@@ -1,4 +1,9 @@
-"""The scorekeeper's side of the Beccato! engine: typed lines to actions, the table as text."""
+"""The scorekeeper's side of the Beccato! engine: typed lines to actions, the table as text.
+
+A misspelt command or pyramid place is refused here with "did you mean" (`referee.voice.suggest`).
+Names the line carries (players, teams, cards, eggs, egg sources) go to the state as typed: the
+state refuses an unknown one by name (PlayerNotInGame, CardNotInDeck, ...) with the choices in
+its details, and `referee.voice.say_error` says the nearest one and lists them."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from referee.beccato.scoring import PLACES
 from referee.beccato.state import BeccatoState
 from referee.core import Action, MalformedAction
 from referee.secrecy import PUBLIC, Viewer
-from referee.voice import waiting_phrase
+from referee.voice import suggest, waiting_phrase
 
 HELP = """\
 coccode PLAYER [BREED]          Coccodé (also coccodé, coccodè); BREED under Calling Chickens
@@ -57,7 +62,8 @@ def parse_command(state: BeccatoState, text: str) -> Action:
         raise MalformedAction("an empty line", hint=HELP)
     verb = VERBS.get(fold(words[0]).rstrip("!"))
     if verb is None:
-        raise MalformedAction(f"unknown command {words[0]!r}", hint=HELP)
+        mean = suggest(fold(words[0]).rstrip("!"), VERBS)
+        raise MalformedAction(f"unknown command {words[0]!r}" + (f"; {mean}" if mean else ""), hint=HELP)
     args = words[1:]
     return _PARSERS[verb](state, verb, args)
 
@@ -71,7 +77,7 @@ def _player(state: BeccatoState, name: str) -> str:
     for p in state.table.players:
         if fold(p) == fold(name):
             return p
-    return name  # the state names the unknown player
+    return name  # the state names the unknown player (and `referee.voice.say_error` the nearest)
 
 
 def _team(state: BeccatoState, name: str) -> str:
@@ -135,7 +141,11 @@ def _place(state: BeccatoState, verb: str, args: list[str]) -> Action:
     _usage("place", args, 3, 3)
     place = PLACE_ALIASES.get(fold(args[2]), fold(args[2]))
     if place not in PLACES:
-        raise MalformedAction(f"no pyramid place {args[2]!r}", hint="b1 b2 b3 (base), m1 m2 (middle), top")
+        mean = suggest(place, [*PLACES, *PLACE_ALIASES])
+        raise MalformedAction(
+            f"no pyramid place {args[2]!r}" + (f"; {mean}" if mean else ""),
+            hint="the places are b1 b2 b3 (base), m1 m2 (middle), top",
+        )
     return A.PlaceEgg(_team(state, args[0]), args[1], place)
 
 

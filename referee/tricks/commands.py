@@ -1,5 +1,7 @@
 """Reading the scorekeeper's typed lines in the trick games: the verb, the player, the cards,
-and the help line that goes with a mistake."""
+and the help line that goes with a mistake. A misspelt command, card or suit is refused with a
+"did you mean" (`referee.voice.suggest`), and a card the deck does not know with its ranks and
+suits."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import TypeVar
 from referee.core import GameState, MalformedAction
 from referee.tricks.cards import CardNotInDeck, Deck
 from referee.tricks.common import TrickState
+from referee.voice import closest, suggest
 
 State = TypeVar("State", bound=TrickState)
 
@@ -28,7 +31,10 @@ def split_command(text: str, verbs: Mapping[str, str], help_text: str) -> tuple[
         raise MalformedAction("an empty line", hint=help_text)
     verb = verbs.get(words[0].lower())
     if verb is None:
-        raise MalformedAction(f"unknown command {words[0]!r}", hint=help_text)
+        mean = suggest(words[0], verbs)
+        raise MalformedAction(
+            f"unknown command {words[0]!r}" + (f"; {mean}" if mean else ""), hint=help_text, command=words[0]
+        )
     return verb, words
 
 
@@ -39,21 +45,52 @@ def help_line(help_text: str, verb: str) -> str:
 
 def player_named(players: Sequence[str], word: str) -> str:
     """The player `word` names, in any case; an unknown name is kept as typed, for `verify()`
-    to refuse as PlayerNotInGame."""
+    to refuse as PlayerNotInGame (whose details give `referee.voice.say_error` the nearest
+    player)."""
     for p in players:
         if p.lower() == word.lower():
             return p
     return word
 
 
+def card_names(deck: Deck) -> dict[str, str]:
+    """Every way this deck's cards are written, to its code: "3D", "3 di denari", "3 of coins"
+    (and "3♦" for a French deck)."""
+    out: dict[str, str] = {}
+    for code in deck.cards:
+        for language in ("code", "it", "en", "symbol"):
+            out.setdefault(deck.name_of(code, language), code)
+    return out
+
+
+def card_help(deck: Deck) -> str:
+    """How this deck's cards are written, with its ranks and suits."""
+    suits = ", ".join(f"{s} {deck.suit_name(s)}" for s in deck.suits)
+    return f"{deck.example()}; ranks {' '.join(deck.ranks)}, suits {suits}"
+
+
+def misspelt_card(deck: Deck, text: str, message: str, hint: str) -> MalformedAction:
+    """The MalformedAction for a card the deck does not know: the nearest card ("did you
+    mean Re di coppe (RC)?"), and the deck's ranks and suits."""
+    names = card_names(deck)
+    match = closest(text, names)
+    if match is not None:
+        code = names[match]
+        message += f"; did you mean {match}" + (f" ({code})?" if match != code else "?")
+    return MalformedAction(
+        message, hint=f"{hint}; ranks {' '.join(deck.ranks)}, suits {' '.join(deck.suits)}", card=text
+    )
+
+
 def parse_card(deck: Deck, words: Sequence[str]) -> str:
     """One card written in one or more words: "3D", "re di coppe", "king of spades"."""
     if not words:
-        raise MalformedAction("which card?", hint=deck.example())
+        raise MalformedAction("which card?", hint=card_help(deck))
+    text = " ".join(words)
     try:
-        return deck.parse(" ".join(words))
+        return deck.parse(text)
     except CardNotInDeck as exc:
-        raise MalformedAction(exc.message, hint=deck.example()) from None
+        raise misspelt_card(deck, text, exc.message, deck.example()) from None
 
 
 def parse_cards(deck: Deck, words: Sequence[str], hint: str) -> list[str]:
@@ -63,9 +100,20 @@ def parse_cards(deck: Deck, words: Sequence[str], hint: str) -> list[str]:
     i = 0
     while i < len(words):
         take = 3 if i + 2 < len(words) and words[i + 1].lower() in ("di", "of") else 1
+        text = " ".join(words[i : i + take])
         try:
-            out.append(deck.parse(" ".join(words[i : i + take])))
+            out.append(deck.parse(text))
         except CardNotInDeck as exc:
-            raise MalformedAction(exc.message, hint=hint) from None
+            raise misspelt_card(deck, text, exc.message, hint) from None
         i += take
     return out
+
+
+def parse_suit(deck: Deck, text: str, hint: str) -> str:
+    """A suit as typed ("coppe", "C", "spades"); a misspelt one is refused with "did you mean"."""
+    try:
+        return deck.parse_suit(text)
+    except CardNotInDeck as exc:
+        words = [deck.suit_name(s, language) for s in deck.suits for language in ("it", "en")]
+        mean = suggest(text, words)
+        raise MalformedAction(exc.message + (f"; {mean}" if mean else ""), hint=hint, suit=text) from None

@@ -61,8 +61,9 @@ class RealMedia:
 
 TUNE, HELD_OUT = "tune", "held-out"
 
-# What each real file shows (sides are the person's own). The held-out files are the five of
-# ../shared/testdata/people that no test or threshold had seen before this table was made.
+# What each real file shows (sides are the person's own). The held-out files are those no test
+# or threshold had seen before this table was made: five of ../shared/testdata/people and three
+# real photos shipped inside scikit-image and matplotlib.
 MEDIA: tuple[RealMedia, ...] = (
     RealMedia(
         "mps_gesture_recognizer_test_video",
@@ -89,6 +90,9 @@ MEDIA: tuple[RealMedia, ...] = (
     RealMedia("mps_hand_landmarker_test_video", (), HELD_OUT, "clip: one hand opening and turning, no face"),
     RealMedia("mps_hand_landmarker_test_image", (), HELD_OUT, "two thumbs-up, hands only"),
     RealMedia("mps_hand_thumb_up", (), HELD_OUT, "a thumbs-up, hand only"),
+    RealMedia("skimage_astronaut", (), HELD_OUT, "portrait, smiling, a hand low on a helmet"),
+    RealMedia("skimage_camera", (), HELD_OUT, "a man looking through a camera held at his eye (grey)"),
+    RealMedia("mpl_grace_hopper", (), HELD_OUT, "portrait with glasses, no hands"),
 )
 BY_STEM = {m.stem: m for m in MEDIA}
 SUFFIXES = (".mp4", ".jpg", ".jpeg", ".png")

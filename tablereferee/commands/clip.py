@@ -1,4 +1,8 @@
-"""`referee clip SESSION --event N`: a dispute package for one entry of a recorded session.
+"""`referee clip SESSION --event N` (or `--time T`): a dispute package for one moment of a session.
+
+`--list` prints the events a dispute is about (calls, reveals, awards, corrections, signals,
+the referee's decisions and questions, cameras lost), each with its entry number and session
+time; `--time T` cuts the package of the listed entry nearest T seconds.
 
 Cuts the seconds before and after entry N (a call, a reveal, a signal, any entry) into an MP4
 with the cards, zones, landmarks and signals drawn, and writes next to it the log excerpt, the
@@ -21,13 +25,16 @@ from referee.core import RefereeError, get_engine
 from referee.secrecy import EVERYTHING, PUBLIC, UnknownViewer, Viewer, resolve_viewer
 from referee.sessionlog import read_log
 from tablereferee.commands._errors import EXIT_UNREADABLE, EXIT_USAGE, echo_error, exit_on_error
+from tablereferee.commands._options import FiniteFloat
 
 EXIT_NOT_IN_VIDEO = 1
 
 
 @click.command("clip")
 @click.argument("session", type=click.Path(file_okay=False))
-@click.option("--event", "entry", type=int, required=True, help="the log entry number")
+@click.option("--event", "entry", type=int, help="the log entry number (see --list)")
+@click.option("--time", "at", type=FiniteFloat(min=0), help="session seconds: the event nearest that moment")
+@click.option("--list", "listing", is_flag=True, help="list the events with their entry numbers and times")
 @click.option("--before", type=float, default=3.0, show_default=True, help="seconds before the entry")
 @click.option("--after", type=float, default=3.0, show_default=True, help="seconds after the entry")
 @click.option("--out", type=click.Path(file_okay=False), help="folder (default SESSION/disputes/entry-N)")
@@ -40,7 +47,7 @@ EXIT_NOT_IN_VIDEO = 1
     help="Whose package: a player or team (what they may see), or 'all' (the referee's full record: "
     "cards passed face down, signals). Default: the public view.",
 )
-def command(session, entry, before, after, out, force, no_landmarks, view):
+def command(session, entry, at, listing, before, after, out, force, no_landmarks, view):
     """Cut a dispute clip and package around one log entry.
 
     The package shows the public view (no card passed face down, no team's signal) unless
@@ -49,13 +56,24 @@ def command(session, entry, before, after, out, force, no_landmarks, view):
         MomentNotInVideo,
         PackageExists,
         check_window,
+        entry_at,
+        list_events,
         make_dispute,
     )
 
+    if not listing and (entry is None) == (at is None):
+        raise click.UsageError("give the moment: --event N or --time T (--list shows them)")
     with exit_on_error(EXIT_USAGE):
         check_window(before, after)
     with exit_on_error(EXIT_UNREADABLE):
         viewer = _viewer(session, view)
+        if listing:
+            for ev in list_events(session, viewer):
+                click.echo(f"#{ev['entry']:<4} {ev['time']:7.2f} s  {ev['text']}")
+            return
+        if at is not None:
+            entry = entry_at(session, at, viewer)
+            click.echo(f"the event nearest {at:g} s is entry {entry}")
     try:
         result = make_dispute(
             session, entry, before, after, out, draw_landmarks=not no_landmarks, viewer=viewer, force=force

@@ -41,7 +41,7 @@ import numpy as np
 from referee.core import RefereeError, get_engine
 from referee.observations import SignalEvent
 from referee.secrecy import PUBLIC, Viewer, public_contents
-from referee.sessionlog import Entry, read_log
+from referee.sessionlog import Entry, LogContents, read_log
 from referee.table.zones import TableZones
 from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, read_segments
 from tablereferee.recording.tracks import landmarks_stored, read_cards, read_landmarks
@@ -81,6 +81,42 @@ def check_window(before: float, after: float) -> tuple[float, float]:
     if before + after <= 0:
         raise BadWindow("the clip would hold no time: give --before or --after more than 0 s")
     return float(before), float(after)
+
+
+LISTED = ("action", "correction")  # entry kinds `list_events` always lists
+LISTED_OBSERVATIONS = ("signal", "decision", "ask", "flag", "answer", "camera")
+
+
+def list_events(session: str | Path, viewer: Viewer = PUBLIC) -> list[dict[str, Any]]:
+    """The entries a dispute is about, with their session times, in the viewer's view: the
+    actions and corrections, the signals, the referee's decisions, questions and flags, and the
+    cameras lost and back (not the card reads each zone logs, which the decisions name)."""
+    folder = SessionFolder.open(session)
+    contents = _viewed(read_log(folder.log_path), viewer)
+    origin = contents.header.created
+    out = []
+    for e in contents.entries:
+        if e.kind in LISTED or (e.kind == "observation" and e.payload.get("type") in LISTED_OBSERVATIONS):
+            out.append({"entry": e.seq, "time": round(e.time - origin, 3), "kind": e.kind, "text": _describe(e)})
+    return out
+
+
+def entry_at(session: str | Path, t: float, viewer: Viewer = PUBLIC) -> int:
+    """The entry of the moment `t` (session seconds): the listed entry nearest it, an action or
+    correction before any other at the same distance. NoSuchEvent when nothing is listed."""
+    events = list_events(session, viewer)
+    if not events:
+        raise NoSuchEvent(f"the session logged no event to cut a clip around (at {t:g} s)", time=t)
+    best = min(events, key=lambda ev: (abs(ev["time"] - t), ev["kind"] not in LISTED, ev["entry"]))
+    return int(best["entry"])
+
+
+def _viewed(contents: LogContents, viewer: Viewer) -> LogContents:
+    try:
+        engine = get_engine(contents.header.game)
+    except RefereeError:
+        engine = None
+    return public_contents(engine, contents, viewer)[0]
 
 
 def _reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
@@ -143,12 +179,7 @@ def make_dispute(
 ) -> dict[str, Any]:
     before, after = check_window(before, after)
     folder = SessionFolder.open(session)
-    contents = read_log(folder.log_path)
-    try:
-        engine = get_engine(contents.header.game)
-    except RefereeError:
-        engine = None
-    contents = public_contents(engine, contents, viewer)[0]  # what the package shows, for sharing
+    contents = _viewed(read_log(folder.log_path), viewer)  # what the package shows, for sharing
     if not 1 <= entry <= len(contents.entries):
         raise NoSuchEvent(f"the log has entries 1..{len(contents.entries)}, not {entry}", entry=entry)
     origin = contents.header.created

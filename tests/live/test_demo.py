@@ -334,3 +334,39 @@ def test_a_session_whose_run_kept_no_landmarks_has_them_found_again(session_copy
     assert "found again from the video" in result.stdout
     done = re.findall(r"from the video: (\d+) of (\d+) frames", result.stderr)
     assert done and done[-1][0] == done[-1][1]  # progress shown, to the last frame
+
+
+def test_the_events_of_a_session_are_listed_with_their_times_and_a_clip_cut_by_time(session_copy, tmp_path):
+    listed = CliRunner().invoke(cli, ["clip", str(session_copy), "--list"])
+    assert listed.exit_code == 0, listed.output
+    rows = [line for line in listed.stdout.splitlines() if line.startswith("#")]
+    reveal = _reveal(session_copy)
+    row = next(r for r in rows if r.startswith(f"#{reveal} "))
+    seconds = float(row.split()[1])
+    assert 4.5 <= seconds <= 5.5 and "reveal" in row
+    assert not any("cards in" in r for r in rows)  # the zones' card reads are not events
+    result = CliRunner().invoke(
+        cli,
+        [
+            "clip",
+            str(session_copy),
+            "--time",
+            str(seconds + 0.1),
+            "--before",
+            "1",
+            "--after",
+            "1",
+            "--no-landmarks",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"the event nearest {seconds + 0.1:g} s is entry {reveal}" in result.stdout
+    assert json.loads((tmp_path / "t" / "package.json").read_text())["entry"]["seq"] == reveal
+
+
+def test_a_clip_needs_one_moment(session_copy):
+    for args in ([], ["--event", "3", "--time", "4"]):
+        result = CliRunner().invoke(cli, ["clip", str(session_copy), *args])
+        assert result.exit_code == 2 and "--event N or --time T" in result.output

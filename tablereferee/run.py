@@ -361,9 +361,11 @@ class _Table:
         perception: Perception | None,
         echo: Callable[[Decision], None] | None,
         clock: SessionClock | None = None,
+        listener: Any = None,
     ) -> None:
         self.session, self.folder, self.perception = session, folder, perception
         self.echo, self.clock = echo, clock
+        self.listener = listener  # run_live's: sees each frame with what was observed in it
         self.decisions: list[Decision] = []
         self.delays: list[dict[str, Any]] = []
         self.mouths: list[SignalEvent] = []  # mouth_moving events seen so far, for the sounds
@@ -378,7 +380,10 @@ class _Table:
     def take(self, item: Any) -> None:
         if isinstance(item, CameraFrame):
             assert self.perception is not None, "frames need the perception stages"
-            for obs in self.perception(item):
+            observed = self.perception(item)
+            if self.listener is not None:
+                self.listener.frame(item, observed)
+            for obs in observed:
                 if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
                     self.mouths.append(obs)
                 self.feed(obs, item)
@@ -640,13 +645,18 @@ def run_live(
     segment_seconds: float = 10.0,
     microphone: Any = None,
     lockstep: bool = False,
+    listener: Any = None,
 ) -> RunResult:
     """Referee live cameras (see the module doc). `cameras`: {name: webcam index, URL, video file
     or a recorded camera folder}. Stops when every camera has ended, the keyboard says `quit`,
     or `duration` session seconds have passed. `microphone`: a device index or name (None: no
     microphone), or an iterable of `AudioClip` blocks on the session clock. `lockstep` (files
     only, with `paced=False`): every frame is processed whatever the machine's load, instead of
-    the newest one (a batch run; a live camera never waits for the referee)."""
+    the newest one (a batch run; a live camera never waits for the referee). `listener` (the
+    web table's live view, `tablereferee.web.live`): `listener.started(session)` once the table
+    session exists, before the first frame; `listener.frame(frame, observations)` for every
+    frame that reaches the table, with what perception observed in it (often nothing: a stage
+    runs at its own rate), on the table's thread."""
     check_duration(duration)
     segment_seconds = check_segment_seconds(segment_seconds)
     check_cameras(config, cameras)
@@ -702,7 +712,9 @@ def run_live(
     audio = None
     if blocks is not None:
         audio = LiveAudio(blocks, folder.audio_dir, segment_seconds=segment_seconds).start()
-    table = _Table(session, folder, perception, echo, clock)
+    table = _Table(session, folder, perception, echo, clock, listener)
+    if listener is not None:
+        listener.started(session)
     lines: queue.Queue[tuple[float, str]] = queue.Queue()
     stop = threading.Event()
     if keyboard is not None:

@@ -80,6 +80,9 @@ def print_decision(d: Decision) -> None:
     show_default=True,
     help="length of the recorded video files, at least 0.5 (a crash loses only the last second or so of each camera)",
 )
+@click.option("--serve", is_flag=True, help="Serve the table's screen and the players' phones too (docs/web.md).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="With --serve: the port (0: a free one).")
 def command(
     table: str | None,
     from_session: str | None,
@@ -94,6 +97,9 @@ def command(
     no_record: bool,
     segment_seconds: float,
     mic: str | None,
+    serve: bool,
+    host: str,
+    port: int,
 ) -> None:
     """Referee a live table from its cameras and the keyboard, and record the session."""
     from tablereferee.recording.folder import (  # deferred: loads NumPy; --help starts without it
@@ -127,6 +133,21 @@ def command(
     with exit_on_error(EXIT_USAGE):
         check_cameras(config, specs)
     out_dir = Path(out) if out else default_session_path(config.game)
+    if serve:
+        served(
+            config,
+            specs,
+            out_dir,
+            host,
+            port,
+            paced=not fast,
+            duration=duration,
+            threads=threads,
+            record=not no_record,
+            segment_seconds=segment_seconds,
+            microphone=mic,
+        )
+        sys.exit(EXIT_OK)
     with exit_on_error(EXIT_UNREADABLE):
         result = run_live(
             specs,
@@ -145,3 +166,21 @@ def command(
     click.echo(result.session.engine.render(result.session.state))
     click.echo(f"session: {result.folder.path}  ({json.dumps(result.summary())})")
     sys.exit(EXIT_OK)
+
+
+def served(config: TableConfig, specs: dict[str, Any], out_dir: Path, host: str, port: int, **options: Any) -> None:
+    """`referee live ... --serve`: the live table on its own thread, its screen and phones served."""
+    from tablereferee.commands.serve import serve  # deferred: only a served table loads the web stack
+    from tablereferee.web.auth import Tokens  # deferred: only a served table loads the web stack
+    from tablereferee.web.hub import TableHub  # deferred: only a served table loads the web stack
+    from tablereferee.web.live import LiveRunner  # deferred: only a served table loads the web stack
+
+    with exit_on_error(EXIT_UNREADABLE):
+        runner = LiveRunner(config, specs, out_dir, echo=print_decision, **options).start()
+    hub = TableHub(tokens=Tokens(), live=runner)
+    runner.attach(hub)
+    serve(hub, host, port, on_stop=runner.stop)
+    result = runner.result
+    if result is not None:
+        result.session.close()
+        click.echo(f"session: {result.folder.path}  ({json.dumps(result.summary())})")

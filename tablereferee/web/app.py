@@ -31,7 +31,7 @@ from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import LogConflict
 from tablereferee.web import auth, cards, words
 from tablereferee.web.auth import Caller, Grant, NotSignedIn, Scorer, WebError, require_scorer
-from tablereferee.web.hub import TableHub
+from tablereferee.web.hub import NoCameras, NoTable, TableHub
 from tablereferee.web.models import AnswerIn, CommandIn, JoinIn, PinIn
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -294,16 +294,8 @@ def create_app(
 def _keeper(hub: TableHub) -> Scorekeeper:
     keeper = hub.keeper
     if keeper is None:
-        from tablereferee.web.hub import NoTable  # deferred: the one error only this guard raises
-
         raise NoTable("no table is set up yet: the scorer sets one up on the New-table page (/new)")
     return keeper
-
-
-class NoCameras(WebError):
-    """A camera picture asked of a table that has no live camera of that name."""
-
-    status = 404
 
 
 def _live(hub: TableHub) -> Any:

@@ -59,6 +59,12 @@ class NoSuchQuestion(WebError):
     status = 404
 
 
+class NoCameras(WebError):
+    """A camera picture asked of a table that has no live camera of that name."""
+
+    status = 404
+
+
 class CommandMissing(WebError):
     """A command request with neither a typed `command` nor an `action`."""
 
@@ -447,7 +453,7 @@ class TableHub:
         generic = word in ("undo", "amend", "note", "history", "show", "help", "quit", "exit", "yes", "no")
         if generic and not grant.scorer:
             raise ScorerOnly(f"{word} is the scorer's", command=word)
-        if self.live is not None:
+        if self._live_running():
             return self._live_command(keeper, grant, text, action)
         if generic:
             if word in ("quit", "exit", "yes", "no"):
@@ -504,10 +510,15 @@ class TableHub:
             "version": version,
         }
 
+    def _live_running(self) -> bool:
+        """A live table still taking lines (once its cameras end, the scorekeeper takes them)."""
+        return self.live is not None and bool(getattr(self.live, "running", True))
+
     def submit_line(self, line: str, *, source: str = "keyboard") -> Outcome:
         """A line typed at the server's terminal: the same table, the same log."""
         keeper = self._table()
-        if self.live is not None:
+        if self._live_running():
+            assert self.live is not None
             self.live.put_line(line)
             return Outcome(line, True, "blank")
         outcome = keeper.submit(line, time=self.clock(), source=source)
@@ -522,7 +533,7 @@ class TableHub:
             raise NotAllowed("join the table with its code before answering", role="public")
         if question not in {q["id"] for q in self.questions()}:
             raise NoSuchQuestion(f"the referee is not asking question {question}", question=question)
-        assert self.live is not None
+        assert self.live is not None  # only a live table asks
         self.live.put_line(f"{'yes' if yes else 'no'} {question}")
         return {"accepted": True, "queued": True, "question": question, "version": self.version}
 

@@ -55,6 +55,7 @@ class ProposedSeat:
     angle: float
     position: Point
     face: Box | None = None
+    moved: bool = False  # placed where a person put it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,7 +63,7 @@ class ProposedSeat:
             "angle": round(self.angle, 2),
             "position": [round(v, 1) for v in self.position],
             "face": None if self.face is None else [round(v, 4) for v in self.face],
-            "from": "face" if self.face is not None else "spaced",
+            "from": "moved" if self.moved else "face" if self.face is not None else "spaced",
         }
 
 
@@ -338,7 +339,7 @@ def propose_table(
     seats = []
     for player, a in zip(players, seat_angles):
         pos = _map(to_px, [_edge(a)])[0]
-        seats.append(ProposedSeat(player, a, (float(pos[0]), float(pos[1])), face_of.get(a)))
+        seats.append(ProposedSeat(player, a, (float(pos[0]), float(pos[1])), face_of.get(a), moved=angles is not None))
     zones = [_zone_px("eggs" if centre_role == "eggs" else centre_role, centre_role, _inner_square(), to_px)]
     zones += zone_for_seats(seats, to_px)
 

@@ -12,12 +12,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.testclient import TestClient
 
 from referee.beccaccino.game import OPTIONS as BECCACCINO_OPTIONS
 from referee.beccato import OPTIONS as BECCATO_OPTIONS
 from referee.bestia.variants import VARIANTS, options_for
+from referee.core import RefereeError
 from referee.signal_cards import SIGNAL_CARDS
 from tablereferee.commands.live import load_table
 from tablereferee.run import TableConfig
@@ -390,3 +391,33 @@ def test_a_table_without_cameras_is_a_keyboard_and_phones_table(client):
     m = client.app.state.setup_table
     assert m["zones"] == [] and m["cameras"] == {} and m["setup"]["options"] == {"target": 31}
     assert m["options"]["deck"] == "italian"
+
+
+class _Refused(RefereeError):
+    """A guard's refusal that carries its own HTTP status, as the web table's errors do."""
+
+    status = 403
+
+
+def test_a_guard_included_with_the_router_refuses_by_name_with_its_status():
+    def scorer_only():
+        raise _Refused("this is the scorer's")
+
+    app = FastAPI()
+    app.include_router(router, dependencies=[Depends(scorer_only)])
+    with TestClient(app) as c:
+        for method, url in (("GET", "/api/games"), ("POST", "/api/setup/table"), ("GET", "/api/setup/cameras")):
+            r = c.request(method, url, json={"game": "beccato", "players": FOUR})
+            assert r.status_code == 403 and r.json()["error"] == {
+                "name": "_Refused",
+                "message": "this is the scorer's",
+                "field": None,
+            }
+
+
+def test_seats_dragged_on_the_picture_are_read_as_points(client):
+    cam = client.post("/api/setup/cameras", json={"name": "cards", "source": str(PREVIEW)}).json()
+    body = {"game": "beccato", "players": FOUR, "positions": [[640, 716], [0, 360], [640, 0], [1276, 360]]}
+    p = client.post(f"/api/setup/cameras/{cam['id']}/propose", json=body).json()
+    assert [round(s["angle"]) for s in p["seats"]] == [90, 180, 270, 0]
+    assert p["faces"] == [] and [s["from"] for s in p["seats"]] == ["moved"] * 4

@@ -36,10 +36,13 @@
   }
 
   // -- talking to the server -------------------------------------------------------------
+  // The scorer's token: from the scorer link (#scorer=TOKEN, as `referee serve` prints it, or
+  // ?token=TOKEN), kept for this tab; sent as `Authorization: Bearer TOKEN`.
   function token() {
-    const q = new URLSearchParams(location.search).get("token");
+    const hash = new URLSearchParams(location.hash.replace(/^#/, "")).get("scorer");
+    const q = hash || new URLSearchParams(location.search).get("token");
     if (q) sessionStorage.setItem("scorerToken", q);
-    return sessionStorage.getItem("scorerToken");
+    return sessionStorage.getItem("scorerToken") || localStorage.getItem("scorerToken");
   }
 
   async function api(method, url, body) {
@@ -522,7 +525,8 @@
         `seat-${s.player}`
       );
       const title = svg("title", {});
-      title.textContent = `${s.player}'s seat (${s.from === "face" ? "a face was seen here" : "no face seen: placed in a gap"})`;
+      const why = { face: "a face was seen here", moved: "placed by hand", spaced: "no face seen: placed in a gap" };
+      title.textContent = `${s.player}'s seat (${why[s.from] || s.from})`;
       dot.append(title);
     }
     const calib = p.calibration;
@@ -582,8 +586,18 @@
           (teams ? ` (${teams})` : "") +
           `, ${res.zones} zone${res.zones === 1 ? "" : "s"} on ${res.cameras.length} camera${res.cameras.length === 1 ? "" : "s"}.`
       );
+      const join = res.started && res.started.join;
+      if (join) {
+        const link = el("a", { href: "/", text: "Open the table screen" });
+        $("#status").append(
+          document.createTextNode(
+            ` Players join at ${join.url.startsWith("/") ? location.origin + join.url : join.url}` +
+              ` with the code ${join.code}. `
+          ),
+          link
+        );
+      }
       document.body.dataset.created = "true";
-      if (res.started && res.started.url) location.href = res.started.url;
     } catch (err) {
       showError(err);
       status("");

@@ -1172,11 +1172,20 @@ def _wb_reveal(w: Data, state: Any) -> str:
 
 def _wb_choose(w: Data, state: Any) -> str:
     options = [str(o) for o in w.get("options") or []]
-    named = {"deck": "the deck", "chick": "the Chick"}
-    where = or_list(named.get(o, f"the {breed(o)} henhouse") for o in options)
+    houses = [o for o in options if o not in ("deck", "chick")]
+    others = [{"deck": "the deck", "chick": "the Chick"}[o] for o in options if o in ("deck", "chick")]
+    if len(houses) == 1:
+        places = [f"the {breed(houses[0])} henhouse"]
+    elif houses:
+        places = [f"a henhouse ({and_list(breed(h) for h in houses)})"]
+    else:
+        places = []
     who = str(w.get("team"))
-    commands = ", or ".join(_command(f"take {who} {o}") for o in options)
-    return f"{team(who)} to choose an egg from {where}: {commands}"
+    if len(options) <= 2:
+        commands = ", or ".join(_command(f"take {who} {o}") for o in options)
+    else:
+        commands = f"{_command(f'take {who} SOURCE')}, SOURCE one of {or_list(options)}"
+    return f"{team(who)} to choose an egg from {or_list(places + others)}: {commands}"
 
 
 def _wb_draw(w: Data, state: Any) -> str:

@@ -11,6 +11,7 @@ from referee.core import Action, GameState, MalformedAction, TableEngine
 from referee.secrecy import PUBLIC, Discreet, Viewer, trick_public_setup, trick_view_for
 from referee.tricks.cards import Language
 from referee.tricks.commands import help_line, own_state, parse_card, parse_cards, player_named, split_command
+from referee.voice import say_event
 
 HELP = """\
 trump CARD                 (deal not known) the card turned up for trumps
@@ -191,12 +192,9 @@ class BestiaEngine:
                 lines.append(f"{s.turn} holds: " + " ".join(deck.name_of(c, style) for c in s.holdings.hands[s.turn]))
         if s.history:
             h = s.history[-1]
-            lines.append(
-                f"last deal: pot {h['pot']}, won {h['won']}, bestia {h['bestia']}, "
-                f"paid {h['paid']}, next pot {h['next_pot']}"
-            )
+            lines.append("last deal: " + say_event(self, {"kind": "settled", **h}, state=s))
         for off in s.offences:
-            lines.append(f"offence: {off['player']} {off['offence']} in trick {off['trick']}")
+            lines.append("offence: " + say_event(self, {"kind": "offence_revealed", **off}, state=s))
         if s.holdings.full and viewer.player is not None and viewer.player in s.holdings.hands:
             cards = " ".join(deck.name_of(c, style) for c in s.holdings.hands[viewer.player]) or "-"
             lines.append(f"{viewer.player} holds: {cards}")

@@ -6,8 +6,9 @@ that seat's crop at the rate its signals need (face 15/s for winks and lips, han
 touches and taps, pose 5/s for elbows and raises), carries the last result forward between
 runs (each part keeps the time it was measured), and gives every hand to its owner by geometry
 (`vision.landmarks.assign`). When Hands finds fewer than two hands in a seat's crop, it looks
-again (6/s) at an enlarged crop around that seat's face (`zoom_box`): a hand at the face or
-raised beside it is small in the seat's crop and often missed there. A mirrored source is flipped
+again (3/s, and on every hands frame while that finds a hand) at an enlarged crop around that
+seat's face (`zoom_box`): a hand at the face or raised beside it is small in the seat's crop and
+often missed there. A mirrored source is flipped
 before inference and the points flipped back, so sides are always the player's own.
 
 Only `model_complexity=1` is used: the other complexities download models at run time.
@@ -34,7 +35,9 @@ class Rates:
     face: float | None = 15.0
     hands: float | None = 12.0
     pose: float | None = 5.0
-    zoom: float | None = 6.0  # Hands again on a crop around the face, where it missed a hand
+    zoom: float | None = (
+        3.0  # Hands again around a face where it missed a hand (then every hands frame while it finds one)
+    )
 
 
 def _mp():
@@ -143,6 +146,7 @@ class LandmarkExtractor:
         self._pool = ThreadPoolExecutor(self.workers, "seat") if self.workers > 1 else None
         self._graphs = {s.name: _SeatGraphs(static, zoom_hands) for s in calibration.seats}
         self._last_run: dict[str, float] = {}
+        self._zoom_found: dict[str, bool] = {}  # per seat: the last look around the face found a hand
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
 
     def __enter__(self) -> LandmarkExtractor:
@@ -234,9 +238,15 @@ class LandmarkExtractor:
             for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
                 c = hd.classification[0]
                 hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
-            if zoom and g.zoom is not None and face is not None and len(hands) < 2:
+            # Looked for at the zoom rate; once found, on every hands frame while it stays found.
+            look = zoom or self._zoom_found.get(seat.name, False)
+            if look and g.zoom is not None and face is not None and len(hands) < 2:
                 found = self._zoom_hands(g.zoom, work, face, (x0, y0, x1, y1))
-                hands.extend(h for h in found if not any(_overlap(h, k) for k in hands))
+                new = [h for h in found if not any(_overlap(h, k) for k in hands)]
+                hands.extend(new)
+                self._zoom_found[seat.name] = bool(new)  # one key per seat: one thread writes it
+            else:
+                self._zoom_found[seat.name] = False
         return carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t), hands
 
     @staticmethod

@@ -36,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         fresh=args.fresh,
         without_hands=args.without_hands,
     )
-    before = json.loads(args.before.read_text()) if args.before else None
+    try:
+        before = json.loads(args.before.read_text()) if args.before else None
+    except (OSError, ValueError) as exc:
+        print(f"cannot read the earlier report {args.before}: {exc}", file=sys.stderr)
+        return 2
     print(markdown_table(report, before))
     if report["absent"]:
         print("\nnot found (not scored): " + ", ".join(report["absent"]))

@@ -189,6 +189,8 @@ def test_the_script_prints_the_table_and_writes_the_report(tmp_path, capsys):
     before = FIXTURES / "real_signals_before.json"
     assert mod.main(["--json", str(out), "--before", str(before)]) == 0
     printed = capsys.readouterr().out
+    assert mod.main(["--before", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read the earlier report" in capsys.readouterr().err
     assert "| file | split | expected | fired before | fired |" in printed
     data = json.loads(out.read_text())
     assert data["totals"]["all"]["files"] == len(MEDIA) and len(data["rows"]) == len(MEDIA)
@@ -217,3 +219,18 @@ def test_hands_looks_again_around_the_face_when_it_misses_a_hand():
             found[zoom] = {i: sorted(ex.process(img, 0.0, i).persons[0].hands) for i, img in images.items()}
     assert found[False] == {3: [], 23: []}
     assert found[True] == {3: [], 23: ["right"]}
+
+
+def test_chosen_files_are_scored_and_unknown_ones_listed(tmp_path):
+    r = evaluate([FIXTURES / "mptasks_pointing_up.jpg", tmp_path / "holiday.jpg"])
+    assert [row["file"] for row in r["rows"]] == ["mptasks_pointing_up"]
+    assert r["rows"][0]["hits"] == 1 and r["unlabelled"] == [str(tmp_path / "holiday.jpg")]
+    assert r["totals"]["all"] == {
+        "files": 1,
+        "hits": 1,
+        "misses": 0,
+        "false_events": 0,
+        "false_sure": 0,
+        "expected": 1,
+        "recall": 1.0,
+    }

@@ -137,8 +137,11 @@ class TableProposal:
 def order_corners(points: Any) -> np.ndarray:
     """Four points as top-left, top-right, bottom-right, bottom-left (by their angle around
     their centre, starting from the top-left quarter)."""
-    pts = np.asarray(points, np.float64).reshape(-1, 2)
-    if pts.shape != (4, 2) or not np.isfinite(pts).all():
+    try:
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        raise SeatProposalError("the cloth is four [x, y] corners") from None
+    if pts.shape != (4, 2) or not (np.abs(pts) < 1e6).all():  # finite, and far inside float32's range
         raise SeatProposalError("the cloth is four [x, y] corners")
     c = pts.mean(axis=0)
     ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])  # y down: -135 is top-left
@@ -303,7 +306,7 @@ def propose_table(
             pts = np.asarray(positions, np.float64).reshape(-1, 2)
         except (TypeError, ValueError):
             raise SeatProposalError("one seat position [x, y] per player", players=players) from None
-        if len(pts) != len(players) or not np.isfinite(pts).all():
+        if len(pts) != len(players) or not (np.abs(pts) < 1e6).all():  # finite, and far inside float32's range
             raise SeatProposalError("one seat position [x, y] per player", players=players)
         table_pts = _map(to_table, pts)
         angles = [math.degrees(math.atan2(y - 0.5, x - 0.5)) % 360 for x, y in table_pts]
@@ -336,6 +339,9 @@ def propose_table(
         elif not face_angles:
             notes.append("no face seen: the seats are spread evenly round the table from the camera side")
 
+    ordered = sorted(seat_angles)
+    if len(ordered) > 1 and min((b - a) % 360 for a, b in zip(ordered, ordered[1:] + ordered[:1])) < 1.0:
+        raise SeatProposalError("two seats are in the same place round the table: move one of them")
     seats = []
     for player, a in zip(players, seat_angles):
         pos = _map(to_px, [_edge(a)])[0]
@@ -343,6 +349,8 @@ def propose_table(
     zones = [_zone_px("eggs" if centre_role == "eggs" else centre_role, centre_role, _inner_square(), to_px)]
     zones += zone_for_seats(seats, to_px)
 
+    if not all(math.isfinite(v) for z in zones for p in z.polygon for v in p):
+        raise SeatProposalError("the cloth's corners must be four corners of the table, no three in a line")
     regions: dict[str, Box] = {}
     seen = [s for s in seats if s.face is not None]
     if seen:

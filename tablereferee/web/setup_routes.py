@@ -89,6 +89,7 @@ TITLES = {"beccato": "Beccato!", "beccaccino": "Beccaccino", "bestia": "Bestia"}
 CENTRE_ROLE = {"beccato": "eggs"}  # the centre zone's role: the eggs of Beccato!, else the trick
 COUNTER_CLOCKWISE = frozenset({"beccaccino", "bestia"})  # the order of play of the Italian trick games
 MAX_UPLOAD = 512 * 1024 * 1024
+MAX_WEBCAM = 63  # the highest webcam index tried (Linux numbers /dev/video0..63)
 FIELD_OF_ERROR = {
     "BadPlayerCount": "players",
     "SeatingNotAlternating": "players",
@@ -463,7 +464,24 @@ def grab(source: str, name: str = "cam0") -> tuple[str, np.ndarray]:
     """One picture from a webcam index, a video, a picture or a recorded camera folder; a
     named error (`CameraNotFound`, `MediaNotFound`, `UnreadableVideo`...) when none comes."""
     spec = source.strip()
+    if not spec:
+        raise BadSetupField(
+            "say which camera: a webcam's number, or a video or picture on this machine", field=f"cameras.{name}"
+        )
+    try:
+        return _grab(spec, name)
+    except (OSError, ValueError) as exc:  # a name the file system refuses: too long, a NUL in it
+        shown = spec if len(spec) <= 80 else spec[:77] + "..."
+        raise MediaNotFound(
+            f"no file {shown!r} ({exc.strerror or exc})" if isinstance(exc, OSError) else f"no file {shown!r}",
+            field=f"cameras.{name}",
+        ) from None
+
+
+def _grab(spec: str, name: str) -> tuple[str, np.ndarray]:
     if spec.isdigit() and not Path(spec).exists():
+        if int(spec) > MAX_WEBCAM:
+            raise CameraNotFound(f"no webcam answers at index {spec}", field=f"cameras.{name}")
         try:
             cam = OpenCVSource(name, int(spec))
         except CameraNotFound as exc:

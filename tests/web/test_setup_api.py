@@ -421,3 +421,35 @@ def test_seats_dragged_on_the_picture_are_read_as_points(client):
     p = client.post(f"/api/setup/cameras/{cam['id']}/propose", json=body).json()
     assert [round(s["angle"]) for s in p["seats"]] == [90, 180, 270, 0]
     assert p["faces"] == [] and [s["from"] for s in p["seats"]] == ["moved"] * 4
+
+
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ("99999999999999999999999", "CameraNotFound"),
+        ("   ", "BadSetupField"),
+        ("a\u0000b", "MediaNotFound"),
+        ("0" * 3000, "MediaNotFound"),  # a name too long for the file system
+        ("x" * 3000, "MediaNotFound"),
+    ],
+)
+def test_odd_camera_sources_are_named_errors(client, source, name):
+    r = client.post("/api/setup/cameras", json={"name": "cards", "source": source})
+    assert 400 <= r.status_code < 500 and r.json()["error"]["name"] == name, r.text
+    assert r.json()["error"]["field"] == "cameras.cards"
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"positions": [[1e308, 1e308], [0, 0]]}, "one seat position"),
+        ({"cloth": [[0, 0], [1e308, 0], [1e308, 1e308], [0, 1e308]]}, "four [x, y] corners"),
+        ({"angles": [90, 90.5]}, "same place"),
+        ({"cloth": [[0, 0], [0, 0], [0, 0], [5, 5]]}, "no area"),
+    ],
+)
+def test_impossible_seats_and_cloths_are_refused_by_name(client, change, message):
+    cam = client.post("/api/setup/cameras", json={"name": "cards", "source": str(PREVIEW)}).json()
+    r = client.post(f"/api/setup/cameras/{cam['id']}/propose", json={"players": ["Anna", "Bruno"], **change})
+    assert r.status_code == 422 and r.json()["error"]["name"] == "SeatProposalError", r.text
+    assert message in r.json()["error"]["message"]

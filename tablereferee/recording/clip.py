@@ -43,7 +43,9 @@ from referee.observations import SignalEvent
 from referee.secrecy import PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, LogContents, read_log
 from referee.table.zones import TableZones
+from referee.voice import say_action
 from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, read_segments
+from tablereferee.recording.report import write_report
 from tablereferee.recording.tracks import landmarks_stored, read_cards, read_landmarks
 from vision.capture.stages import CardStage
 from vision.landmarks.calibration import TableCalibration
@@ -138,8 +140,8 @@ def _reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
 def _describe(entry: Entry) -> str:
     p = entry.payload
     if entry.kind == "action":
-        text = p.get("text") or json.dumps(p["action"])
-        return f"action `{text}` ({entry.source}, confidence {entry.confidence})"
+        typed = f", typed `{p['text']}`" if p.get("text") else ""
+        return f"{say_action(None, p['action']).rstrip('.')} ({entry.source}{typed}, confidence {entry.confidence})"
     if entry.kind == "observation":
         kind = p.get("type")
         if kind == "cards":
@@ -217,6 +219,7 @@ def make_dispute(
             excerpt,
             work,
             draw_landmarks,
+            viewer,
         )
         _put_in_place(work, out_dir)
     except BaseException:
@@ -252,19 +255,24 @@ def _write_package(
     excerpt: list[Entry],
     out_dir: Path,
     draw_landmarks: bool,
+    viewer: Viewer = PUBLIC,
 ) -> dict[str, Any]:
     origin = contents.header.created
+    try:
+        engine = get_engine(contents.header.game)
+    except RefereeError:
+        engine = None
     with open(out_dir / "excerpt.jsonl", "w", encoding="utf-8") as f:
         for e in excerpt:
             f.write(json.dumps(e.to_dict(), ensure_ascii=False) + "\n")
     clip = out_dir / "clip.mp4"
-    main = _main_camera(folder)
-    frames = _render_clip(folder, contents.entries, origin, t0, t1, clip, entry, draw_landmarks)
+    main = focus_camera(folder, target)
+    frames = _render_clip(folder, contents.entries, origin, t0, t1, clip, entry, draw_landmarks, main)
     gaps = folder.video_gaps(t0, t1)
     main_gaps = [g for g in gaps if g.camera == main]
     in_video = bool(frames) and main is not None and not any(g.covers(t_event) for g in main_gaps)
     models = folder.manifest.get("models", {})
-    drawn_from = _drawn_from(folder, main, draw_landmarks)
+    drawn_from = _drawn_from(folder, _main_camera(folder), draw_landmarks)
     package = {
         "session": str(folder.path),
         "entry": target.to_dict(),
@@ -278,9 +286,15 @@ def _write_package(
         "versions": folder.manifest.get("versions", {}),
         "engine_version": contents.header.engine_version,
         "game": contents.header.game,
-        "files": {"clip": clip.name if frames else None, "excerpt": "excerpt.jsonl", "reasoning": "reasoning.md"},
+        "files": {
+            "clip": clip.name if frames else None,
+            "excerpt": "excerpt.jsonl",
+            "reasoning": "reasoning.md",
+            "report": "report.html",
+        },
         "clip_frames": frames,
         "clip_camera": main,
+        "card_camera": _main_camera(folder),
         "drawn_from": drawn_from,
         "moment_in_video": in_video,
         "not_in_video": None if in_video else not_in_video(t_event, main, main_gaps),
@@ -318,6 +332,22 @@ def _write_package(
         "Drawn on it: " + "; ".join(f"{what} {how}" for what, how in drawn_from.items()) + ".",
     ]
     (out_dir / "reasoning.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_report(
+        out_dir,
+        folder,
+        engine,
+        viewer,
+        target,
+        origin,
+        t_event,
+        (t0, t1),
+        reasons,
+        evidence,
+        excerpt,
+        package,
+        gaps,
+        _describe,
+    )
     # package.json last: a package folder that has it is complete
     (out_dir / "package.json").write_text(json.dumps(package, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return package
@@ -330,7 +360,8 @@ def _drawn_from(folder: SessionFolder, main: str | None, draw_landmarks: bool) -
         stored = read_cards(folder.path, main) is not None
         out["the cards"] = "as the run read them" if stored else "read again from the video"
     if draw_landmarks and folder.manifest.get("calibration"):
-        others = [c for c in folder.camera_names() if c != main and folder.camera_dir(c).is_dir()]
+        seats = {s.get("camera") for s in folder.manifest["calibration"].get("seats", ())}
+        others = [c for c in folder.camera_names() if c in seats and folder.camera_dir(c).is_dir()]
         stored = all(landmarks_stored(folder.path, c) for c in others)
         out["the landmarks"] = "as the run found them" if stored else "found again from the video"
     return out
@@ -347,12 +378,42 @@ def not_in_video(t: float, camera: str | None, gaps: Sequence[VideoGap]) -> str:
 
 
 def _main_camera(folder: SessionFolder) -> str | None:
-    """The camera a dispute clip shows: the first with zones (the card camera)."""
+    """The card camera: the first with zones (else the first camera)."""
     cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
     if not cams:
         return None
     zone_cams = [z.get("camera") for z in folder.manifest.get("zones") or []]
     return next((c for c in cams if c in zone_cams), cams[0])
+
+
+def accused_of(target: Entry) -> str | None:
+    """The player a dispute is about: whose signal was seen, who was caught, who revealed or
+    called (None: the entry names nobody)."""
+    p = target.payload
+    if target.kind == "observation" and p.get("type") == "signal":
+        return p.get("player")
+    action = p.get("action") if target.kind == "action" else None
+    if isinstance(action, Mapping):
+        for key in ("target", "player", "caller"):
+            if isinstance(action.get(key), str):
+                return str(action[key])
+    return None
+
+
+def focus_camera(folder: SessionFolder, target: Entry) -> str | None:
+    """The camera a dispute clip shows large: the one that sees the accused player (a signal, a
+    Caught!), else the card camera."""
+    accused = accused_of(target)
+    seats = (folder.manifest.get("calibration") or {}).get("seats", ())
+    cams = {c for c in folder.camera_names() if folder.camera_dir(c).is_dir()}
+    if target.kind == "observation" or (target.payload.get("action") or {}).get("kind") in ACCUSING:
+        for seat in seats:
+            if seat.get("name") == accused and seat.get("camera") in cams:
+                return str(seat["camera"])
+    return _main_camera(folder)
+
+
+ACCUSING = ("caught", "chicchirichi")  # actions whose dispute is about a player's body, not cards
 
 
 def _render_clip(
@@ -364,37 +425,33 @@ def _render_clip(
     path: Path,
     entry: int,
     draw_landmarks: bool,
+    focus: str | None = None,
 ) -> int:
+    """The clip at the focus camera's own frame rate, that camera large (at least 1280 px wide),
+    the others inset with their overlays."""
     manifest = folder.manifest
-    main = _main_camera(folder)
-    if main is None:
+    focus = focus or _main_camera(folder)
+    if focus is None:
         return 0
     cams = [c for c in folder.camera_names() if folder.camera_dir(c).is_dir()]
-    zones = manifest.get("zones") or []
-    others = [c for c in cams if c != main]
     signals = [e.payload for e in entries if e.kind == "observation" and e.payload.get("type") == "signal"]
-    stored = read_cards(folder.path, main)  # the cards as the run read them: nothing is read again
-    reader = _card_reader(manifest, main) if stored is None else None
-    inset = {c: _Inset(folder, c, manifest, t0, t1, draw_landmarks) for c in others}
+    card_camera = _main_camera(folder)
+    views = {c: _View(folder, c, manifest, t0, t1, draw_landmarks, cards=c == card_camera) for c in cams}
     writer = SegmentWriter(path.parent / ".clip", segment_seconds=1e9, crf=23)
     n = 0
     try:
-        for t, image in read_segments(folder.camera_dir(main)):
-            if t < t0 - 1e-6:
+        for t, _ in views[focus].frames:
+            if t < t0 - 1e-6 or t > t1 + 1e-6:
                 continue
-            if t > t1 + 1e-6:
-                break
-            canvas = image.copy()
-            _draw_zones(canvas, zones, main)
-            if stored is not None:
-                seen = stored.at(t)
-                if seen is not None and t - seen["t"] <= STORED_READ_LASTS:
-                    _draw_readings(canvas, seen["cards"])
-            elif reader is not None:
-                _draw_cards(canvas, reader.read(image))
+            canvas = views[focus].at(t, signals)
+            if canvas.shape[1] < 1280:
+                canvas = cv2.resize(canvas, None, fx=1280 / canvas.shape[1], fy=1280 / canvas.shape[1])
+            inset_w = canvas.shape[1] // 3
             y = canvas.shape[0] - 74  # insets stacked up from the banner, at the right
-            for ins in inset.values():
-                small = ins.at(t, signals)
+            for cam, view in views.items():
+                if cam == focus:
+                    continue
+                small = view.at(t, signals, inset_w)
                 h, w = small.shape[:2]
                 if y - h >= 0 and w <= canvas.shape[1]:
                     canvas[y - h : y, canvas.shape[1] - w - 10 : canvas.shape[1] - 10] = small
@@ -404,8 +461,8 @@ def _render_clip(
             n += 1
     finally:
         writer.close()
-        for ins in inset.values():
-            ins.close()
+        for view in views.values():
+            view.close()
     segs = sorted((path.parent / ".clip").glob("seg_*.mp4"))
     if segs:
         os.replace(segs[0], path)
@@ -434,17 +491,29 @@ def _card_reader(manifest: dict[str, Any], camera: str) -> CardStage | None:
         return None
 
 
-class _Inset:
-    """Another camera, scaled to a third of the width, with its landmarks drawn."""
+class _View:
+    """One camera over the clip's window, drawn as the run saw it: the card camera with its
+    zones and the cards read, a camera on seats with the landmarks found (stored by the run;
+    found again only for a session that kept none)."""
 
     def __init__(
-        self, folder: SessionFolder, camera: str, manifest: dict[str, Any], t0: float, t1: float, landmarks: bool
+        self,
+        folder: SessionFolder,
+        camera: str,
+        manifest: dict[str, Any],
+        t0: float,
+        t1: float,
+        landmarks: bool,
+        cards: bool = False,
     ) -> None:
         self.frames = [(t, im) for t, im in read_segments(folder.camera_dir(camera)) if t0 - 1 <= t <= t1]
         self.camera = camera
+        self.zones = manifest.get("zones") or [] if cards else []
+        self.card_track = read_cards(folder.path, camera) if cards else None
+        self.reader = _card_reader(manifest, camera) if cards and self.card_track is None else None
         self.extractor: LandmarkExtractor | None = None
         self.calib: TableCalibration | None = None
-        self.stored: dict[int, FrameLandmarks] = {}  # the landmarks the run found, by frame index
+        self.stored: dict[int, FrameLandmarks] = {}  # the landmarks the run found, by frame time (ms)
         calib = manifest.get("calibration")
         if landmarks and calib and any(s.get("camera") == camera for s in calib.get("seats", ())):
             self.calib = TableCalibration.from_dict(calib).for_camera(camera)
@@ -458,26 +527,41 @@ class _Inset:
         self.i = -1
         self.last: tuple[float, np.ndarray] | None = None
 
-    def at(self, t: float, signals: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    def at(self, t: float, signals: Sequence[Mapping[str, Any]], width: int | None = None) -> np.ndarray:
+        """The camera's latest frame at `t`, drawn, `width` pixels wide (None: its own size)."""
         while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
             self.i += 1
             ft, img = self.frames[self.i]
-            fl = None
-            if self.stored:
-                fl = self._stored_at(ft)
-            elif self.extractor is not None:
-                fl = self.extractor.process(img, ft, self.i)
-            if fl is not None and self.calib is not None:
-                evs = [SignalEvent(**{k: v for k, v in s.items() if k != "type"}) for s in signals]
-                img = draw_frame(img, fl, self.calib, evs)
-            self.last = (ft, img)
-        width = 420
+            self.last = (ft, self._drawn(ft, img, signals))
         if self.last is None or t - self.last[0] > 1.0:
-            blank = np.zeros((int(width * 9 / 16), width, 3), np.uint8)
+            w = width or 640
+            blank = np.zeros((int(w * 9 / 16), w, 3), np.uint8)
             cv2.putText(blank, f"{self.camera}: no picture", (10, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2)
             return blank
         img = self.last[1]
+        if width is None:
+            return img.copy()
         return cv2.resize(img, (width, int(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
+
+    def _drawn(self, ft: float, img: np.ndarray, signals: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        canvas = img.copy()
+        if self.zones:
+            _draw_zones(canvas, self.zones, self.camera)
+        if self.card_track is not None:
+            seen = self.card_track.at(ft)
+            if seen is not None and ft - seen["t"] <= STORED_READ_LASTS:
+                _draw_readings(canvas, seen["cards"])
+        elif self.reader is not None:
+            _draw_cards(canvas, self.reader.read(img))
+        fl = None
+        if self.stored:
+            fl = self._stored_at(ft)
+        elif self.extractor is not None:
+            fl = self.extractor.process(img, ft, self.i)
+        if fl is not None and self.calib is not None:
+            evs = [SignalEvent(**{k: v for k, v in s.items() if k != "type"}) for s in signals]
+            canvas = draw_frame(canvas, fl, self.calib, evs)
+        return canvas
 
     def _stored_at(self, t: float) -> FrameLandmarks | None:
         """The stored landmarks of the frame at `t` (the run may have skipped it: the latest

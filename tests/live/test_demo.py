@@ -229,7 +229,13 @@ def test_a_package_writer_killed_half_way_leaves_no_half_package(session_copy, t
     assert partial.name.startswith(".entry-14.partial-") and (partial / "clip.mp4").is_file()
     assert _clip(session_copy, "--event", str(event), "--out", str(dest)).exit_code == 0
     assert sorted(p.name for p in dest.parent.iterdir()) == ["entry-14"]  # the leftover is cleared
-    assert sorted(p.name for p in dest.iterdir()) == ["clip.mp4", "excerpt.jsonl", "package.json", "reasoning.md"]
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "clip.mp4",
+        "excerpt.jsonl",
+        "package.json",
+        "reasoning.md",
+        "report.html",
+    ]
 
 
 def test_a_replay_names_the_gaps_in_the_video(session_copy, tmp_path):
@@ -343,7 +349,7 @@ def test_the_events_of_a_session_are_listed_with_their_times_and_a_clip_cut_by_t
     reveal = _reveal(session_copy)
     row = next(r for r in rows if r.startswith(f"#{reveal} "))
     seconds = float(row.split()[1])
-    assert 4.5 <= seconds <= 5.5 and "reveal" in row
+    assert 4.5 <= seconds <= 5.5 and "Carla shows three Orloff" in row
     assert not any("cards in" in r for r in rows)  # the zones' card reads are not events
     result = CliRunner().invoke(
         cli,
@@ -370,3 +376,41 @@ def test_a_clip_needs_one_moment(session_copy):
     for args in ([], ["--event", "3", "--time", "4"]):
         result = CliRunner().invoke(cli, ["clip", str(session_copy), *args])
         assert result.exit_code == 2 and "--event N or --time T" in result.output
+
+
+def test_a_dispute_package_has_a_report_that_stands_alone(demo_session, tmp_path):
+    out, _ = demo_session
+    reveal = _reveal(out)
+    result = _clip(out, "--event", str(reveal), "--out", str(tmp_path / "d"))
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "d" / "report.html").read_text()
+    assert "Carla shows three Orloff and one Brahma." in page  # the verdict in words
+    assert "the Dollars win an egg" in page
+    assert page.count("data:image/jpeg;base64,") >= 3  # key frames and each crop beside its template
+    assert "left: the crop, right: its template" in page
+    assert 'src="http' not in page and "<script" not in page  # nothing fetched, nothing run
+    segments = sorted((out / "cameras" / "cards").glob("seg_*.mp4"))
+    from tablereferee.recording.folder import sha256_of
+
+    assert sha256_of(segments[0]) in page
+
+
+def test_a_signal_dispute_shows_the_accused_players_camera_large_at_its_own_rate(demo_session, tmp_path):
+    out, _ = demo_session
+    signal = next(
+        e.seq
+        for e in read_log(out / "log.db").entries
+        if e.kind == "observation" and e.payload.get("signal") == "raise_hand_right"
+    )
+    result = CliRunner().invoke(
+        cli, ["clip", str(out), "--event", str(signal), "--before", "1", "--after", "1", "--out", str(tmp_path / "s")]
+    )
+    assert result.exit_code == 0, result.output
+    package = json.loads((tmp_path / "s" / "package.json").read_text())
+    assert package["clip_camera"] == "people" and package["card_camera"] == "cards"
+    frames = list(read_segments_of(tmp_path / "s" / "clip.mp4"))
+    assert frames[0].width >= 1280
+    step = (frames[-1].time - frames[0].time) / (len(frames) - 1)
+    assert abs(step - 0.08) < 0.01  # the people camera's 12.5 frames a second, not the card camera's 10
+    page = (tmp_path / "s" / "report.html").read_text()
+    assert "data:image/png;base64," in page  # the measure's plot

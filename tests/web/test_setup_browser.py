@@ -86,6 +86,7 @@ def page(tmp_path):
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, headless=True)
         ctx = browser.new_context(viewport={"width": 1280, "height": 1800})
         pg = ctx.new_page()
+        pg.set_default_timeout(10_000)
         yield pg
         browser.close()
 
@@ -167,3 +168,26 @@ def test_fill_the_form_drag_a_zone_and_create_the_table(server, page, tmp_path):
     config = TableConfig.from_manifest(manifest)
     assert config.zones.seat_of("Anna").polygon[3] == tuple(after) == config.zones.by_name["eggs"].polygon[2]
     assert os.path.getsize(shots / "new-table.png") > 10_000
+
+
+def test_another_game_brings_its_variants_and_their_options(server, page):
+    url, _ = server
+    page.goto(url + "/static/new.html")
+    page.wait_for_selector("body[data-ready=true]")
+    page.select_option("[data-testid=game]", "bestia")
+    assert page.locator("#variant-row").is_visible()
+    assert page.locator("[data-testid=variant] option").count() == 7
+    assert page.locator("#signals-section").is_hidden()  # no secret signals in Bestia
+    assert page.input_value("[data-testid=option-stake]") == "3"
+    page.select_option("[data-testid=variant]", "italian")
+    assert page.input_value("[data-testid=option-stake]") == "5"  # the variant's own default
+    assert page.inner_text("#player-range") == "3 to 7 players."
+    assert "counter-clockwise" in page.inner_text("#seat-direction")
+    names = page.locator("[data-testid=player-name]")
+    for i, name in enumerate(["Anna", "Bruno", "Carla"]):
+        names.nth(i).fill(name)
+    page.fill("[data-testid=option-stake]", "0")
+    page.dispatch_event("[data-testid=option-stake]", "change")
+    slot = page.locator('.field-error[data-error-for="options.stake"]')
+    slot.wait_for(state="visible")
+    assert slot.inner_text() == "BadOption: the stake must be a positive number of chips"

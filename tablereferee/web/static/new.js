@@ -37,12 +37,14 @@
 
   // -- talking to the server -------------------------------------------------------------
   // The scorer's token: from the scorer link (#scorer=TOKEN, as `referee serve` prints it, or
-  // ?token=TOKEN), kept for this tab; sent as `Authorization: Bearer TOKEN`.
+  // ?token=TOKEN), kept where the phone page keeps its own (so a scorer signed in on /phone is
+  // signed in here); sent as `Authorization: Bearer TOKEN`.
+  const KEY = "referee.token";
   function token() {
     const hash = new URLSearchParams(location.hash.replace(/^#/, "")).get("scorer");
     const q = hash || new URLSearchParams(location.search).get("token");
-    if (q) sessionStorage.setItem("scorerToken", q);
-    return sessionStorage.getItem("scorerToken") || localStorage.getItem("scorerToken");
+    if (q) localStorage.setItem(KEY, q);
+    return localStorage.getItem(KEY);
   }
 
   async function api(method, url, body) {
@@ -302,7 +304,7 @@
   let checking = 0;
   async function check(quiet) {
     const mine = ++checking;
-    if (quiet && players().some((p) => !p)) return null; // still being filled in
+    if (quiet && !players().some((p) => p)) return null; // nobody named yet: nothing to check
     try {
       const res = await api("POST", "/api/setup/validate", setupBody());
       if (mine !== checking) return res;

@@ -41,7 +41,10 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 @click.option("--threads", type=int, default=None)
 @click.option("--no-clip", is_flag=True, help="do not cut the dispute clip")
 @click.option("--quiet", is_flag=True, help="print only the result")
-def command(out, source, finder, model, threads, no_clip, quiet):
+@click.option("--serve", is_flag=True, help="then open the refereed session in the browser (docs/web.md)")
+@click.option("--host", default="127.0.0.1", show_default=True, help="with --serve: the address to listen on")
+@click.option("--port", default=8000, show_default=True, type=int, help="with --serve: the port (0: a free one)")
+def command(out, source, finder, model, threads, no_clip, quiet, serve, host, port):
     """Run the live-table pipeline on the bundled demo session."""
     from tablereferee.recording.clip import make_dispute  # deferred: loads OpenCV; --help starts without it
     from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
@@ -104,8 +107,20 @@ def command(out, source, finder, model, threads, no_clip, quiet):
                     click.echo(f"dispute clip: {package['not_in_video']}", err=True)
             except RefereeError as exc:
                 click.echo(f"dispute clip: {exc}", err=True)
+    if serve:
+        served(session.sk, host, port)
     session.close()
     sys.exit(code)
+
+
+def served(keeper, host: str, port: int) -> None:
+    """The refereed demo on the table screen and the phones: the same log, going on from where
+    the recording ended (lines typed here, calls from the phones)."""
+    from tablereferee.commands.serve import serve  # deferred: only a served table loads the web stack
+    from tablereferee.web.hub import TableHub  # deferred: only a served table loads the web stack
+
+    click.echo("")
+    serve(TableHub(keeper), host, port)
 
 
 def shown_action(engine: Engine, action: dict[str, Any]) -> str:

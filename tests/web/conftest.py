@@ -72,14 +72,17 @@ class Served:
     """`referee serve ...` as a real process on 127.0.0.1 and a free port: `url` once its
     `serving on` line is printed (read from its stdout, no sleeping)."""
 
-    def __init__(self, args: list[str], cwd: Path, timeout: float = 30.0) -> None:
+    def __init__(
+        self, args: list[str], cwd: Path, timeout: float = 30.0, *, command: str = "serve", prompt: bool = False
+    ) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        quiet = [] if prompt or command != "serve" else ["--no-prompt"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablereferee.cli", "serve", *args, "--port", "0", "--no-prompt"],
+            [sys.executable, "-m", "tablereferee.cli", command, *args, "--port", "0", *quiet],
             cwd=cwd,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if prompt else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self._stderr_file(cwd),  # a file: chatter on stderr can never fill a pipe and stall it
             text=True,
             env=env,
         )
@@ -97,11 +100,23 @@ class Served:
         threading.Thread(target=read, daemon=True).start()
         if not found.wait(timeout) or self.proc.poll() is not None:
             self.kill()
-            stderr = self.proc.stderr.read() if self.proc.stderr else ""
-            raise AssertionError(f"the server did not start: {self.lines} {stderr}")
+            raise AssertionError(f"the server did not start: {self.lines} {self.stderr()[-3000:]}")
         self.url = next(line for line in self.lines if line.startswith("serving on ")).split()[-1]
         self.scorer = self.line("scorer: ").rsplit("scorer=", 1)[1]
         self.code = re.search(r"\(code (\w+)\)", self.line("join: ")).group(1)  # type: ignore[union-attr]
+
+    def _stderr_file(self, cwd: Path) -> Any:
+        self._err_path = cwd / f"server-{id(self)}.err"
+        return self._err_path.open("w", encoding="utf-8")
+
+    def stderr(self) -> str:
+        return self._err_path.read_text(encoding="utf-8", errors="replace")
+
+    def type(self, line: str) -> None:
+        """A line typed at the server's terminal (a server started with `prompt=True`)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
 
     def line(self, prefix: str) -> str:
         return next(line for line in self.lines if line.startswith(prefix))

@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 from websockets.sync.client import connect
 
+from referee.scorekeeper import Scorekeeper
 from tests.web.conftest import CODE, EGGS, PINS, SIGNALS, Served, bearer
 
 WAIT = 15.0  # seconds a message may take before the test fails (it never sleeps)
@@ -68,3 +70,41 @@ def test_a_server_killed_mid_game_loses_nothing_it_accepted(served: Served, tmp_
             assert reveal.status_code == 200 and reveal.json()["entry"] == 5  # the game goes on
     finally:
         again.stop()
+
+
+def test_the_terminal_and_another_process_act_on_the_served_table(tmp_path):
+    log = tmp_path / "typed.db"
+    args = ["--game", "beccato", "--players", "Anna,Ben,Carla,Dan", "--log", str(log)]
+    served = Served(args, cwd=tmp_path, prompt=True)
+    try:
+        with connect(served.ws_url) as screen:
+            assert json.loads(screen.recv(timeout=WAIT))["events"] == []
+            served.type("egg dollar-1")  # typed at the server's own terminal
+            assert "dollar-1" in until(screen, lambda m: last_entry(m) == 1)["events"][-1]["text"]
+            other = Scorekeeper.resume(log)  # `referee play --resume` on the same log, in another process
+            try:
+                assert other.submit("egg star-2", time=2.0).accepted
+            finally:
+                other.close()
+            assert until(screen, lambda m: last_entry(m) == 2)["view"]["henhouses"]["padovana"] == "star-2"
+        served.type("quit")
+        assert served.proc.wait(WAIT) == 0
+    finally:
+        served.stop()
+    assert any(line.startswith("#1 ") for line in served.lines)  # the terminal's own answer
+    assert served.lines[-1] == f"log: {log}"
+
+
+@pytest.mark.slow
+def test_the_demo_serves_its_refereed_session(tmp_path):
+    """`referee demo --serve` (about 30 s: the demo is refereed first)."""
+    served = Served(
+        ["--serve", "--quiet", "--no-clip", "--out", str(tmp_path / "demo")], cwd=tmp_path, timeout=240, command="demo"
+    )
+    try:
+        with httpx.Client(base_url=served.url, timeout=WAIT) as http:
+            table = http.get("/api/table").json()
+            assert table["game"] == "beccato" and len(table["events"]) == 9
+            assert http.get("/").status_code == 200
+    finally:
+        served.stop()

@@ -368,13 +368,26 @@ def _default_start(hub: TableHub, sessions_dir: str | Path | None) -> Callable[[
 
         now = time.time()
         game = str(manifest["game"])
-        if sessions_dir is not None:
-            Path(sessions_dir).mkdir(parents=True, exist_ok=True)
-            path = Path(sessions_dir) / default_session_path(game, now, suffix=".db").name
-        else:
-            path = default_session_path(game, now, suffix=".db")
+        folder = Path(sessions_dir) if sessions_dir is not None else Path("sessions")
+        folder.mkdir(parents=True, exist_ok=True)
+        cameras = manifest.get("cameras") or {}
+        if manifest.get("zones") and cameras and all(c.get("kind") == "video" for c in cameras.values()):
+            from tablereferee.run import TableConfig  # deferred: a live table loads OpenCV and its stages
+            from tablereferee.web.live import LiveRunner  # deferred: a live table loads OpenCV and its stages
+
+            out = folder / default_session_path(game, now).name
+            specs = {n: _camera_spec(str(c["source"])) for n, c in cameras.items()}
+            runner = LiveRunner(TableConfig.from_manifest(manifest), specs, out).start()
+            hub.attach_live(runner)
+            return {"folder": str(out), "log": str(out / "log.db"), "live": True, "join": hub.join_info()}
+        path = folder / default_session_path(game, now, suffix=".db").name
         keeper = Scorekeeper.start(game, manifest["setup"], path, time=now)
         hub.attach(keeper)
-        return {"log": str(path), "join": hub.join_info()}
+        return {"log": str(path), "live": False, "join": hub.join_info()}
 
     return start
+
+
+def _camera_spec(source: str) -> int | str:
+    """A webcam's index as a number, anything else (a file, a URL) as it is."""
+    return int(source) if source.isdigit() and not Path(source).exists() else source

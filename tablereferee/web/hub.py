@@ -145,6 +145,18 @@ class TableHub:
             hook(self)
         self.changed()
 
+    def attach_live(self, live: LiveTable) -> None:
+        """A live table set up after the server started (the New-table page, with cameras)."""
+        self.live = live
+        attach = getattr(live, "attach", None)
+        if callable(attach):
+            attach(self)
+        if live.keeper is not None:
+            self._adopt(live.keeper)
+        for hook in self.on_table:
+            hook(self)
+        self.changed()
+
     def _adopt(self, keeper: Scorekeeper) -> None:
         _, teams = seats(keeper.state)
         self.tokens.set_teams(teams)

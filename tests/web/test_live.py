@@ -13,6 +13,8 @@ from websockets.sync.client import connect
 
 from referee.observations import CardReading, CardsSeen
 from tablereferee.commands.live import load_table
+from tablereferee.web import TableHub, create_app
+from tablereferee.web.auth import PUBLIC_GRANT, Tokens
 from tablereferee.web.live import LiveRunner
 from tests.web.conftest import ROOT, Served, bearer
 from vision.capture.sources import CameraFrame
@@ -66,3 +68,20 @@ def test_a_recorded_camera_served_live_reaches_the_table_screen(tmp_path: Path) 
     finally:
         served.stop()
     assert (tmp_path / "live" / "log.db").is_file()
+
+
+def test_a_new_table_with_cameras_starts_a_live_table(tmp_path: Path) -> None:
+    """What the New-table page hands on (`app.state.start_table(manifest)`) with a camera."""
+    manifest = json.loads((DEMO / "session.json").read_text(encoding="utf-8"))
+    manifest["cameras"] = {"cards": {"source": str(DEMO / "cameras" / "cards"), "kind": "video", "size": [1280, 720]}}
+    manifest["calibration"] = None  # the cards' camera only
+    hub = TableHub(tokens=Tokens())
+    started = create_app(hub, sessions_dir=tmp_path).state.start_table(manifest)
+    try:
+        assert started["live"] is True and Path(started["folder"]).parent == tmp_path
+        view = hub.table_view(PUBLIC_GRANT)
+        assert view["ready"] and [c["name"] for c in view["cameras"]] == ["cards"]
+        assert set(hub.tokens.pins) == set(view["teams"])
+    finally:
+        assert hub.live is not None
+        hub.live.stop()  # type: ignore[attr-defined]

@@ -9,6 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.table.zones import TableZones
 from vision.seats import SeatProposalError, find_cloth, order_corners, propose_table, seat_order
@@ -149,3 +151,38 @@ def test_seats_dragged_to_points_give_their_angles_on_the_table():
     assert [round(s.angle) for s in p.seats] == [45, 225]
     with pytest.raises(SeatProposalError, match="one seat position"):
         propose_table(image, ["Anna", "Bruno"], positions=[[1, 2]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 9),
+    jitter=st.lists(st.floats(-60, 60), min_size=8, max_size=8),
+    angles=st.one_of(st.none(), st.lists(st.floats(0, 359), min_size=9, max_size=9, unique=True)),
+)
+def test_the_zones_tile_the_cloth(n, jitter, angles):
+    """Every point of the cloth lies in exactly one zone (the centre or one seat's), whatever
+    the cloth's corners and wherever the seats are."""
+    cloth = np.array([[200, 120], [1080, 120], [1080, 600], [200, 600]], np.float64) + np.reshape(jitter, (4, 2))
+    chosen = None if angles is None else angles[:n]
+    if (
+        chosen is not None
+        and min((b - a) % 360 for a, b in zip(sorted(chosen), sorted(chosen)[1:] + sorted(chosen)[:1])) < 1
+    ):
+        return
+    players = [f"P{i}" for i in range(n)]
+    p = propose_table(_BLANK, players, cloth=cloth, faces=[], angles=chosen)
+    zones = TableZones.from_list(p.zones_list())
+    assert [z.player for z in zones.with_role("seat")] == players
+    outline = np.asarray(p.cloth, np.float32).reshape(-1, 1, 2)
+    edges = [np.asarray(z.polygon, np.float32).reshape(-1, 1, 2) for z in zones]
+    for x in range(210, 1080, 37):
+        for y in range(130, 600, 29):
+            if cv2.pointPolygonTest(outline, (x, y), True) < 3:
+                continue  # on or near the cloth's edge
+            if min(abs(cv2.pointPolygonTest(e, (x, y), True)) for e in edges) < 1.5:
+                continue  # on a border between two zones
+            inside = [z.name for z in zones if z.contains(x, y)]
+            assert len(inside) == 1, (x, y, inside)
+
+
+_BLANK = np.zeros((720, 1280, 3), np.uint8)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -121,8 +122,6 @@ def _signed(n: int) -> str:
 
 
 def _fold(text: str) -> str:
-    import unicodedata  # deferred: only a misspelt word needs it
-
     decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

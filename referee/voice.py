@@ -6,8 +6,8 @@ happened through this module, never through a `repr` or a dict dump:
 * `say_events(engine, events, viewer)`: one sentence per event ("Carla shows three Orloff.",
   "Carla's Coccodé is right (three Orloff): the Dollars win an egg."), after
   `referee.secrecy.public_events` has taken out what `viewer` may not see;
-* `say_action(engine, action, viewer)`: an action in words ("Anna passes a card to the next
-  seat (face down)");
+* `say_action(engine, action, viewer)`: an action in words ("Anna passes a card on (face
+  down).");
 * `say_error(error)`: a refusal in words with its hint; the error's name stays in
   `error.name` (and `rule_in_words(error)` says it in words);
 * `say_question(...)`: the table session's one-tap questions;

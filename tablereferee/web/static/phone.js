@@ -427,8 +427,10 @@
     }
   }
 
-  function toggleSecret() {
+  async function toggleSecret() {
     const box = $("secret");
+    if (!state.secret) await loadSecret();
+    if (!state.secret) return;
     if (!box.hidden) {
       box.hidden = true;
       replace(box, []);

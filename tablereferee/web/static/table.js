@@ -234,7 +234,7 @@
         Object.entries(v.teams || t.teams || {}).map(([team, members]) =>
           el("div", { class: "team", dataset: { team } }, [
             el("div", { class: "team-head" }, [el("h3", {}, team.replace("+", " & ")), el("span", { class: "points" }, plural((v.scores || {})[team] || 0, "point"))]),
-            el("div", { class: "team-sub" }, "This hand: " + thirds((v.thirds || {})[team]) + " points (" + plural((v.thirds || {})[team] || 0, "third") + ")"),
+            el("div", { class: "team-sub", "data-testid": "thirds-" + team }, "This hand: " + thirds((v.thirds || {})[team]) + (((v.thirds || {})[team] || 0) === 3 ? " point (" : " points (") + plural((v.thirds || {})[team] || 0, "third") + ")"),
             el("div", { class: "team-sub" }, "Tricks: " + members.map((m) => m + " " + (taken[m] || 0)).join(", ")),
           ])
         )
@@ -243,7 +243,7 @@
     if (v.last_trick) {
       const lt = v.last_trick;
       const cards = lt.cards || lt.trick || [];
-      if (cards.length) parts.push(el("div", { class: "last-trick" }, [el("h2", {}, "Last trick" + (lt.winner ? ": " + lt.winner + " took it" : "")), trick(cards, deck, null)]));
+      if (cards.length) parts.push(el("div", { class: "last-trick", "data-testid": "last-trick" }, [el("h2", {}, "Last trick" + (lt.winner ? ": " + lt.winner + " took it" : "")), trick(cards, deck, null)]));
     }
     return parts;
   }

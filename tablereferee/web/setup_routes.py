@@ -32,6 +32,7 @@ The application includes the router with its own guard: the page is the scorer's
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import re
 import secrets
@@ -141,6 +142,8 @@ def _plain(errors: list[Any]) -> tuple[str, str | None, bool]:
     loc = [str(p) for p in first.get("loc", ()) if p != "body"]
     if not loc:
         return "the request body is a JSON object of the fields the form sends", None, False
+    if loc[0] in ("options", "signals", "teams"):
+        loc = loc[:2]  # the option, team or signal named; not the kinds of value tried for it
     field = ".".join(p for p in loc if not p.isdigit()) or None
     where = " ".join(loc) or "the request"
     return f"{where}: {str(first.get('msg', 'not valid')).lower()}", field, False
@@ -196,10 +199,10 @@ def declared_options(game: str, variant: str | None = None, players: list[str] |
         from referee.bestia.variants import options_for  # deferred: as above
 
         return options_for(variant_named(variant or "classic"), players or [])
-    module = __import__(ENGINE_MODULES[engine.name], fromlist=["OPTIONS"])
+    module = importlib.import_module(ENGINE_MODULES[engine.name])
     options = getattr(module, "OPTIONS", None)
-    if options is None:
-        options = getattr(__import__(f"{ENGINE_MODULES[engine.name]}.game", fromlist=["OPTIONS"]), "OPTIONS", {})
+    if options is None:  # an engine that keeps its options beside its state (Beccaccino)
+        options = getattr(importlib.import_module(f"{module.__name__}.game"), "OPTIONS", {})
     return dict(options)
 
 
@@ -231,9 +234,14 @@ def _setup_for(game: str, variant: str | None, players: list[str], options: Mapp
     return {"players": players, "options": opts}
 
 
-@functools.cache
 def player_range(game: str, variant: str | None = None) -> tuple[int, int]:
-    """The fewest and most players the engine takes (asked of the engine itself)."""
+    """The fewest and most players the engine takes (asked of the engine itself: the counts
+    for which `new_game` raises no `...PlayerCount` error)."""
+    return _player_range(get_engine(game).name, variant)
+
+
+@functools.cache  # by the engine's own name and a variant it declares: a handful of entries
+def _player_range(game: str, variant: str | None) -> tuple[int, int]:
     engine = get_engine(game)
     ok = []
     for n in range(2, 14):
@@ -247,11 +255,18 @@ def player_range(game: str, variant: str | None = None) -> tuple[int, int]:
 
 
 def _uses_signals(game: str) -> bool:
+    """Whether the game's teams have secret signals (its public view names them, hidden)."""
+    return _signals_in(get_engine(game).name)
+
+
+@functools.cache  # by the engine's own name
+def _signals_in(game: str) -> bool:
     lo, _ = player_range(game)
     state = get_engine(game).new_game({"players": [f"Player {i + 1}" for i in range(lo)]})
     return "signals" in state.view(None)
 
 
+@functools.cache  # the engines do not change while the server runs
 def games() -> dict[str, Any]:
     out = []
     for name in ENGINE_MODULES:
@@ -639,8 +654,12 @@ def create_table(body: TableIn, cameras: Cameras | None = None) -> dict[str, Any
         h, w = cam.image.shape[:2]
         cams[cam.name] = {"source": cam.source, "kind": cam.kind, "size": [w, h]}
     zones = [z.model_dump(exclude_none=True) for z in body.zones]
+    names: set[str] = set()
     for z in zones:
         z["polygon"] = [list(p) for p in z["polygon"]]
+        if z["name"] in names:  # two cameras each proposed "seat:Anna": the second says which camera
+            z["name"] = f"{z['name']}@{z['camera']}"
+        names.add(z["name"])
         if z["camera"] not in cams:
             raise BadZones(f"zone {z['name']!r} is on camera {z['camera']!r}, which is not open", field="zones")
         if z.get("player") is not None and z["player"] not in players:

@@ -156,6 +156,12 @@ MAPPED = [
     ({"game": "bestia", "players": ["Anna", "Bruno", "Carla"], "signals": {"x": "random"}}, "BadSetupField", "signals"),
     ({"game": "beccato", "players": "Anna, Bruno"}, "BadSetupField", "players"),
     ({"players": FOUR}, "BadSetupField", "game"),
+    (
+        {"game": "bestia", "players": ["Anna", "Bruno", "Carla"], "options": {"stake": 3.5}},
+        "BadSetupField",
+        "options.stake",
+    ),
+    ({"game": "beccato", "players": FOUR, "signals": {"dollar": "chosen"}}, "BadSetupField", "signals.dollar"),
     ({"game": "beccato", "players": FOUR, "signals": {"dollar": "wink_left"}}, "BadSetupField", "signals.dollar"),
 ]
 
@@ -453,3 +459,19 @@ def test_impossible_seats_and_cloths_are_refused_by_name(client, change, message
     r = client.post(f"/api/setup/cameras/{cam['id']}/propose", json={"players": ["Anna", "Bruno"], **change})
     assert r.status_code == 422 and r.json()["error"]["name"] == "SeatProposalError", r.text
     assert message in r.json()["error"]["message"]
+
+
+def test_two_cameras_proposing_the_same_seats_keep_both(client):
+    ids = [client.post("/api/setup/cameras", json={"name": n, "source": str(PREVIEW)}).json()["id"] for n in ("a", "b")]
+    zones = []
+    for cid in ids:
+        zones += client.post(f"/api/setup/cameras/{cid}/propose", json={"game": "beccato", "players": FOUR}).json()[
+            "zones"
+        ]
+    body = {"game": "beccato", "players": FOUR, "cameras": [{"id": i} for i in ids], "zones": zones}
+    r = client.post("/api/setup/table", json=body)
+    assert r.status_code == 201 and r.json()["zones"] == 10, r.text
+    names = [z["name"] for z in client.app.state.setup_table["zones"]]
+    assert names[:2] == ["eggs", "seat:Anna"] and names[5:7] == ["eggs@b", "seat:Anna@b"]
+    config = TableConfig.from_manifest(client.app.state.setup_table)
+    assert config.card_cameras() == ["a", "b"] and config.zones.locate("b", [(640, 700)]) == ["seat:Anna@b"]

@@ -19,6 +19,7 @@ from tablereferee.run import TableConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PREVIEW = ROOT / "datasets" / "demo" / "preview.jpg"
+PEOPLE = ROOT / "tests" / "fixtures" / "people"
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
     "--headless",
@@ -156,16 +157,34 @@ def test_fill_the_form_drag_a_zone_and_create_the_table(server, page, tmp_path):
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "new-table.png"), full_page=True)
 
+    assert page.input_value("[data-testid=use-cards]") == "cards"  # a cloth and no face: it watches the cards
+
+    # a picture of two players sent from the browser: it watches the players (their body signals)
+    page.fill("[data-testid=camera-name]", "people")
+    page.check("input[name=kind][value=upload]")
+    page.set_input_files("[data-testid=camera-file]", str(PEOPLE / "mps_face_detector_testImg.jpeg"))
+    page.click("[data-testid=open-camera]")
+    page.wait_for_selector("[data-testid=overlay-people] rect.region")
+    assert page.input_value("[data-testid=use-people]") == "players"
+    assert page.locator("[data-testid=overlay-people] rect.region").count() == 2
+    seen = page.evaluate(
+        "newTable.state.cameras[1].proposal.seats.filter((s) => s.from === 'face').map((s) => s.player)"
+    )
+    assert len(seen) == 2
+
     page.click("[data-testid=create]")
     page.wait_for_selector("body[data-created=true]")
     text = page.inner_text("[data-testid=status]")
-    assert text.startswith("Table created: Anna, Bruno, Carla, Dario") and "5 zones on 1 camera" in text
+    assert text.startswith("Table created: Anna, Bruno, Carla, Dario") and "5 zones on 2 cameras" in text
     manifest = json.loads(out.read_text())
     assert manifest["zones"][1]["name"] == "seat:Anna" and manifest["zones"][1]["polygon"][3] == after
     assert len(manifest["setup"]["signals"]) == 2
     html = page.content()
     assert not any(f'"{s}"' in html or f">{s}<" in html for s in manifest["setup"]["signals"].values())
+    assert sorted(s["name"] for s in manifest["calibration"]["seats"]) == sorted(seen)
+    assert {s["camera"] for s in manifest["calibration"]["seats"]} == {"people"}
     config = TableConfig.from_manifest(manifest)
+    assert config.card_cameras() == ["cards"] and config.signal_cameras() == ["people"]
     assert config.zones.seat_of("Anna").polygon[3] == tuple(after) == config.zones.by_name["eggs"].polygon[2]
     assert os.path.getsize(shots / "new-table.png") > 10_000
 

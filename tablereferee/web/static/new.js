@@ -377,6 +377,11 @@
     try {
       const p = await api("POST", `/api/setup/cameras/${cam.id}/propose`, body);
       cam.proposal = p;
+      if (!cam.use) {
+        // what this camera watches: the cards on the cloth, the players' bodies, or both
+        const faces = (p.faces || []).length > 0;
+        cam.use = p.cloth_found && !faces ? "cards" : !p.cloth_found && faces ? "players" : "both";
+      }
       renderCameras();
       const notes = (p.notes || []).map((n) => n.charAt(0).toUpperCase() + n.slice(1) + ".");
       status([`Seats and zones proposed on ${cam.name}: drag them where they belong.`, ...notes].join(" "));
@@ -401,6 +406,7 @@
       "article",
       { class: "camera", "data-camera": cam.name, "data-testid": "camera-" + cam.name },
       el("h3", { text: `${cam.name} \u2014 ${cam.kind}` }),
+      useField(cam),
       pic,
       el(
         "div",
@@ -434,6 +440,21 @@
     );
     if (cam.proposal) drawProposal(cam, overlay);
     return card;
+  }
+
+  const USES = {
+    both: "the cards and the players",
+    cards: "the cards on the table (its zones)",
+    players: "the players (their body signals)",
+  };
+
+  function useField(cam) {
+    const select = el("select", { "data-testid": "use-" + cam.name });
+    for (const [value, text] of Object.entries(USES)) {
+      select.append(el("option", { value, text, selected: (cam.use || "both") === value }));
+    }
+    select.addEventListener("change", () => (cam.use = select.value));
+    return el("label", { class: "camera-use" }, "This camera watches ", select);
   }
 
   function toSvg(overlay, ev) {
@@ -566,8 +587,10 @@
 
   function cameraBody() {
     const cams = state.cameras.filter((c) => c.proposal);
-    const zones = cams.flatMap((c) => c.proposal.zones);
-    const seats = cams.flatMap((c) => (c.proposal.calibration ? c.proposal.calibration.seats : []));
+    const zones = cams.filter((c) => c.use !== "players").flatMap((c) => c.proposal.zones);
+    const seats = cams
+      .filter((c) => c.use !== "cards" && c.proposal.calibration)
+      .flatMap((c) => c.proposal.calibration.seats);
     const body = { cameras: state.cameras.map((c) => ({ id: c.id })), zones };
     if (seats.length) {
       body.calibration = { format: "table-calibration/1", proposed: false, mirrored: false, table_polygon: null, seats };

@@ -192,6 +192,21 @@ def test_the_frozen_playthroughs_use_every_sentence_the_voice_knows() -> None:
         assert_plain(sentence, kind)
 
 
+def test_every_event_an_engine_can_announce_has_its_sentence() -> None:
+    """Read from the engines' source: each event kind they emit (`Event("kind", ...)`,
+    `self._emit("kind", ...)`) has a sentence of its own, not the generic fallback."""
+    emitted = re.compile(r'(?:Event\(\s*|_emit\(\s*)"(\w+)"')
+    shared = set(EVENT_KINDS[""])
+    for game in ("beccato", "beccaccino", "bestia"):
+        files = sorted((ROOT.parent / "referee" / game).glob("*.py"))
+        if game != "beccato":
+            files.append(ROOT.parent / "referee" / "tricks" / "common.py")
+        kinds = {k for f in files for k in emitted.findall(f.read_text(encoding="utf-8"))}
+        assert len(kinds) >= 10, (game, kinds)
+        missing = kinds - set(EVENT_KINDS[game]) - shared
+        assert not missing, f"{game} events without a sentence: {sorted(missing)}"
+
+
 RARE_EVENTS: dict[str, dict[str, Any]] = {
     "cards_seen": {"kind": "cards_seen", "player": "Anna", "cards": ["orloff", "orloff"]},
     "no_egg_left": {"kind": "no_egg_left", "team": "star"},

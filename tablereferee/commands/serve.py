@@ -214,13 +214,17 @@ def command(
     chosen = sum(bool(x) for x in (session, new, game, table))
     if chosen != 1:
         raise click.UsageError("name one table: SESSION, --new, --game GAME --players ..., or --table FILE --live ...")
-    if cameras and not table:
-        raise click.UsageError("--live needs the table's zones: --table FILE")
+    if cameras and not (table or (session and Path(session).is_dir())):
+        raise click.UsageError("--live needs the table's zones: --table FILE, or a session folder as SESSION")
     tokens = Tokens(pins=parse_pairs(pins, "TEAM=PIN"), code=code)
     keeper = None
     live = None
     with exit_on_error(EXIT_USAGE if game or table else 3):
-        if session:
+        if session and cameras:  # a new live session on the table of an earlier one
+            from tablereferee.web.live import start_live  # deferred: loads OpenCV and the perception stages
+
+            live = start_live(None, parse_pairs(cameras, "NAME=SOURCE"), out, from_session=session)
+        elif session:
             keeper = open_keeper(session, log_path, accept_unsigned)
         elif game:
             keeper = new_keeper(game, players, teams, options, variant, parse_pairs(signals, "TEAM=SIGNAL"), log_path)

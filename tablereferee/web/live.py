@@ -221,12 +221,15 @@ def _placeholder(text: str) -> bytes:
     return data.tobytes() if ok else b""
 
 
-def start_live(table: str, cameras: Mapping[str, str], out: str | None, **options: Any) -> LiveRunner:
-    """`referee serve --table FILE --live NAME=SOURCE ...`: the live table, started."""
+def start_live(
+    table: str | None, cameras: Mapping[str, str], out: str | None, *, from_session: str | None = None, **options: Any
+) -> LiveRunner:
+    """`referee serve --table FILE --live NAME=SOURCE ...` (or a session folder's table, as
+    `referee live --from`): the live table, started."""
     from tablereferee.commands.live import load_table, print_decision  # deferred: `referee live`'s own pieces
     from tablereferee.paths import default_session_path  # deferred: only a new session names a folder
 
-    config = load_table(table, None)
+    config = load_table(table, from_session)
     specs: dict[str, Any] = {n: int(s) if s.isdigit() and not Path(s).exists() else s for n, s in cameras.items()}
     folder = Path(out) if out else default_session_path(config.game)
     options.setdefault("echo", print_decision)

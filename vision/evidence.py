@@ -32,7 +32,7 @@ from vision.landmarks.types import FrameLandmarks
 from vision.signals.catalogue import Catalogue, SignalSpec, default_catalogue
 from vision.signals.detectors import eye_states
 from vision.signals.engine import detect_signals, seat_series
-from vision.signals.features import SeatSeries, contact_distances
+from vision.signals.features import SeatSeries, contact_distances, pose_hand_points
 
 YES, NO, UNSURE = "yes", "no", "unsure"
 CONTEXT = 6.0  # s of landmarks before the window the detectors may use (a wink's eye baseline)
@@ -65,6 +65,7 @@ class Measure:
     values: np.ndarray
     line: float
     inside: str  # "below": smaller is nearer the cue (a distance); "above": larger is
+    primary: bool = True  # False: drawn beside the main measure, not the one the closest moment is taken from
 
     def closest(self) -> tuple[int, float] | None:
         """The frame nearest the cue (index into t, its value); None when never measured."""
@@ -128,6 +129,7 @@ class Answer:
                     "name": m.name,
                     "line": m.line,
                     "inside": m.inside,
+                    "primary": m.primary,
                     "t": [round(float(x), 3) for x in m.t],
                     "values": [None if not np.isfinite(v) else round(float(v), 4) for v in m.values],
                 }
@@ -151,12 +153,25 @@ def measures(series: SeatSeries, spec: SignalSpec, cat: Catalogue) -> list[Measu
             )
         return out
     if spec.detector == "raise_hand":
+        # As the detector judges it: Hands' points, else Pose's wrist, pinky, index and thumb.
         side = spec.p("hand")
         pts = series.hand[side]
+        has = series.has_hand(side)
+        pose_pts = pose_hand_points(series, side, spec.p("min_visibility"))
         with np.errstate(invalid="ignore", all="ignore"):
-            top = np.nanmin(np.where(np.isnan(pts[:, :, 1]), np.inf, pts[:, :, 1]), axis=1)
+            hand_top = np.min(np.nan_to_num(pts[:, :, 1], nan=np.inf), axis=1)
+            pose_up = pose_pts[:, 2, 1] < pose_pts[:, 0, 1]
+            reach = np.where(pose_up, spec.p("pose_finger_reach") * series.iod, 0.0)
+            pose_top = np.min(np.nan_to_num(pose_pts[:, :, 1], nan=np.inf), axis=1) - reach
+            top = np.where(has, hand_top, pose_top)
             top = np.where(np.isinf(top), np.nan, top)
             above = (series.eye_line_y - top) / series.iod
+            wrist_y = np.where(has, pts[:, 0, 1], pose_pts[:, 0, 1])
+            chin_y = series.targets["chin"][:, 1]
+            pose_sh = np.isfinite(series.shoulder_y) & np.isfinite(series.sw)
+            shoulder_y = np.where(pose_sh, series.shoulder_y, chin_y + spec.p("shoulders_below_chin") * series.iod)
+            scale = np.where(pose_sh, series.sw, series.iod / 0.35)
+            wrist_above = (shoulder_y - wrist_y) / scale
         return [
             Measure(
                 f"top of the {side} hand above the eyes, in eye spans",
@@ -164,7 +179,15 @@ def measures(series: SeatSeries, spec: SignalSpec, cat: Catalogue) -> list[Measu
                 above,
                 spec.p("top_above_eyes"),
                 "above",
-            )
+            ),
+            Measure(
+                f"{side} wrist above the shoulder line, in shoulder widths",
+                series.t,
+                wrist_above,
+                spec.p("wrist_above_shoulders"),
+                "above",
+                primary=False,
+            ),
         ]
     if spec.detector == "wink":
         states = eye_states(series, spec)
@@ -220,6 +243,8 @@ def ask(
     window = [_cut(m, start, end) for m in all_measures]
     best = None
     for m in window:
+        if not m.primary:
+            continue
         c = m.closest()
         if c is not None and (best is None or m.margin(c[1]) > best[0].margin(best[1][1])):
             best = (m, c)
@@ -268,4 +293,4 @@ def _why_not(m: Measure, spec: SignalSpec) -> str:
 
 def _cut(m: Measure, start: float, end: float) -> Measure:
     keep = (m.t >= start - 1e-6) & (m.t <= end + 1e-6)
-    return Measure(m.name, m.t[keep], m.values[keep], m.line, m.inside)
+    return Measure(m.name, m.t[keep], m.values[keep], m.line, m.inside, m.primary)

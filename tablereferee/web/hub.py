@@ -30,6 +30,7 @@ from tablereferee.web import words
 from tablereferee.web.auth import Grant, NotAllowed, NotYourCall, NotYourTeam, ScorerOnly, Tokens, WebError
 
 EVENTS_SHOWN = 20
+VIEWS_KEPT = 32  # TableViews kept built (one per viewer and version)
 BUTTONS_APART = 12  # a kind with more legal choices than this becomes one button with a picker
 CARD_FIELDS = ("card", "cards", "discards", "discard", "egg")
 TITLES = {"beccato": "Beccato!", "beccaccino": "Beccaccino", "bestia": "Bestia"}
@@ -125,6 +126,7 @@ class TableHub:
         self._lock = threading.Lock()
         self._seen = -1
         self._subscribers: list[Callable[[int], None]] = []
+        self._views: dict[tuple[Any, ...], dict[str, Any]] = {}  # built TableViews, by version and viewer
         self.on_table: list[Callable[[TableHub], None]] = []
         if self.keeper is not None:
             self._adopt(self.keeper)
@@ -246,6 +248,10 @@ class TableHub:
             engine, state = keeper.engine, keeper.state
             players, teams = seats(state)
             viewer = viewer_for(grant, teams)
+            key = (self.version, keeper.log.next_seq, viewer, base)
+            cached = self._views.get(key)
+            if cached is not None:  # twenty phones on the public view: built once per change
+                return {**cached, "role": role}
             view = state_json(engine, state, viewer)
             standings = jsonable(state.standings()) if hasattr(state, "standings") else {}
             waiting = state.waiting_for() if hasattr(state, "waiting_for") else {}
@@ -273,7 +279,11 @@ class TableHub:
                 "cameras": self.cameras(),
                 "join": self.join_info(base),
             }
-        return jsonable(out)
+            built: dict[str, Any] = jsonable(out)
+            if len(self._views) >= VIEWS_KEPT:
+                self._views.clear()
+            self._views[key] = built
+        return {**built, "role": role}
 
     def _events(self, keeper: Scorekeeper, viewer: Viewer) -> list[dict[str, Any]]:
         shown: list[dict[str, Any]] = []

@@ -25,8 +25,9 @@ The application includes the router with its own guard: the page is the scorer's
 
 `create_table(body)` is what `POST /api/setup/table` hands on: a session manifest (the format
 `referee live --table` reads and `TableConfig.from_manifest` checks). The route gives it to
-`app.state.start_table(manifest)` when the application has set one, and keeps the last one in
-`app.state.setup_table` either way.
+`app.state.start_table(manifest)` when the application has set one, keeps the last one in
+`app.state.setup_table` either way, and, when the start names its session log (`{"log": PATH}`)
+and no table file of its own (`"table"`), saves it beside the log as `PATH.table.json`.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ class NoSuchCamera(SetupRequestError):
 
 class NoVariants(SetupRequestError):
     """A variant named for a game that has none."""
+
+
+class TableNotSaved(RefereeError):
+    """A table that could not be written beside its session log (a full disk, no permission)."""
 
 
 class TooBig(SetupRequestError):
@@ -689,6 +694,21 @@ def create_table(body: TableIn, cameras: Cameras | None = None) -> dict[str, Any
     return manifest
 
 
+def save_with_log(manifest: Mapping[str, Any], started: Any) -> tuple[str | None, dict[str, Any] | None]:
+    """The table beside the session log the hub started (`<log>.table.json`: what
+    `referee live --table` reads), when the hub named a log and saved no table of its own: its
+    path, or the `TableNotSaved` error (the table has started all the same: its log is the state)."""
+    if not isinstance(started, Mapping) or not isinstance(started.get("log"), str) or started.get("table"):
+        return None, None
+    path = Path(started["log"]).with_suffix(".table.json")
+    try:
+        path.write_text(json.dumps(jsonable(manifest), indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        err = TableNotSaved(f"the table file could not be written beside the log: {exc.strerror or exc}")
+        return None, {"name": err.name, "message": err.message, "field": None}
+    return str(path), None
+
+
 def _tells_signal(value: Any, setup: Mapping[str, Any]) -> bool:
     text = json.dumps(jsonable(value))
     return any(f'"{s}"' in text for s in (setup.get("signals") or {}).values() if s != FREE_SIGNAL)
@@ -704,6 +724,7 @@ def post_table(body: TableIn, request: Request) -> JSONResponse:
     start = getattr(request.app.state, "start_table", None)
     if callable(start):
         started = start(manifest)
+    table_file, not_saved = save_with_log(manifest, started)
     state = get_engine(manifest["game"]).new_game(manifest["setup"])
     summary = public_summary(manifest["game"], manifest["setup"], state)
     summary.update(
@@ -712,5 +733,7 @@ def post_table(body: TableIn, request: Request) -> JSONResponse:
         zones=len(manifest["zones"]),
         seats_watched=len((manifest["calibration"] or {}).get("seats", [])),
         started=started if isinstance(started, Mapping) and not _tells_signal(started, manifest["setup"]) else None,
+        table_file=table_file,
+        table_file_error=not_saved,
     )
     return JSONResponse(jsonable(summary), status_code=201)

@@ -475,3 +475,32 @@ def test_two_cameras_proposing_the_same_seats_keep_both(client):
     assert names[:2] == ["eggs", "seat:Anna"] and names[5:7] == ["eggs@b", "seat:Anna@b"]
     config = TableConfig.from_manifest(client.app.state.setup_table)
     assert config.card_cameras() == ["a", "b"] and config.zones.locate("b", [(640, 700)]) == ["seat:Anna@b"]
+
+
+def test_the_table_is_saved_beside_the_log_the_hub_started(app, client, tmp_path):
+    log = tmp_path / "beccato-tonight.db"
+    app.state.start_table = lambda manifest: {"log": str(log)}
+    cam = client.post("/api/setup/cameras", json={"name": "cards", "source": str(PREVIEW)}).json()
+    zones = client.post(f"/api/setup/cameras/{cam['id']}/propose", json={"players": FOUR}).json()["zones"]
+    r = client.post("/api/setup/table", json={"game": "beccato", "players": FOUR, "cameras": [cam], "zones": zones})
+    assert r.status_code == 201, r.text
+    saved = tmp_path / "beccato-tonight.table.json"
+    assert r.json()["table_file"] == str(saved)
+    config = load_table(str(saved), None)
+    assert config.zones.to_list() == zones and config.setup == client.app.state.setup_table["setup"]
+    _no_signal(r.text)
+
+
+def test_a_hub_that_saves_its_own_table_gets_no_second_copy(app, client, tmp_path):
+    app.state.start_table = lambda manifest: {"log": str(tmp_path / "x.db"), "table": "its own"}
+    r = client.post("/api/setup/table", json={"game": "beccaccino", "players": FOUR})
+    assert r.status_code == 201 and r.json()["table_file"] is None
+    assert not (tmp_path / "x.table.json").exists()
+
+
+def test_a_table_file_that_cannot_be_written_is_named_and_the_table_still_starts(app, client, tmp_path):
+    app.state.start_table = lambda manifest: {"log": str(tmp_path / "no-such-folder" / "x.db")}
+    r = client.post("/api/setup/table", json={"game": "beccaccino", "players": FOUR})
+    assert r.status_code == 201 and r.json()["created"] and r.json()["table_file"] is None
+    assert r.json()["table_file_error"]["name"] == "TableNotSaved"
+    assert "No such file or directory" in r.json()["table_file_error"]["message"]

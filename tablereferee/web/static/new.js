@@ -611,6 +611,8 @@
           (teams ? ` (${teams})` : "") +
           `, ${res.zones} zone${res.zones === 1 ? "" : "s"} on ${res.cameras.length} camera${res.cameras.length === 1 ? "" : "s"}.`
       );
+      if (res.table_file) $("#status").append(document.createTextNode(` Saved as ${res.table_file}.`));
+      if (res.table_file_error) showError(res.table_file_error);
       const join = res.started && res.started.join;
       if (join) {
         const link = el("a", { href: "/", text: "Open the table screen" });

@@ -288,6 +288,13 @@ def create_app(
         log.warning("the New-table page is not available: %s", exc)
     else:
         app.include_router(setup_routes.router, dependencies=[Depends(require_scorer)])
+    try:
+        from tablereferee.web import review  # deferred: the review page of recorded sessions, if installed
+    except ImportError as exc:
+        log.warning("the review page is not available: %s", exc)
+    else:
+        app.state.review_root = Path(sessions_dir) if sessions_dir is not None else Path("sessions")
+        app.include_router(review.router)
     return app
 
 

@@ -38,7 +38,6 @@ from referee.secrecy import (
     describe_action,
     public_action,
     public_entry,
-    public_events,
     render,
     resolve_viewer,
 )
@@ -66,6 +65,7 @@ from referee.sessionlog import (
 )
 from referee.sessionlog.signature import DESCRIPTIONS, MISSING, UNVERIFIED
 from referee.tricks.policies import HIDDEN_DETAILS
+from referee.voice import say_action, say_events
 
 GENERIC_HELP = """\
 undo [N]              undo entry N (default: the last action in effect)
@@ -114,24 +114,6 @@ class Outcome:
 def _public_error(error: RefereeError) -> dict[str, Any]:
     """A refusal as the table may see it: without the details that name a card of a hand."""
     return {k: v for k, v in error.to_dict().items() if k not in ("hand", "hands", *HIDDEN_DETAILS)}
-
-
-def describe_events(events: Sequence[Mapping[str, Any]]) -> str:
-    """Events as short text: `kind(key=value, ...)` separated by '; '."""
-    parts = []
-    for event in events:
-        data = {k: v for k, v in event.items() if k != "kind"}
-        inner = ", ".join(f"{k}={_short(v)}" for k, v in data.items())
-        parts.append(f"{event.get('kind')}({inner})" if inner else str(event.get("kind")))
-    return "; ".join(parts)
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return "[" + " ".join(_short(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}={_short(v)}" for k, v in value.items()) + "}"
-    return str(value)
 
 
 def _engine(game: str | Engine) -> Engine:
@@ -268,9 +250,9 @@ class Scorekeeper:
         labels: dict[int, str] = {}
         for entry in (public_entry(self.engine, e, who) for e in self.log.entries):
             if entry.kind == "action":
-                labels[entry.seq] = entry.payload.get("text") or describe_events([entry.payload["action"]])
+                labels[entry.seq] = entry.payload.get("text") or say_action(self.engine, entry.payload["action"], who)
             elif entry.kind == "correction" and entry.payload["op"] == "amend":
-                text = entry.payload.get("text") or describe_events([entry.payload["action"]])
+                text = entry.payload.get("text") or say_action(self.engine, entry.payload["action"], who)
                 labels[entry.payload["target"]] = f"{text}  (amended by #{entry.seq})"
         lines = [f"#{seq} {labels[seq]}" for seq in self._actions]
         return "\n".join(lines) if lines else "(no actions in effect)"
@@ -398,8 +380,8 @@ class Scorekeeper:
         return new
 
     def _describe(self, events: Sequence[Mapping[str, Any]]) -> str:
-        """Events in words, as the scorekeeper's viewer may see them."""
-        return describe_events(public_events(self.engine, events, self.viewer))
+        """Events in words, as the scorekeeper's viewer may see them (the voice filters them)."""
+        return " ".join(say_events(self.engine, events, self.viewer, state=self.state))
 
     def _label(self, action: Mapping[str, Any], typed: str) -> str:
         """The typed line, or the action in words when the line names what the viewer may not see."""

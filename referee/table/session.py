@@ -43,13 +43,13 @@ from referee.observations import (
     ZoneContent,
 )
 from referee.scorekeeper import Outcome, Scorekeeper
-from referee.secrecy import public_action
 from referee.sessionlog import Entry, SessionLog
 from referee.signal_cards import BY_ID as SIGNAL_CARDS
 from referee.table.lead_motion import LeadMotion, MotionThresholds, lead_motion
 from referee.table.rules import Flag, Proposal, egg_rule, play_rule, reveal_rule
 from referee.table.stabilize import ZoneStabilizer
 from referee.table.zones import BadZones, TableZones
+from referee.voice import say_action, say_question
 
 KNOCK_SIGNALS = ("tap_table_left", "tap_table_right")
 NEW_DEAL_EVENTS = ("new_hand", "dealt", "next_round", "round_started")
@@ -433,15 +433,17 @@ class TableSession:
             seq = self._observe(t, {"type": "ask", **payload}, confidence=result.confidence)
             if result.action is not None:
                 self._asks[seq] = _Ask(seq, result, result.action)
-                text = self.engine.codec.to_dict(result.action)
-                msg = (
-                    f"ASK #{seq}: {result.reasoning} (confidence {result.confidence:.2f}); "
-                    f"confirm with `yes {seq}` or `no {seq}`: {text}"
+                msg = say_question(
+                    self.engine,
+                    seq,
+                    self.engine.codec.to_dict(result.action),
+                    reasoning=result.reasoning,
+                    confidence=result.confidence,
+                    alternative=None if result.alternative is None else self.engine.codec.to_dict(result.alternative),
+                    state=self.state,
                 )
-                if result.alternative is not None:
-                    msg += f"; `no {seq}` records {self.engine.codec.to_dict(result.alternative)} instead"
             else:
-                msg = f"ASK #{seq}: {result.reasoning}"
+                msg = say_question(self.engine, seq, None, reasoning=result.reasoning)
             return [Decision("ask", t, msg, seq, payload)]
         assert result.action is not None  # not asking: the cards were read
         self._observe(t, {"type": "decision", **payload}, confidence=result.confidence)
@@ -561,11 +563,7 @@ class TableSession:
 
 def describe(engine: Engine, action: Action) -> str:
     """The action in words for the table's screen: the public view (`referee.secrecy`)."""
-    d, hidden = public_action(engine, engine.codec.to_dict(action))
-    text = " ".join(
-        str(v if not isinstance(v, (list, tuple)) else " ".join(map(str, v))) for v in d.values() if v is not None
-    )
-    return f"{text} ({', '.join(hidden)} hidden)" if hidden else text
+    return say_action(engine, engine.codec.to_dict(action))
 
 
 def _seq(outcome: Outcome) -> int:

@@ -21,8 +21,8 @@ def test_the_example_script_plays_to_a_right_call_out_and_checks(tmp_path):
     log = tmp_path / "game.db"
     result = run("play", "beccaccino", "--script", EXAMPLE, "--log", log, "--quiet")
     assert result.exit_code == EXIT_OK, result.output
-    assert "marafona(player=Dan" in result.output
-    assert "foul(" in result.output  # the partner who peeked
+    assert "Dan shows the Marafona (3 di spade, 2 di spade and Asso di spade): +3 for Ben & Dan." in result.output
+    assert "Foul by Anna: the battezzante's partner looked before the declaration." in result.output
     assert "GAME OVER: Ben calls out with 31: right" in result.output
     checked = run("check", log, "--json")
     assert checked.exit_code == EXIT_OK, checked.output

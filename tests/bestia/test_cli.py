@@ -37,7 +37,7 @@ def test_example_scripts_play_and_check(tmp_path, name, ending):
 def test_the_worked_example_in_the_scorekeeper(tmp_path):
     result = run("play", "bestia", "--script", GAMES / "example.bestia", "--log", tmp_path / "g.db")
     out = result.output
-    assert "won={Anna=6, Ben=3}" in out and "bestia=[Carla]" in out and "paid={Carla=9}" in out
+    assert "Deal 1 is settled: Anna wins 6 chips, Ben 3; Carla is in bestia; Carla pays 9 chips into the pot" in out
     assert "deal 2, dealer Anna; pot 12" in out
 
 

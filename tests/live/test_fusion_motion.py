@@ -90,7 +90,7 @@ def test_an_unsure_toss_asks_and_no_records_the_plain_lead(table):
     asks = [d for d in out if d.kind == "ask"]
     assert len(asks) == 1 and actions(out) == []
     assert asks[0].data["action"]["call"] == "volo" and asks[0].data["alternative"]["call"] is None
-    assert "`no " in asks[0].message and "instead" in asks[0].message
+    assert "or no " in asks[0].message and "instead" in asks[0].message
     out = table.feed(KeyboardLine(3.0, f"no {asks[0].entry}"))
     assert actions(out) == [{"kind": "play", "player": "Dan", "card": "AS", "call": None}]
     assert table.log.entries[-1].source == "keyboard" and table.state.calls == {}
@@ -223,6 +223,7 @@ def test_a_card_camera_that_sees_hands_passes_them_to_the_table():
     landmarks = [FrameLandmarks(4, 0.4, 1280, 720, (Person("Dan", hands={"right": Hand(pts)}),))]
     p = Perception.__new__(Perception)  # the stages themselves are tested with their models elsewhere
     p.seconds, p.frames = {"cards": 0.0, "signals": 0.0}, {"cards": 0, "signals": 0}
+    p.tracks = None
     p.card = {"cards": _Stage(lambda f: CardsSeen(f.t, f.camera, ()))}
     p.signal = {"cards": _Stage(lambda f: [], landmarks), "people": _Stage(lambda f: [], landmarks)}
     out = p(CameraFrame("cards", 4, 0.4, np.zeros((4, 4, 3), np.uint8)))

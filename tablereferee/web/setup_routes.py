@@ -27,7 +27,8 @@ The application includes the router with its own guard: the page is the scorer's
 `referee live --table` reads and `TableConfig.from_manifest` checks). The route gives it to
 `app.state.start_table(manifest)` when the application has set one, keeps the last one in
 `app.state.setup_table` either way, and, when the start names its session log (`{"log": PATH}`)
-and no table file of its own (`"table"`), saves it beside the log as `PATH.table.json`.
+and no table of its own (a `"table"` file, a session `"folder"`), saves it beside the log as
+`PATH.table.json`.
 """
 
 from __future__ import annotations
@@ -696,9 +697,12 @@ def create_table(body: TableIn, cameras: Cameras | None = None) -> dict[str, Any
 
 def save_with_log(manifest: Mapping[str, Any], started: Any) -> tuple[str | None, dict[str, Any] | None]:
     """The table beside the session log the hub started (`<log>.table.json`: what
-    `referee live --table` reads), when the hub named a log and saved no table of its own: its
+    `referee live --table` reads), when the hub named a log and saved no table of its own (no
+    `table` file, no session `folder`, whose session.json holds the table): its
     path, or the `TableNotSaved` error (the table has started all the same: its log is the state)."""
-    if not isinstance(started, Mapping) or not isinstance(started.get("log"), str) or started.get("table"):
+    if not isinstance(started, Mapping) or not isinstance(started.get("log"), str):
+        return None, None
+    if started.get("table") or started.get("folder"):  # saved already: a session folder keeps its session.json
         return None, None
     path = Path(started["log"]).with_suffix(".table.json")
     try:

@@ -491,8 +491,9 @@ def test_the_table_is_saved_beside_the_log_the_hub_started(app, client, tmp_path
     _no_signal(r.text)
 
 
-def test_a_hub_that_saves_its_own_table_gets_no_second_copy(app, client, tmp_path):
-    app.state.start_table = lambda manifest: {"log": str(tmp_path / "x.db"), "table": "its own"}
+@pytest.mark.parametrize("own", [{"table": "its own"}, {"folder": "a session folder"}])
+def test_a_hub_that_saves_its_own_table_gets_no_second_copy(app, client, tmp_path, own):
+    app.state.start_table = lambda manifest: {"log": str(tmp_path / "x.db"), **own}
     r = client.post("/api/setup/table", json={"game": "beccaccino", "players": FOUR})
     assert r.status_code == 201 and r.json()["table_file"] is None
     assert not (tmp_path / "x.table.json").exists()

@@ -201,18 +201,25 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    report = {"held_out": {d: held_out(d, args.scenes, args.seed) for d in args.decks.split(",")}}
+    report: dict = {"held_out": {}}
+    for d in args.decks.split(","):
+        report["held_out"][d] = held_out(d, args.scenes, args.seed)
+        show(d, report["held_out"][d])
     report["real_photos"] = real_photos()
-    for name, r in [*report["held_out"].items(), ("real photos", report["real_photos"])]:
-        nr = r["named_right"]
-        print(
-            f"{name:12s} true cards {r['true_cards']:4d}  named right: once {nr['once']['all']:.4f} "
-            f"every {nr['every']['all']:.4f} (by frame once {nr['once']['by_frame']} every {nr['every']['by_frame']} "
-            f"of {r['true_cards_by_frame']})  names differing {r['names_differing']} of {r['detections']}  "
-            f"identified {r['identified']}  seconds {r['seconds']}"
-        )
+    show("real photos", report["real_photos"])
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+
+
+def show(name: str, r: dict) -> None:
+    nr = r["named_right"]
+    print(
+        f"{name:12s} true cards {r['true_cards']:4d}  named right: once {nr['once']['all']:.4f} "
+        f"every {nr['every']['all']:.4f} (by frame once {nr['once']['by_frame']} every {nr['every']['by_frame']} "
+        f"of {r['true_cards_by_frame']})  names differing {r['names_differing']} of {r['detections']}  "
+        f"identified {r['identified']}  seconds {r['seconds']}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

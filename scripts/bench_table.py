@@ -160,7 +160,8 @@ class Camera(CaptureSource):
 def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int) -> dict:
     positions, truth = card_frames(n)
     people = people_frames(60)
-    options = {"deck": "beccato", "fps": None, "threads": ort_threads, "read_once": variant in ("parallel", "process")}
+    options: dict[str, Any] = {"deck": "beccato", "fps": None, "threads": ort_threads}
+    options["read_once"] = variant in ("parallel", "process")
     card: Any = CardStage("cards", **options)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
     signal = SignalStage("people", calib, fps=None)
@@ -226,7 +227,7 @@ def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int) -
     else:
         with StagePipeline(table_stages({"cards": card}, {"people": signal}), clock=clock.now) as pipe:
             for out in follow(grabbers, pipe):
-                latency[out.camera].append(out.latency)
+                latency[out.camera].append(out.latency or 0.0)  # the pipeline has the clock: never None
                 processed[out.camera] += 1
                 if out.camera == "cards":
                     score(out.observations[0])

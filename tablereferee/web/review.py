@@ -562,13 +562,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--challenge-from", help="a session whose recording fills a challenge buffer (demo)")
+    parser.add_argument("--challenge-until", type=float, help="session seconds the buffer is filled up to")
     args = parser.parse_args(argv)
     challenges = None
     if args.challenge_from:
         from tablereferee.challenge import Challenges, fill_from_session  # deferred: only a demo buffer
 
         challenges = Challenges()
-        fill_from_session(challenges.buffer, args.challenge_from)
+        fill_from_session(challenges.buffer, args.challenge_from, until=args.challenge_until)
         challenges.teams_from_session(args.challenge_from)
     app = review_app(args.root, challenges=challenges)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")

@@ -107,6 +107,7 @@ def test_two_phones_call_and_reveal_and_the_table_screen_follows(chromium, serve
     assert after["version"] == before["version"] and after["events"] == before["events"]  # nothing changed
     assert anna.get_by_test_id("violation").is_hidden()  # shown on Ben's phone only
     ben.screenshot(path=str(shots / "phone-violation.png"))
+    keep(shots / "phone-violation.png", "phone-violation.png")
 
     # Carla reveals by tapping the pictures of her three Orloff
     look(carla.get_by_test_id("button-reveal")).to_be_visible()
@@ -131,10 +132,8 @@ def test_two_phones_call_and_reveal_and_the_table_screen_follows(chromium, serve
     assert SIGNALS["Blues"] not in anna.content() and BY_ID[SIGNALS["Blues"]].text not in anna.content()
     anna.get_by_test_id("show-secret").click()  # hidden again before the phone goes down on the table
     anna.screenshot(path=str(shots / "phone-anna.png"))
-    keep(shots / "phone-anna.png", "phone.png")
 
     screen.screenshot(path=str(shots / "table-screen.png"))
-    keep(shots / "table-screen.png", "table-screen.png")
     scorer.screenshot(path=str(shots / "phone-scorer.png"), full_page=True)
     shown = screen.inner_text("body")
     for key in ("Beccato!", "Henhouses", "Reds", "Blues", "Anna deals", "What happened", served.code):

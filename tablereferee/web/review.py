@@ -542,12 +542,12 @@ def review_app(root: str | Path | None, *, challenges: Any = None) -> FastAPI:
             return web.error_response(web.MethodNotAllowed(f"{request.method} is not served at {request.url.path}"))
         return web.error_response(web.NotFound(f"nothing is served at {request.url.path}"))
 
+    from tablereferee.web import challenge_routes  # deferred: the challenge's routes (OpenCV)
+
     app.include_router(router)
     if challenges is not None:
-        from tablereferee.web import challenge_routes  # deferred: only a table with a challenge buffer
-
         challenge_routes.attach(app, challenges)
-        app.include_router(challenge_routes.router)
+    app.include_router(challenge_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
     return app
 

@@ -30,6 +30,7 @@ from tablereferee.web import words
 from tablereferee.web.auth import Grant, NotAllowed, NotYourCall, NotYourTeam, ScorerOnly, Tokens, WebError
 
 EVENTS_SHOWN = 20
+PRACTICE_SHOWN = 30  # the signals seen of a team's players, behind its PIN
 VIEWS_KEPT = 32  # TableViews kept built (one per viewer and version)
 BUTTONS_APART = 12  # a kind with more legal choices than this becomes one button with a picker
 CARD_FIELDS = ("card", "cards", "discards", "discard", "egg")
@@ -418,7 +419,9 @@ class TableHub:
         return {"in_effect": entries[-EVENTS_SHOWN:], "last": entries[-1]["entry"] if entries else None}
 
     def secret(self, grant: Grant, team: str) -> dict[str, Any]:
-        """A team's secret signal: only for a token that holds the team's PIN."""
+        """A team's secret signal and its practice history (the signals the cameras and the
+        microphone saw its players make, the latest `PRACTICE_SHOWN`): only for a token that
+        holds the team's PIN."""
         keeper = self._table()
         teams = self.teams()
         if team not in teams:
@@ -427,8 +430,26 @@ class TableHub:
             raise NotAllowed(f"the secret of {team} needs the team's PIN", team=team)
         with self._locked(keeper):
             view = state_json(keeper.engine, keeper.state, Viewer(team, frozenset(), frozenset([team])))
+            practice = [
+                e
+                for e in keeper.log.entries
+                if e.kind == "observation"
+                and e.payload.get("type") == "signal"
+                and e.payload.get("player") in teams[team]
+            ][-PRACTICE_SHOWN:]
         signal = (view.get("signals") or {}).get(team)
         out: dict[str, Any] = {"team": team, "members": teams[team], "signal": None}
+        out["practice"] = [
+            {
+                "entry": e.seq,
+                "time": e.time,
+                "player": e.payload.get("player"),
+                "signal": e.payload.get("signal"),
+                "confidence": e.confidence,
+                "theirs": e.payload.get("signal") == signal,
+            }
+            for e in practice
+        ]
         if isinstance(signal, str) and signal != "hidden":
             from referee.signal_cards import BY_ID, FREE_SIGNAL  # deferred: only a game with signals asks
 

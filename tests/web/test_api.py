@@ -118,6 +118,16 @@ def test_a_team_pin_shows_that_teams_signal_and_no_other(client):
     assert client.get("/api/teams/Greens/secret", headers=anna).json()["error"]["name"] == "NoSuchTeam"
 
 
+def test_a_teams_pin_shows_its_practice_the_signals_seen_of_its_players(client, hub, keeper):
+    for player, signal in (("Anna", SIGNALS["Reds"]), ("Carla", "hum"), ("Ben", SIGNALS["Blues"])):
+        seen = {"type": "signal", "player": player, "signal": signal, "start": 1.0, "end": 2.0, "confidence": 0.9}
+        keeper.observe(seen, time=3.0, confidence=0.9)
+    reds = bearer(client.post("/api/teams/Reds/unlock", json={"pin": PINS["Reds"]}).json()["token"])
+    practice = client.get("/api/teams/Reds/secret", headers=reds).json()["practice"]
+    assert [(p["player"], p["theirs"]) for p in practice] == [("Anna", True), ("Carla", False)]
+    assert SIGNALS["Reds"] not in client.get("/api/table").text  # the public never sees an observation
+
+
 def test_a_pin_alone_makes_a_team_token(client):
     answer = client.post("/api/teams/Blues/unlock", json={"pin": PINS["Blues"]}).json()
     assert answer["role"] == "team" and answer["player"] is None

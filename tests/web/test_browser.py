@@ -209,3 +209,32 @@ def test_game_over_shows_each_teams_eggs_and_the_pyramid_bonus(chromium, finishe
         assert screen.get_by_test_id("join").is_hidden()
     finally:
         server.stop()
+
+
+def test_caught_picks_whom_and_the_scorer_amends_and_undoes_from_the_phone(chromium, served):  # noqa: F811
+    look = expect()
+    with httpx.Client(base_url=served.url, timeout=10) as http:
+        for line in ("egg dollar-1", "egg star-2", "egg moon-3"):
+            http.post("/api/commands", json={"command": line}, headers={"Authorization": f"Bearer {served.scorer}"})
+    screen = chromium.new_context(**SCREEN).new_page()
+    screen.set_default_timeout(WAIT_MS)
+    screen.goto(served.url + "/")
+    ben = join(chromium, served, "Ben")
+    caught = ben.locator(".group[data-group='Caught!']")
+    look(caught.locator(".group-title")).to_have_text("Caught! \u2014 pick whom")
+    assert caught.locator("button").all_inner_texts() == ["Anna", "Carla"]
+    ben.get_by_test_id("button-caught-Anna").click()
+    banner = screen.get_by_test_id("call")
+    look(banner).to_have_text("Caught! called by Ben \u2014 to show their hand: Anna")
+
+    scorer = phone(chromium, f"{served.url}/phone#scorer={served.scorer}")
+    scorer.wait_for_selector("body[data-role=scorer]")
+    look(scorer.locator(".corrections li[data-entry='4']")).to_contain_text("Ben calls Caught! on Anna")
+    scorer.get_by_test_id("amend-line").fill("caught Ben Carla")
+    scorer.get_by_test_id("amend-4").click()
+    look(banner).to_have_text("Caught! called by Ben \u2014 to show their hand: Carla")
+    look(screen.locator(".event.newest")).to_contain_text("Carla")
+    scorer.get_by_test_id("undo-last").click()
+    look(banner).to_have_count(0)
+    look(screen.get_by_test_id("waiting")).to_contain_text("Play to go on")
+    assert table(served)["waiting"]["step"] != "reveal"

@@ -318,7 +318,8 @@
       const got = picks[field];
       if ((spec.counts || []).length) {
         if (!Array.isArray(got) || !spec.counts.includes(got.length)) return false;
-      } else if (got === undefined) return false;
+      }
+      // a single field left out keeps the action's default (a pass with no card named: not seen)
     }
     return true;
   }
@@ -387,7 +388,9 @@
         el("button", { type: "button", class: "secondary", "data-testid": "pick-cancel", onclick: () => { state.picking = null; renderPicker(); } }, "Cancel"),
       ])
     );
-    parts.push(el("button", { type: "button", class: "call", "data-testid": "pick-send", disabled: !ready, onclick: () => send({ ...b.action, ...p.picks }) }, "Send"));
+    const unpicked = Object.entries(b.choose).filter(([f, spec]) => !(spec.counts || []).length && p.picks[f] === undefined).map(([f]) => f);
+    const sendText = unpicked.length ? "Send (no " + unpicked.join(", ") + " named)" : "Send";
+    parts.push(el("button", { type: "button", class: "call", "data-testid": "pick-send", disabled: !ready, onclick: () => send({ ...b.action, ...p.picks }) }, sendText));
     replace(box, parts);
     box.hidden = false;
   }

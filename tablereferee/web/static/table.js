@@ -118,8 +118,11 @@
     if (v.call) {
       const c = v.call;
       const call = { coccode: "Coccod\u00e9", caught: "Caught!", chicchirichi: "Chicchirich\u00ec" }[c.call] || R.cap(c.call);
-      const who = c.to_reveal && c.to_reveal.length ? " \u2014 to show their hand: " + R.names(c.to_reveal) : "";
-      parts.push(el("div", { class: "call-banner", "data-testid": "call" }, [el("strong", {}, call), " called by " + c.caller + who]));
+      let who = c.to_reveal && c.to_reveal.length ? " \u2014 to show their hand: " + R.names(c.to_reveal) : "";
+      const shown = Object.entries(c.revealed || {}).map(([p, cards]) => p + " showed " + cards.map(R.cap).join(", "));
+      if (c.correct === true || c.correct === false) who = " \u2014 " + (c.correct ? "right" : "wrong") + (shown.length ? ": " + shown.join("; ") : "");
+      const cls = "call-banner" + (c.correct === true ? " right" : c.correct === false ? " wrong" : "");
+      parts.push(el("div", { class: cls, "data-testid": "call" }, [el("strong", {}, call), " called by " + c.caller + who]));
     }
 
     parts.push(

@@ -29,8 +29,18 @@ FORMAT = "free-signal/1"
 FEATURES = 15  # the columns of `frame_features`: 2 hands x 3 points x (x, y), 2 eyes, the mouth
 
 
+MERGE_GAP = 0.6  # s: two matches this close are one gesture (a sign held, seen as several)
+MIN_SPAN = 0.5  # a match must cover at least this share of the shortest demonstration's length
+DISAGREE_RATIO = 2.0  # a demonstration this many times further from the others than they are apart...
+DISAGREE_FLOOR = 1.0  # ...and at least this far (features in eye spans) is another gesture
+
+
 class FreeSignalError(RefereeError):
     """A Free Signal that cannot be learnt or loaded."""
+
+
+class DemonstrationsDisagree(FreeSignalError):
+    """Demonstrations that are not all the same gesture."""
 
 
 def _fill_gaps(t: np.ndarray, x: np.ndarray, max_gap: float) -> np.ndarray:
@@ -98,6 +108,61 @@ def subsequence_dtw(template: np.ndarray, stream: np.ndarray) -> tuple[np.ndarra
     return acc[-1] / m, start[-1]
 
 
+def pair_cost(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two demonstrations are: the worse of finding each in the other."""
+    return max(float(subsequence_dtw(a, b)[0].min()), float(subsequence_dtw(b, a)[0].min()))
+
+
+def pair_costs(templates: Sequence[np.ndarray]) -> np.ndarray:
+    """The cost between every two demonstrations (inf on the diagonal)."""
+    n = len(templates)
+    pair = np.full((n, n), np.inf)
+    for i in range(n):
+        for j in range(i + 1, n):
+            pair[i, j] = pair[j, i] = pair_cost(templates[i], templates[j])
+    return pair
+
+
+def agreement(templates: Sequence[np.ndarray]) -> list[float]:
+    """Each demonstration's cost to the nearest of the others."""
+    pair = pair_costs(templates)
+    return [float(pair[i].min()) for i in range(len(templates))]
+
+
+def check_agreement(pair: np.ndarray) -> None:
+    """Refuse demonstrations that are not the same gesture, saying which and why: one whose
+    nearest other is `DISAGREE_RATIO` times further than the others are from each other (and
+    over `DISAGREE_FLOOR`), or a set in which no two are near."""
+    n = len(pair)
+    near = [float(pair[i].min()) for i in range(n)]
+    costs = [round(c, 3) for c in near]
+    if min(near) > 2 * DISAGREE_FLOOR:
+        raise DemonstrationsDisagree(
+            "the demonstrations do not agree with each other (the nearest two are "
+            f"{min(near):.2f} apart): give the same gesture each time",
+            costs=costs,
+        )
+    bad = []
+    for i in range(n):
+        rest = [k for k in range(n) if k != i]
+        among = min(float(pair[a, b]) for a in rest for b in rest if a < b)
+        if near[i] > DISAGREE_FLOOR and near[i] > DISAGREE_RATIO * among:
+            bad.append((i, near[i], among))
+    if bad:
+        which = " and ".join(str(i + 1) for i, _, _ in bad)
+        i, c, among = bad[0]
+        raise DemonstrationsDisagree(
+            f"demonstration {which} is not the same gesture as the others: it is {c:.2f} from the nearest one, "
+            f"while the others are {among:.2f} apart; show it again, or leave it out",
+            demonstrations=[i + 1 for i, _, _ in bad],
+            costs=costs,
+        )
+
+
+def _starts_another(merged: Sequence[Sequence], k: int, own: int) -> bool:
+    return any(m[0] == k and m[0] != own for m in merged)
+
+
 def trim_still(x: np.ndarray, tol: float = 0.15) -> np.ndarray:
     """Drop the leading and trailing frames of a demonstration where nothing moves yet."""
     moving = np.nonzero((np.linalg.norm(x - x[0], axis=1) > tol) | (np.linalg.norm(x - x[-1], axis=1) > tol))[0]
@@ -115,6 +180,7 @@ class FreeSignal:
     templates: tuple[np.ndarray, ...]
     threshold: float
     margin: float = 1.5
+    costs: tuple[float, ...] = ()  # each demonstration's warping cost to its nearest other one
 
     @classmethod
     def learn(
@@ -129,13 +195,15 @@ class FreeSignal:
             if len(x) < 3:
                 raise FreeSignalError(f"demonstration {k + 1} has fewer than 3 usable frames (no face seen?)")
             templates.append(x)
-        loo = []
-        for i, a in enumerate(templates):
-            loo.append(min(float(subsequence_dtw(a, b)[0].min()) for j, b in enumerate(templates) if j != i))
+        pair = pair_costs(templates)
+        check_agreement(pair)
+        loo = [float(pair[i].min()) for i in range(len(templates))]
         threshold = max(floor, margin * max(loo))
-        return cls(name, tuple(templates), threshold, margin)
+        return cls(name, tuple(templates), threshold, margin, tuple(round(c, 4) for c in loo))
 
     def match(self, series: SeatSeries) -> list[SignalEvent]:
+        """The team's gesture wherever it is in `series`: one event per continuous gesture (a
+        sign held longer than it was shown is one event, extended while it is held)."""
         t, x = resample(series.t, frame_features(series))
         if len(x) < 2:
             return []
@@ -146,7 +214,12 @@ class FreeSignal:
             c, starts = subsequence_dtw(tpl, x)
             better = c < best
             best[better], best_start[better], best_tpl[better] = c[better], starts[better], k
-        events, used = [], np.zeros(len(x), bool)
+        min_span = MIN_SPAN * min(len(tpl) for tpl in self.templates)
+        # how far each frame is from the pose a demonstration ends in, when that is a sign held
+        # (not where it began: a gesture that returns to rest is not held)
+        ends = [tpl[-1] for tpl in self.templates if np.linalg.norm(tpl[-1] - tpl[0]) > self.threshold]
+        held = np.min([np.linalg.norm(x - e, axis=1) for e in ends], axis=0) if ends else np.full(len(x), np.inf)
+        matches, used = [], np.zeros(len(x), bool)
         for j in np.argsort(best):
             if best[j] > self.threshold:
                 break
@@ -154,29 +227,50 @@ class FreeSignal:
             # lingering still at the end costs almost nothing: end at the earliest equal cost
             while j - 1 > s and best[j - 1] <= best[j] + 0.02 * self.threshold:
                 j -= 1
-            if used[s : j + 1].any():
-                continue
+            if j - s + 1 < min_span or used[s : j + 1].any():
+                continue  # the whole gesture warped onto a moment: not the gesture
             used[s : j + 1] = True
-            score = float(best[j])
+            matches.append([s, int(j), float(best[j]), int(best_tpl[j])])
+        matches.sort()
+        merged: list[list] = []
+        for m in matches:
+            if merged and t[m[0]] - t[merged[-1][1]] <= MERGE_GAP + 1e-9:
+                last = merged[-1]
+                last[1] = max(last[1], m[1])
+                if m[2] < last[2]:
+                    last[2], last[3] = m[2], m[3]
+            else:
+                merged.append(list(m))
+        events = []
+        for s, j, score, tpl in merged:
+            end = j
+            while end + 1 < len(x) and held[end + 1] <= self.threshold and not _starts_another(merged, end + 1, s):
+                end += 1
             conf = float(np.clip(0.5 + 0.5 * (1 - score / self.threshold), 0, 1))
             events.append(
                 SignalEvent(
                     series.seat.name,
                     FREE_SIGNAL,
                     round(float(t[s]), 3),
-                    round(float(t[j]), 3),
+                    round(float(t[end]), 3),
                     round(conf, 3),
                     {
+                        "team": self.name,
                         "team_signal": self.name,
                         "dtw_cost": round(score, 4),
                         "threshold": round(self.threshold, 4),
-                        "template": int(best_tpl[j]),
+                        "template": int(tpl),
                         "decided_at": round(float(t[j]), 3),
                     },
                     unsure=score > 0.8 * self.threshold,
                 )
             )
         return sorted(events, key=lambda e: e.start)
+
+    @property
+    def label(self) -> str:
+        """How the events are named to people: the team's own signal."""
+        return f"{self.name}'s signal"
 
     def to_dict(self) -> dict:
         return {
@@ -186,6 +280,7 @@ class FreeSignal:
             "margin": self.margin,
             "rate": RATE,
             "templates": [np.round(t, 4).tolist() for t in self.templates],
+            "costs": list(self.costs),
         }
 
     @classmethod
@@ -212,7 +307,10 @@ class FreeSignal:
             raise FreeSignalError(f"the threshold and margin must be numbers: {exc}") from None
         if not (math.isfinite(threshold) and threshold > 0 and math.isfinite(margin) and margin > 0):
             raise FreeSignalError("the threshold and margin must be positive finite numbers")
-        return cls(name, tuple(templates), threshold, margin)
+        costs = d.get("costs") or []
+        if not isinstance(costs, list) or not all(isinstance(c, (int, float)) for c in costs):
+            costs = []
+        return cls(name, tuple(templates), threshold, margin, tuple(float(c) for c in costs))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")

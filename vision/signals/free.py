@@ -219,7 +219,8 @@ class FreeSignal:
         # (not where it began: a gesture that returns to rest is not held)
         ends = [tpl[-1] for tpl in self.templates if np.linalg.norm(tpl[-1] - tpl[0]) > self.threshold]
         held = np.min([np.linalg.norm(x - e, axis=1) for e in ends], axis=0) if ends else np.full(len(x), np.inf)
-        matches, used = [], np.zeros(len(x), bool)
+        matches: list[tuple[int, int, float, int]] = []
+        used = np.zeros(len(x), bool)
         for j in np.argsort(best):
             if best[j] > self.threshold:
                 break
@@ -230,17 +231,16 @@ class FreeSignal:
             if j - s + 1 < min_span or used[s : j + 1].any():
                 continue  # the whole gesture warped onto a moment: not the gesture
             used[s : j + 1] = True
-            matches.append([s, int(j), float(best[j]), int(best_tpl[j])])
+            matches.append((s, int(j), float(best[j]), int(best_tpl[j])))
         matches.sort()
-        merged: list[list] = []
+        merged: list[tuple[int, int, float, int]] = []
         for m in matches:
             if merged and t[m[0]] - t[merged[-1][1]] <= MERGE_GAP + 1e-9:
                 last = merged[-1]
-                last[1] = max(last[1], m[1])
-                if m[2] < last[2]:
-                    last[2], last[3] = m[2], m[3]
+                best_of = m if m[2] < last[2] else last
+                merged[-1] = (last[0], max(last[1], m[1]), best_of[2], best_of[3])
             else:
-                merged.append(list(m))
+                merged.append(m)
         events = []
         for s, j, score, tpl in merged:
             end = j

@@ -242,8 +242,8 @@ class FreeSignal:
             else:
                 merged.append(m)
         events = []
-        for s, j, score, tpl in merged:
-            end = j
+        for s, j_end, score, tpl in merged:
+            end = j_end
             while end + 1 < len(x) and held[end + 1] <= self.threshold and not _starts_another(merged, end + 1, s):
                 end += 1
             conf = float(np.clip(0.5 + 0.5 * (1 - score / self.threshold), 0, 1))
@@ -260,7 +260,7 @@ class FreeSignal:
                         "dtw_cost": round(score, 4),
                         "threshold": round(self.threshold, 4),
                         "template": int(tpl),
-                        "decided_at": round(float(t[j]), 3),
+                        "decided_at": round(float(t[j_end]), 3),
                     },
                     unsure=score > 0.8 * self.threshold,
                 )

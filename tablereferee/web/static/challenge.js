@@ -85,8 +85,14 @@
   function wanted() { const n = new URLSearchParams(location.hash.slice(1)).get("n"); return n ? parseInt(n, 10) : null; }
 
   async function watch() {
-    try { await load(wanted()); }
-    catch (err) { if (err.name !== "NoSuchChallenge") $("phase").textContent = err.message; }
+    try {
+      let number = wanted();
+      if (!number) {  // the newest: asked of the list, which answers even before the first challenge
+        const list = await get("/api/challenges");
+        number = list.challenges.length ? Math.max(...list.challenges.map((c) => c.number)) : null;
+      }
+      if (number) await load(number);
+    } catch (err) { $("phase").textContent = err.message; }
     if (!wanted()) setTimeout(watch, 1000);  // the newest: a new challenge replaces this one
   }
 

@@ -105,7 +105,11 @@ def test_the_review_settles_the_coccode(chromium, server, shots):  # noqa: F811
 
     page.get_by_test_id("ev-7").click()  # Bruno's raised fist: the landmarks drawn
     expect(page.get_by_test_id("evidence-plot")).to_be_visible(timeout=WAIT_MS)
-    inked = "() => { const c = document.querySelector('[data-testid=overlay-people]'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n; }"
+    inked = (  # the overlay canvas's drawn pixels
+        "() => { const c = document.querySelector('[data-testid=overlay-people]');"
+        " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n; }"
+    )
     with_landmarks = page.evaluate(inked)
     page.locator("#ov-landmarks").uncheck()
     without = page.evaluate(inked)

@@ -242,7 +242,7 @@ class FreeSignal:
             else:
                 merged.append(m)
         events = []
-        for s, j_end, score, tpl in merged:
+        for s, j_end, score, which in merged:
             end = j_end
             while end + 1 < len(x) and held[end + 1] <= self.threshold and not _starts_another(merged, end + 1, s):
                 end += 1
@@ -259,7 +259,7 @@ class FreeSignal:
                         "team_signal": self.name,
                         "dtw_cost": round(score, 4),
                         "threshold": round(self.threshold, 4),
-                        "template": int(tpl),
+                        "template": int(which),
                         "decided_at": round(float(t[j_end]), 3),
                     },
                     unsure=score > 0.8 * self.threshold,

@@ -466,7 +466,7 @@
         { class: "entries" },
         entries.map((e) =>
           el("li", { dataset: { entry: e.entry } }, [
-            el("div", { class: "entry" }, "#" + e.entry + " " + e.text),
+            el("div", { class: "entry" }, "#" + e.entry + " " + ((e.lines || []).slice(1).join(" ") || e.text)),
             el("div", { class: "row" }, [
               el("button", { type: "button", class: "secondary", "data-testid": "undo-" + e.entry, onclick: () => typed("undo " + e.entry) }, "Undo"),
               el("button", {

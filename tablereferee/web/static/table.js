@@ -319,9 +319,11 @@
             const pyr = s.pyramid;
             const body = [
               el("div", { class: "team-head" }, [el("h3", {}, team + (winners.includes(team) ? " \u2014 winner" : "")), el("span", { class: "points" }, plural(s.points || 0, "point"))]),
-              el("div", { class: "team-sub" }, plural(s.eggs || 0, "egg") + (s.own_eggs !== undefined ? ", " + s.own_eggs + " of their own Guild" : "")),
+              t.game === "beccato" ? el("div", { class: "team-sub" }, plural(s.eggs || 0, "egg") + (s.own_eggs !== undefined ? ", " + s.own_eggs + " of their own Guild" : "")) : null,
             ];
-            if (pyr) {
+            if (t.game !== "beccato") {
+              if (s.excluded) body.push(el("p", { class: "excluded-why" }, "Excluded from winning."));
+            } else if (pyr) {
               const places = pyr.places || {};
               body.push(R.pyramid(places));
               body.push(

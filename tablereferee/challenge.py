@@ -309,6 +309,14 @@ class Challenge:
             ],
         }
 
+    def draw_all(self) -> None:
+        """Draw every frame in the order they play (the first of each camera first)."""
+        longest = max((len(k) for k in self.frames.values()), default=0)
+        for i in range(longest):
+            for cam, kept in self.frames.items():
+                if i < len(kept):
+                    self.jpeg(cam, i)
+
     def jpeg(self, camera: str, i: int) -> bytes:
         """Frame `i` of `camera` with its overlays drawn (drawn once, then kept)."""
         kept = self.frames.get(camera)
@@ -436,7 +444,9 @@ class Challenges:
         book: ChallengeBook | None = None,
         teams: Mapping[str, Sequence[str]] | None = None,
         calibration: TableCalibration | None = None,
+        predraw: bool = True,
     ) -> None:
+        self.predraw = predraw  # draw every frame in the background once a challenge is made
         self.buffer = buffer or ChallengeBuffer()
         self.book = book or ChallengeBook()
         self.teams = {t: list(ms) for t, ms in (teams or {}).items()}
@@ -481,6 +491,8 @@ class Challenges:
             raise
         with self._lock:
             self.made[number] = challenge
+        if self.predraw:
+            threading.Thread(target=challenge.draw_all, name=f"challenge-{number}", daemon=True).start()
         for listener in list(self._listeners):
             listener(challenge)
         return challenge

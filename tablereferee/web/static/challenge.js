@@ -13,18 +13,22 @@
     return data;
   }
 
+  // every frame is asked for at once; play starts once each camera's first frame is in (the
+  // server draws the rest meanwhile), and a frame not loaded yet is skipped
   function preload(ch) {
-    return Promise.all(ch.cameras.map((cam) => Promise.all(cam.frames.map((f) => new Promise((resolve) => {
+    return Promise.all(ch.cameras.map((cam) => Promise.all(cam.frames.map((f, i) => new Promise((resolve) => {
       const img = new Image();
-      img.onload = img.onerror = () => resolve();
+      img.onload = () => { f.loaded = true; resolve(); };
+      img.onerror = () => resolve();
       img.src = f.url;
       f.image = img;
+      if (i > 0) resolve();
     })))));
   }
 
   function frameAt(frames, t) {
     let best = frames[0];
-    for (const f of frames) { if (f.t > t + 1e-4) break; best = f; }
+    for (const f of frames) { if (f.t > t + 1e-4) break; if (f.loaded) best = f; }
     return best;
   }
 

@@ -432,7 +432,7 @@
 
   async function toggleSecret() {
     const box = $("secret");
-    if (!state.secret) await loadSecret();
+    if (box.hidden) await loadSecret();
     if (!state.secret) return;
     if (!box.hidden) {
       box.hidden = true;
@@ -441,7 +441,29 @@
       return;
     }
     const s = state.secret && state.secret.signal;
-    replace(box, s ? [el("strong", {}, "Our signal: "), s.text] : ["No signal is set for your team."]);
+    const practice = (state.secret && state.secret.practice) || [];
+    replace(box, [
+      el("p", {}, s ? [el("strong", {}, "Our signal: "), s.text] : ["No signal is set for your team."]),
+      practice.length
+        ? el("div", { class: "practice", "data-testid": "practice" }, [
+            el("p", { class: "group-title" }, "What the referee saw of us"),
+            el(
+              "ul",
+              {},
+              practice
+                .slice()
+                .reverse()
+                .map((p) =>
+                  el("li", { class: p.theirs ? "ours" : "" }, [
+                    p.player + ": " + String(p.signal || "").replace(/_/g, " "),
+                    p.confidence !== null && p.confidence !== undefined ? " (" + Math.round(p.confidence * 100) + "% sure)" : "",
+                    p.theirs ? " \u2014 our signal" : "",
+                  ])
+                )
+            ),
+          ])
+        : null,
+    ]);
     box.hidden = false;
     $("show-secret").textContent = "Hide our signal";
   }

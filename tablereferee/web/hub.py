@@ -252,7 +252,7 @@ class TableHub:
             key = (self.version, keeper.log.next_seq, viewer, base)
             cached = self._views.get(key)
             if cached is not None:  # twenty phones on the public view: built once per change
-                return {**cached, "role": role}
+                return {**cached, "role": role, "questions": self.questions()}
             view = state_json(engine, state, viewer)
             standings = jsonable(state.standings()) if hasattr(state, "standings") else {}
             waiting = state.waiting_for() if hasattr(state, "waiting_for") else {}
@@ -284,7 +284,7 @@ class TableHub:
             if len(self._views) >= VIEWS_KEPT:
                 self._views.clear()
             self._views[key] = built
-        return {**built, "role": role}
+        return {**built, "role": role, "questions": self.questions()}
 
     def _events(self, keeper: Scorekeeper, viewer: Viewer) -> list[dict[str, Any]]:
         shown: list[dict[str, Any]] = []

@@ -174,7 +174,11 @@ class LiveRunner:
         out = []
         with session.sk._lock:
             by_seq = {e.seq: e for e in session.log.entries}
-            for ask in session.open_asks():
+            try:
+                asks = session.open_asks()
+            except RuntimeError:  # the table's thread changed them as they were read: the next view has them
+                asks = []
+            for ask in asks:
                 entry = by_seq.get(ask)
                 payload = entry.payload if entry is not None else {}
                 out.append({"id": ask, "text": words.question_text(session.engine, ask, payload, state=session.state)})

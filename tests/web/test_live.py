@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import httpx
 import numpy as np
+from fastapi.testclient import TestClient
 from websockets.sync.client import connect
 
 from referee.observations import CardReading, CardsSeen
@@ -85,3 +86,44 @@ def test_a_new_table_with_cameras_starts_a_live_table(tmp_path: Path) -> None:
     finally:
         assert hub.live is not None
         hub.live.stop()  # type: ignore[attr-defined]
+
+
+class AskingTable:
+    """A live table (the hub's `LiveTable`) that asks one question and keeps the lines it gets."""
+
+    def __init__(self, keeper) -> None:
+        self.keeper = keeper
+        self.lines: list[str] = []
+        self.running = True
+
+    def put_line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def questions(self) -> list[dict]:
+        asked = [] if any(line.startswith(("yes 7", "no 7")) for line in self.lines) else [7]
+        return [{"id": q, "text": f"Question {q}: did Anna play? Answer yes {q} or no {q}."} for q in asked]
+
+    def cameras(self) -> list[str]:
+        return ["cards"]
+
+
+def test_a_question_of_the_live_table_is_answered_with_one_tap(keeper) -> None:
+    table = AskingTable(keeper)
+    hub = TableHub(tokens=Tokens(code="ASKME"), live=table)
+    with TestClient(create_app(hub)) as client:
+        view = client.get("/api/table").json()
+        assert view["questions"] == table.questions() and view["cameras"][0]["live"] == "/api/cameras/cards/live.mjpg"
+        assert client.post("/api/questions/7", json={"answer": "yes"}).status_code == 403  # the public
+        anna = bearer(client.post("/api/join", json={"code": "ASKME", "player": "Anna"}).json()["token"])
+        assert client.get("/api/me", headers=anna).json()["questions"][0]["id"] == 7
+        assert client.post("/api/questions/8", json={"answer": "no"}, headers=anna).status_code == 404
+        answer = client.post("/api/questions/7", json={"answer": "no"}, headers=anna)
+        assert answer.status_code == 200 and answer.json()["queued"] is True
+        assert table.lines == ["no 7"] and client.get("/api/table").json()["questions"] == []
+        call = client.post("/api/commands", json={"action": {"kind": "coccode", "caller": "Anna"}}, headers=anna)
+        assert call.status_code == 422 and table.lines == ["no 7"]  # checked at once: nothing queued
+        client.post("/api/commands", json={"command": "egg dollar-1"}, headers=bearer(hub.tokens.scorer_token))
+        assert table.lines[-1] == "egg dollar-1"  # in order with what the cameras see
+        table.running = False  # the cameras ended: the scorekeeper takes the lines itself
+        client.post("/api/commands", json={"command": "egg star-2"}, headers=bearer(hub.tokens.scorer_token))
+        assert len(keeper.log.entries) == 1 and table.lines[-1] == "egg dollar-1"

@@ -30,7 +30,7 @@ from referee.core import RefereeError, Violation
 from referee.scorekeeper import Scorekeeper
 from referee.sessionlog import LogConflict
 from tablereferee.web import auth, cards, words
-from tablereferee.web.auth import Caller, Grant, NotSignedIn, Scorer, WebError, require_scorer
+from tablereferee.web.auth import Caller, Grant, NotAllowed, NotSignedIn, WebError, require_scorer
 from tablereferee.web.hub import NoCameras, NoTable, TableHub
 from tablereferee.web.models import AnswerIn, CommandIn, JoinIn, PinIn
 
@@ -227,9 +227,11 @@ def create_app(
         """The one-tap answer to a question of the referee."""
         return hub.answer(grant, question, body.answer == "yes")
 
-    @app.get("/api/cards", tags=["scorer"])
-    def get_cards(grant: Scorer) -> dict[str, Any]:
-        """The game's cards for the scorer's pickers, each with its picture."""
+    @app.get("/api/cards", tags=["phone"])
+    def get_cards(grant: Caller) -> dict[str, Any]:
+        """The game's cards for the pickers (a phone's, the scorer's), each with its picture."""
+        if grant.role == "public":
+            raise NotAllowed("join the table with its code to pick cards", role="public")
         keeper = _keeper(hub)
         deck = cards.deck_of(keeper.engine.name, keeper.log.header.setup)
         return {"deck": deck, "cards": cards.cards(deck)}

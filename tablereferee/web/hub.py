@@ -365,8 +365,15 @@ class TableHub:
                 continue
             by_kind.setdefault(str(data["kind"]), []).append(data)
         buttons: list[dict[str, Any]] = []
+        viewer = viewer_for(grant, seats(state)[1])
+        full = _full_knowledge(state)
         for kind, actions in by_kind.items():
             varying = sorted({k for a in actions for k in a if any(b.get(k) != a.get(k) for b in actions)})
+            # A simulated deal knows every hand: its legal actions would tell whoever holds a
+            # player's token (the join code is public) that player's cards. Picked from the deck.
+            secret = full and any(not viewer.sees_player(actor_of(a)[0]) for a in actions)
+            if secret:
+                varying = sorted(set(varying) | {k for a in actions for k in CARD_FIELDS if a.get(k) is not None})
             picks = [k for k in varying if k in CARD_FIELDS or any(isinstance(a.get(k), list) for a in actions)]
             group = words.CALL_NAMES.get(kind, kind.replace("_", " ").capitalize())
             if picks or len(actions) > BUTTONS_APART:
@@ -380,6 +387,9 @@ class TableHub:
                         choose[k] = {"choices": items, "counts": counts}
                     else:
                         choose[k] = {"choices": sorted({v for v in values if v is not None}, key=str), "counts": []}
+                    if secret and k in CARD_FIELDS:
+                        choose[k]["choices"] = []  # pick them from GET /api/cards
+                        choose[k]["picker"] = "/api/cards"
                 buttons.append({"kind": kind, "group": group, "label": group, "action": fixed, "choose": choose})
             else:
                 for data in actions:
@@ -593,6 +603,16 @@ def _typed(keeper: Scorekeeper, data: Mapping[str, Any]) -> str:
         str(data["kind"]), str(data["kind"])
     )
     return " ".join([verb, *parts])
+
+
+def _full_knowledge(state: Any) -> bool:
+    """A simulated deal (a seed or the deals given): the state knows every hand."""
+    snapshot = state.snapshot()
+    cards, table = snapshot.get("cards"), snapshot.get("table")
+    return bool(
+        (isinstance(cards, Mapping) and cards.get("full"))
+        or (isinstance(table, Mapping) and table.get("knowledge") == "full")
+    )
 
 
 def final_count(state: Any, view: Mapping[str, Any]) -> dict[str, Any]:

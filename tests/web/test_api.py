@@ -267,3 +267,28 @@ def test_the_game_over_page_gets_the_final_count_with_the_pyramid_worked_out(tmp
         assert pyramid["points"] == line["points"] == pyramid["plain_points"] + pyramid["bonus"]
         assert len(line["cards"]) == line["eggs"]
         assert all(p in ("b1", "b2", "b3", "m1", "m2", "top") for p in pyramid["places"]), team
+
+
+def test_a_simulated_deals_buttons_never_tell_a_hand_to_a_phone_without_the_pin(tmp_path):
+    setup = {"players": SETUP["players"], "teams": SETUP["teams"], "seed": 5}
+    keeper = Scorekeeper.start("beccato", setup, tmp_path / "seeded.db", time=1.0)
+    hub = TableHub(keeper, tokens=Tokens(code=CODE, pins=PINS))
+    with TestClient(create_app(hub)) as client:
+        scorer = bearer(hub.tokens.scorer_token)
+        while client.get("/api/table").json()["waiting"]["step"] == "draw":
+            egg = next(b for b in client.get("/api/me", headers=scorer).json()["buttons"] if b["kind"] == "draw_egg")
+            assert egg["choose"]["egg"]["choices"] == []  # the egg order stays secret, from the scorer too
+            top = keeper.state.deck[0]  # the egg the scorer sees turned up
+            assert client.post("/api/commands", json={"command": f"egg {top}"}, headers=scorer).status_code == 200
+        holder = client.get("/api/table").json()["waiting"]["holder"]
+        phone = join(client, holder)
+        hand = sorted(set(keeper.state.hands[holder]))  # what the referee knows of a simulated deal
+        passing = next(b for b in client.get("/api/me", headers=phone).json()["buttons"] if b["kind"] == "pass")
+        assert passing["choose"]["card"] == {"choices": [], "counts": [], "picker": "/api/cards"}
+        assert "card" not in passing["action"]
+        assert client.get("/api/cards", headers=phone).status_code == 200
+        team = next(t for t, ms in SETUP["teams"].items() if holder in ms)
+        client.post(f"/api/teams/{team}/unlock", json={"pin": PINS[team]}, headers=phone)
+        passing = next(b for b in client.get("/api/me", headers=phone).json()["buttons"] if b["kind"] == "pass")
+        assert sorted(passing["choose"]["card"]["choices"]) == hand  # their own hand, behind their team's PIN
+    keeper.close()

@@ -276,6 +276,7 @@ class Challenge:
     made_in: float  # s from the call to ready
     calibration: TableCalibration | None = None
     created: float = dataclasses.field(default_factory=time.time)
+    drawn: threading.Event = dataclasses.field(default_factory=threading.Event, repr=False)  # draw_all done
     _drawn: dict[tuple[str, int], bytes] = dataclasses.field(default_factory=dict, repr=False)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False)
 
@@ -309,13 +310,18 @@ class Challenge:
             ],
         }
 
-    def draw_all(self) -> None:
+    def draw_all(self, stop: threading.Event | None = None) -> None:
         """Draw every frame in the order they play (the first of each camera first)."""
         longest = max((len(k) for k in self.frames.values()), default=0)
-        for i in range(longest):
-            for cam, kept in self.frames.items():
-                if i < len(kept):
-                    self.jpeg(cam, i)
+        try:
+            for i in range(longest):
+                for cam, kept in self.frames.items():
+                    if stop is not None and stop.is_set():
+                        return
+                    if i < len(kept):
+                        self.jpeg(cam, i)
+        finally:
+            self.drawn.set()
 
     def jpeg(self, camera: str, i: int) -> bytes:
         """Frame `i` of `camera` with its overlays drawn (drawn once, then kept)."""
@@ -455,6 +461,15 @@ class Challenges:
         self._numbers = itertools.count(1)
         self._listeners: list[Callable[[Challenge], None]] = []
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._workers: list[threading.Thread] = []
+
+    def close(self) -> None:
+        """Stop drawing challenges ahead (the server is stopping)."""
+        self._stop.set()
+        for worker in self._workers:
+            worker.join()
+        self._workers.clear()
 
     def team_of(self, player: str | None) -> str | None:
         return next((t for t, ms in self.teams.items() if player in ms), None)
@@ -492,7 +507,9 @@ class Challenges:
         with self._lock:
             self.made[number] = challenge
         if self.predraw:
-            threading.Thread(target=challenge.draw_all, name=f"challenge-{number}", daemon=True).start()
+            worker = threading.Thread(target=challenge.draw_all, args=(self._stop,), name=f"challenge-{number}")
+            self._workers.append(worker)
+            worker.start()
         for listener in list(self._listeners):
             listener(challenge)
         return challenge

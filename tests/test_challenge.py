@@ -57,7 +57,7 @@ def frames():
 
 
 def filled(frames, until: float, keep_signals: bool = True, **kwargs) -> Challenges:
-    challenges = Challenges(ChallengeBuffer(**kwargs))
+    challenges = Challenges(ChallengeBuffer(**kwargs), predraw=False)
     challenges.teams_from_session(demo_folder())
     for frame, obs, lm in frames:
         if frame.t > until:
@@ -115,6 +115,15 @@ def test_the_frames_are_drawn_from_the_stored_reads(frames):
     j = max(i for i, k in enumerate(cards) if k.cards)
     assert cards[j].cards[0].card.startswith("egg:")
     assert made.jpeg("cards", j) is made.jpeg("cards", j)  # drawn once, then kept
+
+
+def test_every_frame_is_drawn_ahead_once_a_challenge_is_made(frames):
+    challenges = filled(frames, until=4.5)
+    challenges.predraw = True
+    made = challenges.open("Bruno")
+    assert made.drawn.wait(60)
+    assert len(made._drawn) == sum(len(k) for k in made.frames.values())
+    challenges.close()
 
 
 def test_without_a_signal_the_closest_approach_of_the_measures_is_slowed_down(frames):

@@ -378,6 +378,40 @@ def evidence_png(folder: SessionFolder, entry: int) -> bytes:
         return Path(plot).read_bytes()
 
 
+def cards_jpeg(folder: SessionFolder, entry: int) -> bytes:
+    """Each card read for an entry decided from the cards: its crop beside the template it matched."""
+    import cv2  # deferred: only a picture of cards
+    import numpy as np  # deferred: as above
+
+    from tablereferee.recording.clip import _reasoning_entries  # deferred: OpenCV
+    from tablereferee.recording.report import card_evidence  # deferred: as above
+
+    _, contents = _public(read_log(folder.log_path))
+    if not 1 <= entry <= len(contents.entries):
+        raise NoSuchEntry(f"the log has entries 1..{len(contents.entries)}, not {entry}", entry=entry)
+    origin = contents.header.created
+    target = contents.entries[entry - 1]
+    pictures: list[Any] = []
+    for reason in _reasoning_entries(contents.entries, target):
+        evidence = reason.payload.get("evidence") or {}
+        for seq in reason.payload.get("entries") or []:
+            seen = contents.entries[seq - 1] if 1 <= seq <= len(contents.entries) else None
+            if seen is None or seen.payload.get("type") != "cards":
+                continue
+            camera = evidence.get("camera") or seen.payload.get("camera")
+            pictures += [im for im, _ in card_evidence(folder, camera, seen.time - origin, seen.payload.get("zone"))]
+    if not pictures:
+        raise NoSuchEntry(f"entry {entry} was not decided from cards read: it has no card to show", entry=entry)
+    pictures = pictures[:6]
+    height = max(p.shape[0] for p in pictures)
+    gap = np.full((height, 16, 3), 255, np.uint8)
+    row = [gap]
+    for p in pictures:
+        row += [np.vstack([p, np.full((height - p.shape[0], p.shape[1], 3), 255, np.uint8)]), gap]
+    ok, data = cv2.imencode(".jpg", np.hstack(row), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return data.tobytes()
+
+
 def compare(root: Path, a: str, b: str) -> dict[str, Any]:
     from tablereferee.run import compare_logs  # deferred: the runner, only a comparison
     from tablereferee.web.words import action_text  # deferred: the voice
@@ -507,6 +541,16 @@ async def get_evidence(request: Request, sid: str, entry: int) -> Any:
     return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
 
+@router.get("/api/review/sessions/{sid}/cards/{entry}.jpg", tags=["review"], response_class=FileResponse)
+async def get_cards(request: Request, sid: str, entry: int) -> Any:
+    """For an entry decided from cards read: each crop beside the template it matched (JPEG)."""
+    from fastapi.responses import Response  # deferred: only a picture answer
+
+    folder = open_session(request, sid)
+    data = await run_in_threadpool(cards_jpeg, folder, entry)
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=3600"})
+
+
 @router.get("/api/review/compare", tags=["review"])
 async def get_compare(request: Request, a: str, b: str) -> dict[str, Any]:
     """Two logs of the same recording side by side: which actions and signals differ."""
@@ -572,6 +616,8 @@ def main(argv: list[str] | None = None) -> None:
         fill_from_session(challenges.buffer, args.challenge_from, until=args.challenge_until)
         challenges.teams_from_session(args.challenge_from)
     app = review_app(args.root, challenges=challenges)
+    if challenges is not None:
+        app.router.on_shutdown.append(challenges.close)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
 

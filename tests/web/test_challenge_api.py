@@ -15,15 +15,17 @@ from tests.web.conftest import CODE, bearer, hub, keeper  # noqa: F401
 
 
 def table(until: float = 4.5) -> Challenges:
-    challenges = Challenges()
+    challenges = Challenges(predraw=False)  # drawn on request: the frames asked for are drawn
     challenges.teams_from_session(demo_folder())
     fill_from_session(challenges.buffer, demo_folder(), until=until)
     return challenges
 
 
 @pytest.fixture(scope="module")
-def filled() -> Challenges:
-    return table()
+def filled():
+    challenges = table()
+    yield challenges
+    challenges.close()
 
 
 @pytest.fixture

@@ -125,6 +125,17 @@ def test_the_raise_evidence_is_a_picture(client):
     assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_cards_of_the_reveal_are_shown_beside_their_templates(client):
+    import cv2  # deferred: only this test decodes a picture
+    import numpy as np  # deferred: as above
+
+    jpeg = client.get(f"/api/review/sessions/{SID}/cards/14.jpg")
+    assert jpeg.status_code == 200 and jpeg.headers["content-type"] == "image/jpeg"
+    image = cv2.imdecode(np.frombuffer(jpeg.content, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[0] == 270 and image.shape[1] > 4 * 370  # four crops, each beside its template
+    refused(client.get(f"/api/review/sessions/{SID}/cards/11.jpg"), 404, "NoSuchEntry")
+
+
 @pytest.mark.parametrize(
     "body, name",
     [

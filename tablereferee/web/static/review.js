@@ -385,6 +385,11 @@
     const lines = v ? v.lines : [ev ? ev.text : "Entry " + entry + "."];
     $("verdict").replaceChildren(el("p", { text: "Entry " + entry + " at " + t.toFixed(2) + " s." }), ...lines.map((l) => el("p", { text: l })));
     $("evidence").replaceChildren();
+    if (ev && ["reveal", "draw_egg"].includes(ev.kind)) {
+      $("evidence").append(el("p", { text: "The cards as they were read (left) beside the template each matched (right):" }),
+        el("img", { alt: "the cards read beside their templates", "data-testid": "evidence-cards",
+          src: "/api/review/sessions/" + encodeURIComponent(state.sid) + "/cards/" + entry + ".jpg" }));
+    }
     if (ev && ev.kind === "signal") {
       $("evidence").append(el("img", { alt: "the measure of the signal over time", "data-testid": "evidence-plot",
         src: "/api/review/sessions/" + encodeURIComponent(state.sid) + "/evidence/" + entry + ".png" }));

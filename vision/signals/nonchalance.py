@@ -115,9 +115,14 @@ def _speed(t: np.ndarray, xy: np.ndarray, scale: np.ndarray) -> np.ndarray:
         return v / scale
 
 
+MIN_VISIBILITY = 0.5  # Pose's wrist counts only where Pose sees it (it guesses unseen hands)
+
+
 def _wrist(series: SeatSeries, side: str) -> np.ndarray:
     has = series.has_hand(side)
-    return np.where(has[:, None], series.hand[side][:, 0, :2], series.pose_wrist[side][:, :2])
+    pw = series.pose_wrist[side]
+    pose = np.where((pw[:, 2] >= MIN_VISIBILITY)[:, None], pw[:, :2], np.nan)
+    return np.where(has[:, None], series.hand[side][:, 0, :2], pose)
 
 
 def _top(x: np.ndarray) -> float:

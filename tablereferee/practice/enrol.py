@@ -1,0 +1,119 @@
+"""Free Signal enrolment from the browser: 3-5 demonstrations recorded by the practice page
+(JPEG frames), learnt into a team's `FreeSignal`, and tried at once on a new demonstration.
+
+    enrolment = enrol("Reds", "Anna", [(frames_b64, fps), ...])   # DemonstrationsDisagree: refused
+    enrolment.to_dict()            # the threshold, each demonstration's cost to the others
+    try_free(enrolment, frames_b64, fps)   # {"seen", "cost", "threshold", "events"}
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.core import RefereeError
+from tablereferee.practice.drill import DRILL_RATES, MAX_SIDE
+from vision.landmarks.calibration import TableCalibration, whole_frame
+from vision.landmarks.extract import LandmarkExtractor
+from vision.landmarks.types import FrameLandmarks
+from vision.signals.engine import detect_signals, seat_series
+from vision.signals.features import SeatSeries
+from vision.signals.free import FreeSignal, FreeSignalError, frame_features, resample, subsequence_dtw, trim_still
+
+
+class BadDemonstration(RefereeError):
+    """A demonstration whose frames cannot be read."""
+
+
+@dataclasses.dataclass
+class Enrolment:
+    team: str
+    player: str
+    signal: FreeSignal
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "team": self.team,
+            "player": self.player,
+            "label": self.signal.label,
+            "demonstrations": len(self.signal.templates),
+            "threshold": round(self.signal.threshold, 4),
+            "costs": [round(c, 4) for c in self.signal.costs],
+            "words": (
+                f"{self.signal.label} learnt from {len(self.signal.templates)} demonstrations: a gesture is "
+                f"taken for it when it warps onto one of them at a cost under {self.signal.threshold:.2f} "
+                f"(the demonstrations are {max(self.signal.costs):.2f} from each other at most)"
+                if self.signal.costs
+                else f"{self.signal.label} learnt"
+            ),
+        }
+
+
+def decode(frames_b64: Sequence[str], k: int) -> list[np.ndarray]:
+    out = []
+    for i, raw in enumerate(frames_b64):
+        data = raw.split(",", 1)[1] if raw.startswith("data:") else raw
+        try:
+            buf = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadDemonstration(f"demonstration {k}, frame {i + 1} is not base64", demonstration=k) from None
+        img = cv2.imdecode(np.frombuffer(buf, np.uint8), cv2.IMREAD_COLOR) if buf else None
+        if img is None:
+            raise BadDemonstration(f"demonstration {k}, frame {i + 1} is not a JPEG or PNG picture", demonstration=k)
+        h, w = img.shape[:2]
+        if max(h, w) > MAX_SIDE:
+            s = MAX_SIDE / max(h, w)
+            img = cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+        out.append(img)
+    return out
+
+
+def landmarks(images: Sequence[np.ndarray], fps: float, player: str) -> tuple[list[FrameLandmarks], TableCalibration]:
+    cal = whole_frame(player)
+    with LandmarkExtractor(cal, DRILL_RATES, workers=1) as ex:
+        frames = [ex.process(img, i / fps, i) for i, img in enumerate(images)]
+    return frames, cal
+
+
+def series_of(frames_b64: Sequence[str], fps: float, player: str, k: int) -> SeatSeries:
+    frames, cal = landmarks(decode(frames_b64, k), fps, player)
+    return seat_series(frames, cal, player)
+
+
+def enrol(team: str, player: str, demonstrations: Sequence[tuple[Sequence[str], float]]) -> Enrolment:
+    if not 3 <= len(demonstrations) <= 5:
+        raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
+    series = [series_of(frames, fps, player, k + 1) for k, (frames, fps) in enumerate(demonstrations)]
+    return Enrolment(team, player, FreeSignal.learn(series, name=team))
+
+
+def try_free(enrolment: Enrolment, frames_b64: Sequence[str], fps: float) -> dict[str, Any]:
+    """The enrolled signal tried at once on one more demonstration: found or not, and how near."""
+    frames, cal = landmarks(decode(frames_b64, 1), fps, enrolment.player)
+    series = seat_series(frames, cal, enrolment.player)
+    events = detect_signals(frames, cal, only=["free"], free=enrolment.signal)
+    _, x = resample(series.t, frame_features(series))
+    cost = None
+    if len(x) >= 3:
+        x = trim_still(x)
+        cost = min(float(subsequence_dtw(tpl, x)[0].min()) for tpl in enrolment.signal.templates)
+    thr = enrolment.signal.threshold
+    seen = bool(events)
+    words = (f"{enrolment.signal.label} seen" if seen else f"not {enrolment.signal.label}") + (
+        f": cost {cost:.2f} against the threshold {thr:.2f}" if cost is not None else ": no face seen"
+    )
+    return {
+        "seen": seen,
+        "cost": None if cost is None else round(cost, 4),
+        "threshold": round(thr, 4),
+        "events": [
+            {"start": e.start, "end": e.end, "confidence": e.confidence, "team": enrolment.team} for e in events
+        ],
+        "words": words,
+    }

@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from referee.core import Action, jsonable
+from referee.core import Action, RefereeError, jsonable
 from referee.scorekeeper import Outcome, Scorekeeper
-from referee.secrecy import PUBLIC, Viewer, public_action, seats, state_json
+from referee.secrecy import PUBLIC, Viewer, seats, state_json
 from referee.sessionlog import Entry
 from tablereferee.web import words
 from tablereferee.web.auth import Grant, NotAllowed, NotYourCall, NotYourTeam, ScorerOnly, Tokens, WebError
@@ -65,6 +65,12 @@ class NoCameras(WebError):
     """A camera picture asked of a table that has no live camera of that name."""
 
     status = 404
+
+
+class NotTypable(WebError):
+    """An action a live table's keyboard lines cannot carry as it is: type it as a command."""
+
+    status = 422
 
 
 class CommandMissing(WebError):
@@ -536,7 +542,8 @@ class TableHub:
             self._check_actor(grant, data)
             with self._locked(keeper):
                 keeper.state.verify(parsed)
-            text = text or _typed(keeper, data)
+            with self._locked(keeper):
+                text = text or _typed(keeper, data)
         elif text.split(" ", 1)[0].lower() not in ("undo", "amend", "note", "yes", "no", "show", "history", "help"):
             parsed = self._parse(keeper, text, None)
             self._check_actor(grant, keeper.engine.codec.to_dict(parsed))
@@ -592,17 +599,27 @@ class TableHub:
 
 
 def _typed(keeper: Scorekeeper, data: Mapping[str, Any]) -> str:
-    """An action dict as the line a live table's keyboard reads: the scorekeeper's own words."""
-    shown, _ = public_action(None, data)
+    """An action dict as the line a live table's keyboard reads (the scorekeeper's own words),
+    checked to read back as the same action; `NotTypable` when it does not."""
     parts = []
-    for key, value in shown.items():
+    for key, value in data.items():
         if key == "kind" or value is None:
             continue
         parts += [str(v) for v in value] if isinstance(value, list) else [str(value)]
     verb = {"draw_egg": "egg", "take_egg": "take", "place_egg": "place", "show_cards": "seen"}.get(
         str(data["kind"]), str(data["kind"])
     )
-    return " ".join([verb, *parts])
+    line = " ".join([verb, *parts])
+    try:
+        again = keeper.engine.codec.to_dict(keeper.engine.parse_command(keeper.state, line))
+    except RefereeError:
+        again = None
+    if again != dict(data):
+        raise NotTypable(
+            f"this table's keyboard would not read {line!r} as that action: send it as a typed command",
+            line=line,
+        )
+    return line
 
 
 def _full_knowledge(state: Any) -> bool:

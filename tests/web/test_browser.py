@@ -154,23 +154,6 @@ def hold(ws: Any, held: list[Any]) -> None:
     server.on_message(held.append)
 
 
-def test_a_phone_that_drops_reconnects_with_the_table_as_it_is_now(chromium, served):  # noqa: F811
-    look = expect()
-    scorer = {"Authorization": f"Bearer {served.scorer}"}
-    ben = join(chromium, served, "Ben")
-    offline = ben.get_by_test_id("offline")
-    ben.context.set_offline(True)
-    ben.evaluate("phone.state.socket.reopen(phone.state.token)")  # the drop: the link goes and comes back
-    look(offline).to_be_visible()
-    with httpx.Client(base_url=served.url, timeout=10) as http:
-        for line in ("egg dollar-1", "egg star-2", "egg moon-3"):
-            assert http.post("/api/commands", json={"command": line}, headers=scorer).status_code == 200
-    ben.context.set_offline(False)
-    look(offline).to_be_hidden()
-    look(ben.get_by_test_id("button-coccode")).to_be_visible()
-    look(ben.get_by_test_id("last")).to_contain_text("Brahma henhouse")
-
-
 @pytest.fixture
 def finished(tmp_path: Path) -> Path:
     """A finished Beccato! game under the Egg Pyramid (datasets/games/variants.beccato)."""
@@ -211,15 +194,27 @@ def test_game_over_shows_each_teams_eggs_and_the_pyramid_bonus(chromium, finishe
         server.stop()
 
 
-def test_caught_picks_whom_and_the_scorer_amends_and_undoes_from_the_phone(chromium, served):  # noqa: F811
+def test_a_dropped_phone_reconnects_then_catches_and_the_scorer_amends_and_undoes(chromium, served):  # noqa: F811
     look = expect()
-    with httpx.Client(base_url=served.url, timeout=10) as http:
-        for line in ("egg dollar-1", "egg star-2", "egg moon-3"):
-            http.post("/api/commands", json={"command": line}, headers={"Authorization": f"Bearer {served.scorer}"})
     screen = chromium.new_context(**SCREEN).new_page()
     screen.set_default_timeout(WAIT_MS)
     screen.goto(served.url + "/")
     ben = join(chromium, served, "Ben")
+    # the phone drops: while it is away the eggs are turned up; back, it has the table as it is now
+    offline = ben.get_by_test_id("offline")
+    ben.context.set_offline(True)
+    ben.evaluate("phone.state.socket.reopen(phone.state.token)")  # the link goes and comes back
+    look(offline).to_be_visible()
+    with httpx.Client(base_url=served.url, timeout=10) as http:
+        for line in ("egg dollar-1", "egg star-2", "egg moon-3"):
+            answer = http.post(
+                "/api/commands", json={"command": line}, headers={"Authorization": f"Bearer {served.scorer}"}
+            )
+            assert answer.status_code == 200
+    ben.context.set_offline(False)
+    look(offline).to_be_hidden()
+    look(ben.get_by_test_id("last")).to_contain_text("Brahma henhouse")
+
     caught = ben.locator(".group[data-group='Caught!']")
     look(caught.locator(".group-title")).to_have_text("Caught! \u2014 pick whom")
     assert caught.locator("button").all_inner_texts() == ["Anna", "Carla"]

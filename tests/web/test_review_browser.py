@@ -103,6 +103,13 @@ def test_the_review_settles_the_coccode(chromium, server, shots):  # noqa: F811
     shown = dict(page.evaluate("() => window.review.shown()"))
     assert abs(shown["cards"] - 3.9) < 0.02  # the frame the video element presented (requestVideoFrameCallback)
 
+    page.get_by_test_id("rate").select_option("0.5")
+    page.get_by_test_id("play").click()
+    page.wait_for_function("() => window.review.state.t > 4.2", timeout=WAIT_MS)  # the clock follows the video
+    assert page.evaluate("() => document.querySelector('[data-testid=video-cards]').playbackRate") == 0.5
+    page.get_by_test_id("play").click()  # pause
+    expect(page.get_by_test_id("play")).to_have_text("Play")
+
     page.get_by_test_id("ev-7").click()  # Bruno's raised fist: the landmarks drawn
     expect(page.get_by_test_id("evidence-plot")).to_be_visible(timeout=WAIT_MS)
     inked = (  # the overlay canvas's drawn pixels

@@ -119,6 +119,18 @@ def test_the_nose_question_is_answered_no_with_its_picture(client):
     assert a["measures"][0]["line"] == 1.0 and a["closest"]["value"] > 1.0
 
 
+def test_the_raise_is_measured_against_the_eyes_and_the_shoulders(client):
+    body = {"player": "Bruno", "signal": "raise_hand_right", "from": 0, "to": 4}
+    a = client.post(f"/api/review/sessions/{SID}/ask", json=body).json()
+    assert a["answer"] in ("yes", "unsure") and 1.5 <= a["closest"]["t"] <= 2.3
+    top, wrist = a["measures"]
+    assert top["name"] == "top of the right hand above the eyes, in eye spans" and top["line"] == 0.4
+    assert wrist["name"] == "right wrist above the shoulder line, in shoulder widths" and wrist["line"] == 0.15
+    assert any(
+        line.startswith("right wrist above the shoulder line") and "inside the line" in line for line in a["lines"]
+    )
+
+
 def test_the_raise_evidence_is_a_picture(client):
     png = client.get(f"/api/review/sessions/{SID}/evidence/7.png")
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"

@@ -168,9 +168,8 @@ class Drill:
             if max(h, w) > MAX_SIDE:
                 k = MAX_SIDE / max(h, w)
                 image = cv2.resize(image, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
-            if self._extractor is None:
-                self._calibration = whole_frame(self.player)
-                self._extractor = LandmarkExtractor(self._calibration, DRILL_RATES, workers=1)
+            self._ready()
+            assert self._extractor is not None
             fr = self._extractor.process(image, float(t), len(self.frames))
             self.frames.append(fr)
             self.pictures.append(clip_picture(image))
@@ -189,6 +188,18 @@ class Drill:
                 "server_ms": round(elapsed, 1),
                 "done": float(t) >= self.window,
             }
+
+    def prepare(self) -> None:
+        """Load the models now (a second or more), so the first frame is read as fast as the rest:
+        the page calls this while it counts down."""
+        with self._lock:
+            self._ready()
+
+    def _ready(self) -> None:
+        if self._extractor is None:
+            self._calibration = whole_frame(self.player)
+            self._extractor = LandmarkExtractor(self._calibration, DRILL_RATES, workers=1)
+            self._extractor.process(np.zeros((360, 640, 3), np.uint8), -1.0, -1)  # the models' first run is slow
 
     def _events(self, frames: list[FrameLandmarks] | None = None) -> list[SignalEvent]:
         frames = self.frames if frames is None else frames

@@ -195,6 +195,7 @@ def start_drill(body: DrillIn, request: Request) -> dict[str, Any]:
         signal = _team_card(request, body.team)
         secret = True
     drill = Drill.start(body.player.strip(), signal, secret=secret, team=body.team, free=free, window=body.window)
+    drill.prepare()
     practice.add(drill)
     return {"drill": drill.id, "player": drill.player, "card": drill.card(), "window": drill.window, "countdown": 3}
 

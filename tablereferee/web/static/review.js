@@ -300,7 +300,7 @@
     if (!tr) return;
     const size = Math.max(12, cam.canvas.width / 60);
     if (on("zones")) for (const z of tr.zones) { poly(ctx, z.polygon, "rgba(255,255,0,0.8)", 2); label(ctx, z.name, z.polygon[0][0] + 4, z.polygon[0][1] + size + 4, "#ff0", size * 0.8); }
-    if (on("seats")) for (const s of tr.seats) { const [x0, y0, x1, y1] = s.box; poly(ctx, [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "rgba(0,200,255,0.9)", 3); label(ctx, s.name, x0 + 6, y0 + size + 8, "#0cf", size); }
+    if (on("seats")) for (const s of tr.seats) { const [x0, y0, x1, y1] = s.box; poly(ctx, [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "rgba(0,200,255,0.9)", 3); label(ctx, s.name, x0 + 6, y0 + 2.4 * size, "#0cf", size); }
     if (on("cards")) {
       const f = trackAt(tr.cards, t, 0.45);
       if (f) for (const c of f.cards) {
@@ -339,17 +339,33 @@
   function buildTimeline(d) {
     const box = $("timeline");
     box.replaceChildren();
+    const width = Math.max(300, box.clientWidth - 120);  // px of a lane's body
+    const stack = (items) => {  // events that would overlap go on rows of their own
+      const ends = [];
+      for (const b of items) {
+        const left = (parseFloat(b.style.left) / 100) * width;
+        const w = b.style.width ? (parseFloat(b.style.width) / 100) * width : Math.min(220, 7 * b.textContent.length + 10);
+        let row = ends.findIndex((end) => end <= left);
+        if (row < 0) { row = ends.length; ends.push(0); }
+        ends[row] = left + w + 4;
+        b.style.top = 0.25 + 1.5 * row + "rem";
+        b.style.maxWidth = Math.max(w, 40) + "px";
+      }
+      return Math.max(1, ends.length);
+    };
     const lane = (name, items) => {
+      const rows = stack(items);
       const body = el("div", { class: "lane-body", onclick: (ev) => {
         if (ev.target !== body) return;
         const r = body.getBoundingClientRect();
         seek(((ev.clientX - r.left) / r.width) * state.duration);
       } }, items);
-      box.append(el("div", { class: "lane" }, [el("span", { class: "lane-name", text: name }), body]));
+      box.append(el("div", { class: "lane", style: "height:" + (0.4 + 1.5 * rows) + "rem" }, [el("span", { class: "lane-name", text: name }), body]));
     };
     const used = new Set();
     for (const [name, test] of LANES) {
-      const items = d.events.filter((e) => e.kind !== "signal" && !used.has(e.entry) && test(e)).map((e) => {
+      // a decision is told with the action it made (its verdict): not an event of its own here
+      const items = d.events.filter((e) => !["signal", "decision"].includes(e.kind) && !used.has(e.entry) && test(e)).map((e) => {
         used.add(e.entry);
         return el("button", {
           class: "ev " + evClass(e), style: "left:" + pct(e.time) + "%", title: e.time.toFixed(2) + " s: " + e.text,

@@ -166,7 +166,9 @@ class StillCards:
     than `moved` of its short side, all four) and whose view has not changed (`view_change`
     under `changed`, compared at the corners it was read from) keeps what it was
     read as, without being identified again; moved, turned, covered or replaced, it is read
-    afresh. A card not detected for `forget` frames is forgotten.
+    afresh. Only a sure reading is kept (known, confidence `sure` or more): a card read unsure or
+    not at all (half covered, blurred as it lands) is read again on the next frame, as it would
+    be without this memory. A card not detected for `forget` frames is forgotten.
 
         still = StillCards()
         reuse = still.match(image, found)        # per detection: a remembered reading or None
@@ -179,8 +181,9 @@ class StillCards:
     changes the view at those corners; a card sliding slowly is read again once it is off. The
     remembered card nearest in view wins, and a card read afresh where one lay replaces it."""
 
-    def __init__(self, moved: float = 0.25, changed: float = 0.25, forget: int = 10) -> None:
+    def __init__(self, moved: float = 0.25, changed: float = 0.25, forget: int = 10, sure: float = 0.8) -> None:
         self.moved = moved
+        self.sure = sure
         self.changed = changed
         self.forget = forget
         self._cards: list[_Still] = []
@@ -247,6 +250,8 @@ class StillCards:
                 seen.add(id(c))
                 kept.append(c)
                 continue
+            if reads.label[i] is None or float(reads.label_confidence[i]) < self.sure:
+                continue  # an unsure or failed read is tried again on the next frame: it must not stay
             kept.append(
                 _Still(
                     found.corners[i].copy(),

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.web.browser import SCREEN, WAIT_MS, chromium, errors_of, keep, needs_chromium, shots  # noqa: F401
+from tests.web.browser import PHONE, SCREEN, WAIT_MS, chromium, errors_of, keep, needs_chromium, shots  # noqa: F401
 from tests.web.conftest import Served
 
 pytestmark = needs_chromium
@@ -27,6 +27,15 @@ def screen_of(browser: Any, server: Served, lines: list[str]) -> Any:
     page.set_default_timeout(WAIT_MS)
     page.goto(server.url + "/")
     page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def phone_of(browser: Any, server: Served, player: str) -> Any:
+    page = browser.new_context(**PHONE).new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(f"{server.url}/join/{server.code}")
+    page.get_by_test_id(f"join-{player}").click()
+    page.wait_for_selector("body[data-view=main]")
     return page
 
 
@@ -49,10 +58,25 @@ def test_beccaccino_shows_trump_trick_announcements_and_thirds(chromium, tmp_pat
         assert "Hand 1 · Anna deals · trick 1 of 10 · playing to 41" in text
         page.screenshot(path=str(shots / "beccaccino.png"))
         keep(shots / "beccaccino.png", "beccaccino.png")
-        # a trick won: the thirds of its cards go to the team that took it
+        # Ben's phone plays his card by its picture; a trick won: its thirds go to the team that took it
+        ben = phone_of(browser=chromium, server=server, player="Ben")
+        ben.get_by_test_id("button-play").click()
+        six = ben.get_by_test_id("pick-card-6S")
+        assert six.locator("img").get_attribute("src") == "/api/cards/6S.png" and six.inner_text() == "6 di spade"
+        assert ben.get_by_test_id("pick-call-busso").count() == 0  # announcements go with a lead only
+        six.click()
+        ben.get_by_test_id("pick-send").click()
+        page.locator(".trick-card", has_text="6 di spade").wait_for()
         with httpx.Client(base_url=server.url, timeout=10) as http:
-            for line in ("play Ben 6 di spade", "play Carla Cavallo di spade"):
-                http.post("/api/commands", json={"command": line}, headers={"Authorization": f"Bearer {server.scorer}"})
+            answer = http.post(
+                "/api/commands",
+                json={"command": "play Carla Cavallo di spade"},
+                headers={"Authorization": f"Bearer {server.scorer}"},
+            )
+            assert answer.status_code == 200
+        dan = phone_of(browser=chromium, server=server, player="Dan")
+        dan.get_by_test_id("button-play").click()
+        assert dan.get_by_test_id("pick-call-busso").is_visible()  # Dan leads trick 2: he may announce
         last = page.get_by_test_id("last-trick")
         last.wait_for()
         assert last.locator("h2").inner_text().casefold() == "last trick: dan took it"

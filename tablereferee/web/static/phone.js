@@ -291,7 +291,18 @@
     replace($("buttons"), parts);
   }
 
-  function press(b) {
+  const ANNOUNCEMENTS = ["busso", "volo", "striscio"]; // what a Beccaccino lead may carry
+
+  /* A Beccaccino lead may carry an announcement: offered with the card (the referee checks it). */
+  function withAnnouncement(b) {
+    const t = state.table || {};
+    const v = t.view || {};
+    if (t.game !== "beccaccino" || b.kind !== "play" || !("call" in b.action) || (v.trick || []).length) return b;
+    return { ...b, choose: { ...b.choose, call: { choices: ANNOUNCEMENTS, counts: [] } } };
+  }
+
+  function press(pressed) {
+    const b = withAnnouncement(pressed);
     if (Object.keys(b.choose || {}).length) {
       state.picking = { button: b, picks: {} };
       renderPicker();
@@ -333,14 +344,18 @@
       return;
     }
     const still = (state.me.buttons || []).find((b) => b.kind === p.button.kind && JSON.stringify(b.action) === JSON.stringify(p.button.action));
-    if (still) p.button = still;
+    if (still) p.button = withAnnouncement(still);
     const b = p.button;
     const parts = [el("p", { class: "group-title" }, b.label)];
     for (const [field, spec] of Object.entries(b.choose)) {
       const counts = spec.counts || [];
       const multi = counts.length > 0;
       const got = p.picks[field] || (multi ? [] : undefined);
-      const label = multi ? "Pick " + counts.join(" or ") + " (" + field + "): tap a card once for each" : "Pick the " + field;
+      const label = multi
+        ? "Pick " + counts.join(" or ") + " (" + field + "): tap a card once for each"
+        : field === "call"
+          ? "An announcement with it? (leave it out for none)"
+          : "Pick the " + field;
       parts.push(el("p", {}, label));
       parts.push(
         el(

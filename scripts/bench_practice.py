@@ -23,12 +23,15 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import cv2
 import httpx
 import numpy as np
+
+from vision.signals.engine import detect_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -141,8 +144,6 @@ def over_http(frames: list[tuple[float, bytes]], folder: Path) -> dict:
 def detection_delays() -> dict:
     import signal_streams as ss  # deferred: the suite's streams are built from MediaPipe points
 
-    from vision.signals.engine import detect_signals
-
     cases = {
         "raise_hand_right": ss._raise_case("base", "right"),
         "touch_nose_left": ss._touch_case("base", "left", "nose"),
@@ -169,8 +170,6 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=4.0, help="seconds of the gesture clip to send")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    import tempfile
-
     frames = clip_jpegs(args.seconds)
     base = in_process(frames)
     with tempfile.TemporaryDirectory() as tmp:

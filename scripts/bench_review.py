@@ -53,8 +53,8 @@ def make_demo(base: Path) -> Path:
 
 
 def bench_challenge(session: Path, rounds: int) -> None:
-    from tablereferee.challenge import Challenges, recorded_frames
-    from tablereferee.recording.folder import read_segments
+    from tablereferee.challenge import Challenges, recorded_frames  # deferred: after the cores are set
+    from tablereferee.recording.folder import read_segments  # deferred: as above
 
     items = recorded_frames(session)
     ready, full, baseline = [], [], []
@@ -104,9 +104,9 @@ def bench_challenge(session: Path, rounds: int) -> None:
 
 
 def bench_seek(session: Path, rounds: int) -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # deferred: only the browser part (--no-browser skips it)
 
-    from tests.web.browser import CHROMIUM, FLAGS
+    from tests.web.browser import CHROMIUM, FLAGS  # deferred: as above
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "tablereferee.web.review", str(session.parent), "--port", "0"],
@@ -146,7 +146,7 @@ def bench_seek(session: Path, rounds: int) -> None:
 
 
 def bench_package(session: Path, rounds: int, base: Path) -> None:
-    from tablereferee.recording.clip import make_dispute
+    from tablereferee.recording.clip import make_dispute  # deferred: only the package part (OpenCV, MediaPipe)
 
     bare = base / "no-tracks"
     shutil.copytree(session, bare)

@@ -23,12 +23,13 @@ a web API are thin layers over `submit` / `act` / `observe`.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from referee.core import Action, Engine, GameState, RefereeError, Violation, get_engine, jsonable
@@ -217,6 +218,13 @@ class Scorekeeper:
 
     def close(self) -> None:
         self.log.close()
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the table still: inside, no other thread's line changes the state or the log
+        (a web view reads both at one moment)."""
+        with self._lock:
+            yield
 
     # -- reading ----------------------------------------------------------------------------
 

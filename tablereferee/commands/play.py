@@ -108,7 +108,7 @@ def build_setup(
     return setup
 
 
-def _show(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> None:
+def show_outcome(outcome: Outcome, keeper: Scorekeeper, *, where: str, quiet: bool) -> None:
     """What one line did, in the referee's words (`referee.voice`), as the keeper's viewer may
     see it: a refusal by its rule's name with the reason and what to do, an action by what it
     made happen, one sentence per event, then the table and what the referee waits for."""
@@ -151,7 +151,7 @@ def _table(keeper: Scorekeeper) -> None:
         click.echo(f"next: {phrase}")
 
 
-def _lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
+def read_lines(stream: TextIO, interactive: bool) -> Iterator[tuple[int, str]]:
     number = 0
     while True:
         if interactive:
@@ -289,11 +289,11 @@ def command(
     rejected = 0
     accepted = 0
     try:
-        feed = iter(commands) if commands is not None else _lines(sys.stdin, interactive)
+        feed = iter(commands) if commands is not None else read_lines(sys.stdin, interactive)
         for number, line in feed:
             outcome = keeper.submit(line, time=clock.time(), source=source)
             where = f"line {number}: " if script else ""
-            _show(outcome, keeper, where=where, quiet=quiet)
+            show_outcome(outcome, keeper, where=where, quiet=quiet)
             if outcome.quit:
                 break
             if not outcome.accepted:

@@ -134,11 +134,11 @@ def announce(hub: TableHub, base: str, *, local: bool) -> None:
 
 def _prompt(hub: TableHub, server: Any) -> None:
     """The terminal's lines on the served table (the pieces of `referee play`'s loop)."""
-    from tablereferee.commands.play import _lines, _show  # deferred: the terminal's own loop pieces
+    from tablereferee.commands.play import read_lines, show_outcome  # deferred: the terminal's own loop pieces
 
     interactive = sys.stdin is not None and sys.stdin.isatty()
     try:
-        for _, line in _lines(sys.stdin, interactive):
+        for _, line in read_lines(sys.stdin, interactive):
             if hub.keeper is None:
                 click.echo("no table yet: set it up on the New-table page first")
                 continue
@@ -148,7 +148,7 @@ def _prompt(hub: TableHub, server: Any) -> None:
                 click.echo(f"rejected: {exc}")
                 continue
             if hub.live is None:
-                _show(outcome, hub.keeper, where="", quiet=True)
+                show_outcome(outcome, hub.keeper, where="", quiet=True)
             if outcome.quit or (hub.live is not None and line.strip().lower() in ("quit", "exit")):
                 break
         else:

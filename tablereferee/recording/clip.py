@@ -121,7 +121,7 @@ def _viewed(contents: LogContents, viewer: Viewer) -> LogContents:
     return public_contents(engine, contents, viewer)[0]
 
 
-def _reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
+def reasoning_entries(entries: list[Entry], target: Entry) -> list[Entry]:
     """The decision, ask or flag observations that explain `target` (an action made from
     perception is preceded by its decision; an answered ask by the ask)."""
     out = []
@@ -189,7 +189,7 @@ def make_dispute(
     t_event = target.time - origin
     t0, t1 = max(0.0, t_event - before), t_event + after
     window = [e for e in contents.entries if t0 <= e.time - origin <= t1 or e.seq == entry]
-    reasons = _reasoning_entries(contents.entries, target)
+    reasons = reasoning_entries(contents.entries, target)
     evidence_seqs: list[int] = []
     for r in reasons:
         evidence_seqs += list(r.payload.get("entries", []))
@@ -546,11 +546,11 @@ class _View:
     def _drawn(self, ft: float, img: np.ndarray, signals: Sequence[Mapping[str, Any]]) -> np.ndarray:
         canvas = img.copy()
         if self.zones:
-            _draw_zones(canvas, self.zones, self.camera)
+            draw_zones(canvas, self.zones, self.camera)
         if self.card_track is not None:
             seen = self.card_track.at(ft)
             if seen is not None and ft - seen["t"] <= STORED_READ_LASTS:
-                _draw_readings(canvas, seen["cards"])
+                draw_readings(canvas, seen["cards"])
         elif self.reader is not None:
             _draw_cards(canvas, self.reader.read(img))
         fl = None
@@ -578,7 +578,7 @@ class _View:
             self.extractor.close()
 
 
-def _draw_zones(canvas: np.ndarray, zones: list[dict], camera: str) -> None:
+def draw_zones(canvas: np.ndarray, zones: list[dict], camera: str) -> None:
     for z in zones:
         if z.get("camera") != camera:
             continue
@@ -609,7 +609,7 @@ def _draw_cards(canvas: np.ndarray, dets) -> None:
         cv2.putText(canvas, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
 
 
-def _draw_readings(canvas: np.ndarray, cards: Sequence[Mapping[str, Any]]) -> None:
+def draw_readings(canvas: np.ndarray, cards: Sequence[Mapping[str, Any]]) -> None:
     """The cards as the run read them (tracks/CAMERA/cards.jsonl), drawn as `_draw_cards` does."""
     for c in cards:
         if len(c["corners"]) != 4:

@@ -180,8 +180,7 @@ class TableHub:
     @contextlib.contextmanager
     def _locked(self, keeper: Scorekeeper) -> Iterator[None]:
         # The scorekeeper's own lock: a view reads the state and the log at one moment.
-        lock = getattr(keeper, "_lock", None)
-        with lock if lock is not None else contextlib.nullcontext():
+        with keeper.locked():
             yield
 
     def teams(self) -> dict[str, list[str]]:

@@ -25,7 +25,7 @@ from referee.core import RefereeError
 from referee.observations import CardsSeen
 from referee.scorekeeper import Scorekeeper
 from referee.table.session import Decision, TableSession
-from tablereferee.recording.clip import _draw_readings, _draw_zones
+from tablereferee.recording.clip import draw_readings, draw_zones
 from tablereferee.run import RunResult, TableConfig, run_live
 from tablereferee.web import words
 from tablereferee.web.hub import NoCameras
@@ -172,7 +172,7 @@ class LiveRunner:
         if session is None:
             return []
         out = []
-        with session.sk._lock:
+        with session.sk.locked():
             by_seq = {e.seq: e for e in session.log.entries}
             try:
                 asks = session.open_asks()
@@ -197,8 +197,8 @@ class LiveRunner:
         if cached is not None and cached[0] == number:
             return cached[1]
         canvas = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        _draw_zones(canvas, self._zones(), camera)
-        _draw_readings(canvas, readings)
+        draw_zones(canvas, self._zones(), camera)
+        draw_readings(canvas, readings)
         ok, data = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         jpeg = data.tobytes() if ok else _placeholder("this frame could not be encoded")
         self._encoded[camera] = (number, jpeg)

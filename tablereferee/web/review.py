@@ -222,7 +222,7 @@ def _kind(entry: Entry) -> str:
 
 
 def timeline(folder: SessionFolder) -> dict[str, Any]:
-    from tablereferee.recording.clip import _reasoning_entries, list_events  # deferred: OpenCV, only a review
+    from tablereferee.recording.clip import list_events, reasoning_entries  # deferred: OpenCV, only a review
     from tablereferee.recording.report import verdict_lines  # deferred: as above
     from tablereferee.web.words import action_text  # deferred: the voice
 
@@ -259,7 +259,7 @@ def timeline(folder: SessionFolder) -> dict[str, Any]:
         ):
             if e.kind == "observation" and e.payload.get("type") == "decision":
                 continue  # a decision is told with the action it made
-            lines = verdict_lines(engine, e, _reasoning_entries(contents.entries, e), PUBLIC)
+            lines = verdict_lines(engine, e, reasoning_entries(contents.entries, e), PUBLIC)
             verdicts.append({"entry": e.seq, "time": round(e.time - origin, 3), "lines": lines})
     return {"events": events, "lanes": lanes, "verdicts": verdicts}
 
@@ -383,7 +383,7 @@ def cards_jpeg(folder: SessionFolder, entry: int) -> bytes:
     import cv2  # deferred: only a picture of cards
     import numpy as np  # deferred: as above
 
-    from tablereferee.recording.clip import _reasoning_entries  # deferred: OpenCV
+    from tablereferee.recording.clip import reasoning_entries  # deferred: OpenCV
     from tablereferee.recording.report import card_evidence  # deferred: as above
 
     _, contents = _public(read_log(folder.log_path))
@@ -392,7 +392,7 @@ def cards_jpeg(folder: SessionFolder, entry: int) -> bytes:
     origin = contents.header.created
     target = contents.entries[entry - 1]
     pictures: list[Any] = []
-    for reason in _reasoning_entries(contents.entries, target):
+    for reason in reasoning_entries(contents.entries, target):
         evidence = reason.payload.get("evidence") or {}
         for seq in reason.payload.get("entries") or []:
             seen = contents.entries[seq - 1] if 1 <= seq <= len(contents.entries) else None

@@ -25,6 +25,7 @@ from vision.landmarks.types import FrameLandmarks
 from vision.signals.engine import detect_signals, seat_series
 from vision.signals.features import SeatSeries
 from vision.signals.free import FreeSignal, FreeSignalError, frame_features, resample, subsequence_dtw, trim_still
+from vision.signals.personal import Profile, calibrate
 
 
 class BadDemonstration(RefereeError):
@@ -91,6 +92,22 @@ def enrol(team: str, player: str, demonstrations: Sequence[tuple[Sequence[str], 
         raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
     series = [series_of(frames, fps, player, k + 1) for k, (frames, fps) in enumerate(demonstrations)]
     return Enrolment(team, player, FreeSignal.learn(series, name=team))
+
+
+def calibrate_player(
+    player: str, signal: str, performances: Sequence[tuple[Sequence[str], float]], previous: dict[str, Any] | None
+) -> Profile:
+    """A player's profile from 2-3 performances of `signal` (browser frames), merged into the
+    profile they already have for their other signals."""
+    series = [series_of(frames, fps, player, k + 1) for k, (frames, fps) in enumerate(performances)]
+    new = calibrate(player, {signal: series})
+    if previous is None:
+        return new
+    old = Profile.from_dict(previous)
+    params = {**old.params, **new.params}
+    if signal not in new.params:
+        params.pop(signal, None)
+    return Profile(player, params, {**old.radius, **new.radius}, new.notes)
 
 
 def try_free(enrolment: Enrolment, frames_b64: Sequence[str], fps: float) -> dict[str, Any]:

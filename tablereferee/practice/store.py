@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS answers (
     outcome TEXT NOT NULL, at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS answers_player ON answers (player);
+CREATE TABLE IF NOT EXISTS calibrations (player TEXT PRIMARY KEY, profile TEXT NOT NULL, at REAL NOT NULL);
 """
 SECRET_LABEL = "the team's own signal"
 
@@ -127,6 +128,20 @@ class PracticeStore:
             }
             for sig, s in per.items()
         }
+
+    # -- each player's calibration ------------------------------------------------------------
+
+    def save_profile(self, player: str, profile: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO calibrations VALUES (?,?,?)", (player, json.dumps(profile), time.time())
+            )
+            self._db.commit()
+
+    def profile(self, player: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT profile FROM calibrations WHERE player = ?", (player,)).fetchone()
+        return json.loads(row[0]) if row else None
 
     # -- the quiz ------------------------------------------------------------------------------
 

@@ -10,6 +10,8 @@ quiz, and each player's history (docs/practice.md).
     GET  /api/practice/history/{player}              a player's drills, oldest first, and per-signal figures
     POST /api/practice/free-signal                   enrol a team's Free Signal from 3-5 demonstrations
     POST /api/practice/free-signal/{team}/try        try it at once on a demonstration
+    POST /api/practice/calibration                   a player's own lines from 2-3 performances of a signal
+    GET  /api/practice/calibration/{player}          that player's lines (kept with the table)
     GET  /api/practice/quiz                          a round of clips (who signalled, if anyone, is not said)
     GET  /api/practice/quiz/clips/{id}/{k}.jpg       a clip's frames
     POST /api/practice/quiz/answer                   one answer, scored: hit, miss, false alarm...
@@ -38,10 +40,11 @@ from pydantic import BaseModel, Field
 from referee.signal_cards import BY_ID, FREE_SIGNAL
 from tablereferee.practice.clips import ClipStore
 from tablereferee.practice.drill import WINDOW, Drill, drillable
-from tablereferee.practice.enrol import Enrolment, enrol, try_free
+from tablereferee.practice.enrol import Enrolment, calibrate_player, enrol, try_free
 from tablereferee.practice.store import PracticeStore
 from tablereferee.web.auth import NotAllowed, WebError
 from tablereferee.web.setup_routes import NamedErrors
+from vision.signals.personal import Profile
 from vision.video import open_frames
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -194,7 +197,12 @@ def start_drill(body: DrillIn, request: Request) -> dict[str, Any]:
     elif body.team:
         signal = _team_card(request, body.team)
         secret = True
-    drill = Drill.start(body.player.strip(), signal, secret=secret, team=body.team, free=free, window=body.window)
+    player = body.player.strip()
+    saved = practice.store.profile(player)
+    catalogue = Profile.from_dict(saved).catalogue() if saved else None
+    drill = Drill.start(
+        player, signal, secret=secret, team=body.team, free=free, window=body.window, catalogue=catalogue
+    )
     drill.prepare()
     practice.add(drill)
     return {"drill": drill.id, "player": drill.player, "card": drill.card(), "window": drill.window, "countdown": 3}
@@ -299,6 +307,35 @@ def free_signal_try(team: str, body: Demo, request: Request) -> dict[str, Any]:
     if enrolment is None:
         raise NoSuchDrill(f"{team} has no Free Signal enrolled on this server yet")
     return try_free(enrolment, body.frames, body.fps)
+
+
+# -- each player's calibration ---------------------------------------------------------------
+
+
+class CalibrationIn(BaseModel):
+    player: str = Field(min_length=1, max_length=60)
+    signal: str = Field(min_length=1, max_length=60)
+    performances: list[Demo] = Field(min_length=1, max_length=5)
+
+
+@router.post("/api/practice/calibration")
+def calibration(body: CalibrationIn, request: Request) -> dict[str, Any]:
+    """Move a player's lines for one signal to their own 2-3 performances of it; kept with the
+    table, and used by that player's drills from then on."""
+    store = practice_of(request).store
+    if body.signal not in {s.id for s in drillable()}:
+        raise BadPracticeField(f"{body.signal!r} is not a signal a camera drill can calibrate", field="signal")
+    profile = calibrate_player(
+        body.player, body.signal, [(d.frames, d.fps) for d in body.performances], store.profile(body.player)
+    )
+    store.save_profile(body.player, profile.to_dict())
+    return {**profile.to_dict(), "words": "; ".join(profile.notes) or "the catalogue's lines already fit"}
+
+
+@router.get("/api/practice/calibration/{player}")
+def get_calibration(player: str, request: Request) -> dict[str, Any]:
+    saved = practice_of(request).store.profile(player)
+    return saved or {"format": "player-calibration/1", "player": player, "params": {}, "radius": {}, "notes": []}
 
 
 # -- the spotter's quiz --------------------------------------------------------------------

@@ -226,3 +226,27 @@ def test_a_mismatched_demonstration_is_refused_with_the_reason(client, clip_fram
         "/api/practice/free-signal", json={"team": "Blues", "demonstrations": [{"frames": ["!!", "!!"]}] * 3}
     )
     assert bad.status_code == 422 and bad.json()["error"]["name"] == "BadDemonstration"
+
+
+def test_a_players_calibration_is_kept_with_the_table(client, clip_frames):
+    perf = {"frames": _b64(_between(clip_frames, 1.2, 2.4)), "fps": 10}
+    r = client.post(
+        "/api/practice/calibration", json={"player": "Eva", "signal": "raise_hand_right", "performances": [perf, perf]}
+    )
+    assert r.status_code == 200, r.text
+    p = r.json()
+    assert p["format"] == "player-calibration/1" and p["player"] == "Eva"
+    assert p["params"] == {}  # a plain, high raise: the catalogue's lines already fit, and none is made harder
+    assert p["words"] == "the catalogue's lines already fit"
+    assert client.get("/api/practice/calibration/Eva").json()["player"] == "Eva"
+    assert client.get("/api/practice/calibration/Nobody").json()["params"] == {}
+    bad = client.post(
+        "/api/practice/calibration", json={"player": "Eva", "signal": "hum", "performances": [perf, perf]}
+    )
+    assert bad.status_code == 422 and bad.json()["error"]["name"] == "BadPracticeField"
+    one = client.post(
+        "/api/practice/calibration", json={"player": "Eva", "signal": "raise_hand_right", "performances": [perf]}
+    )
+    assert one.status_code == 422 and one.json()["error"]["name"] == "PersonalCalibrationError"
+    d = client.post("/api/practice/drill", json={"player": "Eva", "signal": "raise_hand_right"})
+    assert d.status_code == 200

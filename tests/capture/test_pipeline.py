@@ -125,7 +125,7 @@ def test_a_slow_stage_drops_frames_and_its_latency_stays_bounded():
     clock = SessionClock()
     slow = FakeStage("cards:cam", "cam", lambda f: time.sleep(0.04))  # the artificial slow stage
     fast = FakeStage("signals:cam", "cam")
-    grabber = Grabber(CameraStandIn(100.0, clock, frames=200), lost_after=10.0).start()
+    grabber = Grabber(CameraStandIn(100.0, clock, frames=2000), lost_after=10.0).start()  # outlasts the test
     with StagePipeline([slow, fast], clock=clock.now) as pipe:
         outs = list(follow([grabber], pipe, stop=lambda: len(slow.seen) >= 40))
         stats = pipe.stats()

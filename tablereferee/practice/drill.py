@@ -11,8 +11,9 @@ Frames come from the browser's camera (JPEGs posted by the practice page), or fr
 camera or a video (`Drill.add_image`). The perception is the live table's: MediaPipe
 landmarks (`vision.landmarks.LandmarkExtractor`, one seat over the whole frame) and the
 catalogue's own detectors (`vision.signals.engine.detect_signals`). The delay is measured
-from the event's start (the first frame the detector's cue held) to the first frame whose
-detection included the event, on the frames' own clock.
+from the event's start (the first frame the detector's cue held) to recognition: the first
+frame whose detection included the event, on the frames' own clock, plus the time the server
+took to read that frame.
 """
 
 from __future__ import annotations
@@ -231,6 +232,13 @@ class Drill:
                 self._extractor.close()
                 self._extractor = None
 
+    def _recognised_at(self) -> float | None:
+        """When the referee knew, on the frames' clock: the frame that first held the event,
+        plus the time it took to read it."""
+        if self.first_seen is None:
+            return None
+        return round(self.first_seen + (self.first_seen_latency_ms or 0.0) / 1000.0, 3)
+
     def _verdict(self) -> dict[str, Any]:
         event = self._event()
         spec = self.spec
@@ -248,7 +256,7 @@ class Drill:
             "start": event.start if event else None,
             "end": event.end if event else None,
             "confidence": event.confidence if event else None,
-            "recognised_at": self.first_seen if event else None,
+            "recognised_at": self._recognised_at() if event else None,
             "delay": None,
             "cue": None,
             "nonchalance": {"score": 0.0, "read": False, "parts": {}},
@@ -258,8 +266,9 @@ class Drill:
         }
         if len(self.frames) > 1:
             out["fps"] = round((len(self.frames) - 1) / max(self.frames[-1].t - self.frames[0].t, 1e-6), 2)
-        if event is not None and self.first_seen is not None:
-            out["delay"] = round(max(self.first_seen - event.start, 0.0), 3)
+        recognised = self._recognised_at()
+        if event is not None and recognised is not None:
+            out["delay"] = round(max(recognised - event.start, 0.0), 3)
         if event is not None:
             out["cue"] = cue_words(spec, event)
         if self._calibration is not None and self.frames:

@@ -75,7 +75,7 @@ def test_a_drill_on_the_table_camera_reads_the_raise_with_its_delay_and_nonchala
     r = camera_drill
     assert r["seen"] is True and r["card"]["signal"] == "raise_hand_right"
     assert 1.3 <= r["start"] <= 2.0 and r["end"] <= 2.6
-    assert 0.0 < r["delay"] <= 0.6  # the dwell (0.3 s) and a frame or two
+    assert 0.2 < r["delay"] <= 1.5  # the dwell (0.3 s less a frame), a frame, and the reading
     assert "right hand's landmarks" in r["cue"]
     n = r["nonchalance"]
     assert n["read"] and 0 < n["score"] < 100 and set(n["parts"]) == {"subtle", "brief", "unhurried", "masked"}
@@ -107,7 +107,7 @@ def test_browser_frames_are_read_one_by_one_and_the_verdict_follows(client, clip
             first_seen = t
     assert first_seen is not None and 1.5 <= first_seen <= 2.3
     v = client.post(f"/api/practice/drill/{d['drill']}/finish").json()
-    assert v["seen"] and v["recognised_at"] == pytest.approx(first_seen) and v["delay"] > 0
+    assert v["seen"] and first_seen < v["recognised_at"] < first_seen + 2.0 and v["delay"] > 0
     again = client.post(f"/api/practice/drill/{d['drill']}/finish").json()
     assert again == v  # finishing twice answers the same verdict, stored once
     assert len(client.get("/api/practice/history/Ben").json()["drills"]) == 1

@@ -58,6 +58,12 @@ class NoSuchDrill(WebError):
     status = 404
 
 
+class NoFreeSignal(WebError):
+    """A team with no Free Signal enrolled on this server."""
+
+    status = 404
+
+
 class NoSuchClip(WebError):
     """A quiz clip (or frame of one) this table does not have."""
 
@@ -305,7 +311,7 @@ def free_signal(body: FreeIn, request: Request) -> dict[str, Any]:
 def free_signal_try(team: str, body: Demo, request: Request) -> dict[str, Any]:
     enrolment = practice_of(request).enrolments.get(team)
     if enrolment is None:
-        raise NoSuchDrill(f"{team} has no Free Signal enrolled on this server yet")
+        raise NoFreeSignal(f"{team} has no Free Signal enrolled on this server yet: record 3 to 5 demonstrations")
     return try_free(enrolment, body.frames, body.fps)
 
 

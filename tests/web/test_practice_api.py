@@ -138,6 +138,7 @@ def test_refusals_are_named(client, clip_frames):
     err(client.post("/api/practice/drill", json={"player": "Anna", "free": True}), 422, "BadPracticeField")
     err(client.post("/api/practice/drill", json={"player": "Anna", "free": True, "team": "Reds"}), 422, "NoSuchSignal")
     err(client.post("/api/practice/drill/nope/frame", params={"t": 0}, content=b"x"), 404, "NoSuchDrill")
+    err(client.post("/api/practice/free-signal/Nobody/try", json={"frames": ["a", "b"]}), 404, "NoFreeSignal")
     d = client.post("/api/practice/drill", json={"player": "Anna"}).json()
     assert d["card"]["text"] and not d["card"]["secret"]
     err(

@@ -381,8 +381,10 @@ class _Table:
         if isinstance(item, CameraFrame):
             assert self.perception is not None, "frames need the perception stages"
             observed = self.perception(item)
-            if self.listener is not None:
-                self.listener.frame(item, observed)
+            if self.listener is not None:  # the signal stage's landmarks too (the challenge draws them)
+                signal = self.perception.signal.get(item.camera)
+                extra = [signal.landmarks[-1]] if signal is not None and signal.landmarks else []
+                self.listener.frame(item, observed + extra)
             for obs in observed:
                 if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
                     self.mouths.append(obs)

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from tablereferee.web.hub import TableHub
 
 
+GRACE_SECONDS = 3  # stopping: what a request still being answered is given before it is cut
+
+
 def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     """('Reds=1234', ...) -> {'Reds': '1234'}."""
     out: dict[str, str] = {}
@@ -75,8 +78,10 @@ def serve(
     prompt: bool = True,
     sessions_dir: str | Path = "sessions",
     on_stop: Any = None,
+    challenges: Any = None,
 ) -> None:
-    """Serve `hub` on host:port until `quit` or Ctrl-C (or `on_stop` when given: called after)."""
+    """Serve `hub` on host:port until `quit` or Ctrl-C (or `on_stop` when given: called after).
+    `challenges` (`tablereferee.challenge.Challenges`): a live table's instant challenge."""
     import uvicorn  # deferred: only a served table loads the web stack
 
     from tablereferee.web import create_app  # deferred: only a served table loads the web stack
@@ -87,19 +92,32 @@ def serve(
         sock.bind((host, port))
     except OSError as exc:
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    # Every connection accepted inherits it: an answer goes out at once instead of waiting ~40 ms
+    # for the browser's delayed ACK (Nagle's algorithm holding the last small segment back).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     port = sock.getsockname()[1]
     shown = lan_address() if host in ("0.0.0.0", "::") else host
     base = f"http://{shown}:{port}"
     if not hub.join_base:
         hub.join_base = base
-    app = create_app(hub, sessions_dir=sessions_dir)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="websockets-sansio")
+    app = create_app(hub, sessions_dir=sessions_dir, challenges=challenges)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        ws="websockets-sansio",
+        timeout_graceful_shutdown=GRACE_SECONDS,
+    )
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets=sockets)
             click.echo(f"serving on http://{host}:{port}")
             sys.stdout.flush()
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            app.state.stopping.set()  # an open live.mjpg stream ends with its next frame
+            await super().shutdown(sockets=sockets)
 
     server = Server(config)
     announce(hub, base, local=host in ("127.0.0.1", "localhost", "::1"))
@@ -177,6 +195,20 @@ def _prompt(hub: TableHub, server: Any) -> None:
 @click.option("--port", default=8000, show_default=True, type=int, help="The port (0: a free one).")
 @click.option("--pin", "pins", multiple=True, metavar="TEAM=PIN", help="A team's PIN (default: drawn at random).")
 @click.option("--code", help="The join code (default: drawn at random).")
+@click.option(
+    "--challenges-per-team",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="A live table: the instant challenges each team may ask for in a game.",
+)
+@click.option(
+    "--challenge-seconds",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0, max=120, min_open=True),
+    help="A live table: the seconds before the call that a challenge replays.",
+)
 @click.option("--no-prompt", is_flag=True, help="No terminal prompt (the web only).")
 @click.option("--accept-unsigned", is_flag=True, help="Continue an export whose signature cannot be checked.")
 def command(
@@ -196,6 +228,8 @@ def command(
     port: int,
     pins: tuple[str, ...],
     code: str | None,
+    challenges_per_team: int,
+    challenge_seconds: float,
     no_prompt: bool,
     accept_unsigned: bool,
 ) -> None:
@@ -219,11 +253,16 @@ def command(
     tokens = Tokens(pins=parse_pairs(pins, "TEAM=PIN"), code=code)
     keeper = None
     live = None
+    buffer = None
     with exit_on_error(EXIT_USAGE if game or table else 3):
+        if cameras:
+            from tablereferee.challenge import ChallengeBuffer  # deferred: a live table's challenge (OpenCV)
+
+            buffer = ChallengeBuffer(seconds=challenge_seconds)
         if session and cameras:  # a new live session on the table of an earlier one
             from tablereferee.web.live import start_live  # deferred: loads OpenCV and the perception stages
 
-            live = start_live(None, parse_pairs(cameras, "NAME=SOURCE"), out, from_session=session)
+            live = start_live(None, parse_pairs(cameras, "NAME=SOURCE"), out, from_session=session, buffer=buffer)
         elif session:
             keeper = open_keeper(session, log_path, accept_unsigned)
         elif game:
@@ -231,16 +270,34 @@ def command(
         elif table:
             from tablereferee.web.live import start_live  # deferred: loads OpenCV and the perception stages
 
-            live = start_live(table, parse_pairs(cameras, "NAME=SOURCE"), out)
+            live = start_live(table, parse_pairs(cameras, "NAME=SOURCE"), out, buffer=buffer)
     hub = TableHub(keeper, tokens=tokens, live=live)
+    challenges = None
     if live is not None:
         live.attach(hub)
+        challenges = live_challenges(hub, live, buffer, challenges_per_team)
     try:
-        serve(hub, host, port, prompt=not no_prompt, on_stop=live.stop if live is not None else None)
+        on_stop = live.stop if live is not None else None
+        serve(hub, host, port, prompt=not no_prompt, on_stop=on_stop, challenges=challenges)
     finally:
         if hub.keeper is not None and live is None:
             hub.keeper.close()
         click.echo(f"log: {hub.keeper.log.path}" if hub.keeper is not None else "no table was set up")
+
+
+def live_challenges(hub: TableHub, live: Any, buffer: Any, per_team: int) -> Any:
+    """A live table's instant challenge: the frames `buffer` keeps, `per_team` challenges a team,
+    the table's teams and its calibration (the seats, for the cue)."""
+    from tablereferee.challenge import ChallengeBook, Challenges  # deferred: a live table's challenge (OpenCV)
+    from vision.landmarks.calibration import TableCalibration  # deferred: as above
+
+    calibration = getattr(live.config, "calibration", None)
+    return Challenges(
+        buffer,
+        ChallengeBook(per_team=per_team),
+        teams=hub.teams(),
+        calibration=TableCalibration.from_dict(calibration) if calibration else None,
+    )
 
 
 def new_keeper(

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -113,9 +114,12 @@ def create_app(
     *,
     sessions_dir: str | Path | None = None,
     start_table: Callable[[Mapping[str, Any]], Any] | None = None,
+    challenges: Any = None,
 ) -> FastAPI:
     """The application of `hub`'s table. `start_table(manifest)` is what the New-table page's
-    table becomes (default: a keyboard-and-phones table logged under `sessions_dir`)."""
+    table becomes (default: a keyboard-and-phones table logged under `sessions_dir`).
+    `challenges` (`tablereferee.challenge.Challenges`, a live table's): the instant challenge's
+    routes answer from them, and every WebSocket is told when one is ready."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -126,6 +130,9 @@ def create_app(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if challenges is not None:
+                await run_in_threadpool(hub.close)
+                await run_in_threadpool(challenges.close)
 
     app = FastAPI(
         title="Table referee",
@@ -134,6 +141,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.hub = hub
+    app.state.stopping = threading.Event()  # set as the server stops: open streams end
     app.state.start_table = start_table or _default_start(hub, sessions_dir)
 
     # -- errors, in one style ------------------------------------------------------------------
@@ -263,7 +271,7 @@ def create_app(
 
         async def frames() -> AsyncIterator[bytes]:
             last = -1
-            while True:
+            while not app.state.stopping.is_set():
                 jpeg, number = await run_in_threadpool(live.wait_jpeg, name, last, 1.0)
                 if number != last:
                     last = number
@@ -297,6 +305,16 @@ def create_app(
     else:
         app.state.review_root = Path(sessions_dir) if sessions_dir is not None else Path("sessions")
         app.include_router(review.router)
+    try:
+        from tablereferee.web import challenge_routes  # deferred: the instant challenge (OpenCV), if installed
+    except ImportError as exc:
+        log.warning("the instant challenge is not available: %s", exc)
+    else:
+        app.include_router(challenge_routes.router)
+        if challenges is not None:
+            challenge_routes.attach(app, challenges)
+    if challenges is not None:
+        hub.attach_challenges(challenges)
     return app
 
 
@@ -322,7 +340,19 @@ async def _serve_socket(ws: WebSocket, hub: TableHub, grant: Grant, base: str) -
         with contextlib.suppress(RuntimeError):  # the loop has closed: the server is stopping
             loop.call_soon_threadsafe(wake.set)
 
-    unsubscribe = hub.subscribe(woken)
+    pushed: list[dict[str, Any]] = []  # messages for every screen (a challenge ready), in order
+    viewed = [True]  # the view is due: sent on connecting, then after every change
+
+    def changed(_version: int) -> None:
+        viewed[0] = True
+        woken(_version)
+
+    def push(message: dict[str, Any]) -> None:
+        pushed.append(message)  # list.append is atomic: the loop takes them when woken
+        woken(0)
+
+    unsubscribe = hub.subscribe(changed)
+    unpush = hub.push(push)
 
     async def receive() -> None:
         with contextlib.suppress(WebSocketDisconnect):
@@ -333,9 +363,13 @@ async def _serve_socket(ws: WebSocket, hub: TableHub, grant: Grant, base: str) -
     try:
         while True:
             wake.clear()
-            view = await run_in_threadpool(hub.table_view, grant, base)
             try:
-                await ws.send_json({"type": "table", **view})
+                while pushed:
+                    await ws.send_json(pushed.pop(0))
+                if viewed[0]:
+                    viewed[0] = False
+                    view = await run_in_threadpool(hub.table_view, grant, base)
+                    await ws.send_json({"type": "table", **view})
             except (WebSocketDisconnect, RuntimeError):
                 break
             waiter = asyncio.create_task(wake.wait())
@@ -345,6 +379,7 @@ async def _serve_socket(ws: WebSocket, hub: TableHub, grant: Grant, base: str) -
                 break
     finally:
         unsubscribe()
+        unpush()
         receiver.cancel()
 
 

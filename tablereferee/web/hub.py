@@ -17,6 +17,7 @@ told (`subscribe`); the web application pushes the new view to each WebSocket th
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ VIEWS_KEPT = 32  # TableViews kept built (one per viewer and version)
 BUTTONS_APART = 12  # a kind with more legal choices than this becomes one button with a picker
 CARD_FIELDS = ("card", "cards", "discards", "discard", "egg")
 TITLES = {"beccato": "Beccato!", "beccaccino": "Beccaccino", "bestia": "Bestia"}
+log = logging.getLogger("tablereferee.web")
 
 
 class NoTable(WebError):
@@ -135,6 +137,12 @@ class TableHub:
         self._subscribers: list[Callable[[int], None]] = []
         self._views: dict[tuple[Any, ...], dict[str, Any]] = {}  # built TableViews, by version and viewer
         self.on_table: list[Callable[[TableHub], None]] = []
+        self.challenges: Any = None  # a `tablereferee.challenge.Challenges`, on a live table
+        self._pushers: list[Callable[[dict[str, Any]], None]] = []  # each WebSocket's `push(message)`
+        self._actions_seen = -1  # the first log seq whose action the challenges have not been shown
+        self._actions_due = threading.Event()
+        self._closing = threading.Event()
+        self._actions_thread: threading.Thread | None = None
         if self.keeper is not None:
             self._adopt(self.keeper)
 
@@ -204,7 +212,71 @@ class TableHub:
 
         return unsubscribe
 
+    def push(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call `callback(message)` with every message for all screens (a challenge ready)."""
+        with self._lock:
+            self._pushers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._pushers.remove(callback)
+
+        return unsubscribe
+
+    def _push(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            pushers = list(self._pushers)
+        for callback in pushers:
+            callback(message)
+
+    # -- the instant challenge ----------------------------------------------------------------
+
+    def attach_challenges(self, challenges: Any) -> None:
+        """The table's challenges (`tablereferee.challenge.Challenges`): a Caught! logged opens
+        its challenge, and every screen is told once a challenge is ready."""
+        self.challenges = challenges
+        keeper = self.keeper
+        self._actions_seen = keeper.log.next_seq if keeper is not None else 0
+        challenges.subscribe(lambda c: self._push(challenge_message(c)))
+        self._actions_thread = threading.Thread(target=self._show_actions, daemon=True, name="challenge-actions")
+        self._actions_thread.start()
+
+    def close(self) -> None:
+        """Show the challenges the actions logged so far, then stop (the server is stopping)."""
+        self._closing.set()
+        self._actions_due.set()
+        if self._actions_thread is not None:
+            self._actions_thread.join(5.0)
+
+    def _show_actions(self) -> None:
+        """The challenges' own thread: every action newly logged goes to `challenges.on_action`
+        (a Caught! builds its challenge here, never on the server's loop or the table's)."""
+        while True:
+            self._actions_due.wait()
+            self._actions_due.clear()
+            for action, at in self._new_actions():  # those logged before a close too
+                try:
+                    self.challenges.on_action(action, at=at)
+                except RefereeError as exc:  # nothing to replay yet: the call stands, without its replay
+                    log.warning("no challenge for %s: %s", action.get("kind"), exc)
+            if self._closing.is_set():
+                return
+
+    def _new_actions(self) -> list[tuple[Mapping[str, Any], float]]:
+        keeper = self.keeper
+        if keeper is None:
+            return []
+        origin = getattr(self.live, "origin", None)
+        with self._locked(keeper):
+            base = keeper.log.header.created if origin is None else float(origin)
+            new = [e for e in keeper.log.entries if e.seq >= self._actions_seen]
+            if new:
+                self._actions_seen = new[-1].seq + 1
+            return [(e.payload["action"], e.time - base) for e in new if e.kind == "action"]
+
     def changed(self) -> int:
+        if self.challenges is not None:
+            self._actions_due.set()
         with self._lock:
             self.version += 1
             version = self.version
@@ -595,6 +667,12 @@ class TableHub:
         assert self.live is not None  # only a live table asks
         self.live.put_line(f"{'yes' if yes else 'no'} {question}")
         return {"accepted": True, "queued": True, "question": question, "version": self.version}
+
+
+def challenge_message(challenge: Any) -> dict[str, Any]:
+    """What every screen is told of a challenge ready: its number, its headline, its page."""
+    number = int(challenge.number)
+    return {"type": "challenge", "number": number, "headline": challenge.headline(), "url": f"/challenge#n={number}"}
 
 
 def _typed(keeper: Scorekeeper, data: Mapping[str, Any]) -> str:

@@ -8,6 +8,9 @@ order with what the cameras see; the table's own decisions bump the hub's versio
 camera's newest frame is kept and drawn on request (`jpeg`) with the zones (seats among them),
 the cards found and their names, as `referee clip` draws them: never a signal seen (a signal
 on the public screen would tell everyone a team's secret).
+
+With a `buffer` (`tablereferee.challenge.ChallengeBuffer`) every frame is also kept there, with
+what was observed in it, for the instant challenge to replay.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class LiveRunner:
         record: bool = True,
         threads: int | None = None,
         echo: Any = None,
+        buffer: Any = None,
         **run_options: Any,
     ) -> None:
         self.config = config
@@ -74,6 +78,7 @@ class LiveRunner:
         self._new_frame = threading.Condition()
         self._thread: threading.Thread | None = None
         self.deck = config.deck
+        self.buffer = buffer  # a `tablereferee.challenge.ChallengeBuffer`: the last seconds, for a challenge
 
     # -- running -----------------------------------------------------------------------------
 
@@ -135,7 +140,14 @@ class LiveRunner:
         self.keeper = session.sk
         self._started.set()
 
+    @property
+    def origin(self) -> float | None:
+        """The session's clock origin (epoch seconds): a log entry's time less it is session time."""
+        return None if self.session is None else self.session.origin
+
     def frame(self, frame: CameraFrame, observations: list[Any]) -> None:
+        if self.buffer is not None:
+            self.buffer.add(frame, observations)
         for obs in observations:
             if isinstance(obs, CardsSeen) and obs.camera == frame.camera:
                 self._readings[frame.camera] = [self._named(c.to_dict()) for c in obs.cards]

@@ -1,0 +1,48 @@
+"""Schemathesis over the practice router's own OpenAPI schema, in process (ASGI): whatever a
+request holds, the answer is never a 5xx, and every refusal is a named error. The routes that
+run the landmark models on uploaded frames or open a camera have tests of their own
+(tests/web/test_practice_api.py)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import schemathesis
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from hypothesis import HealthCheck, settings
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tablereferee.web.practice import router
+
+EXAMPLES = int(os.environ.get("WEB_FUZZ_EXAMPLES", "10"))
+APP = FastAPI()
+APP.include_router(router)
+
+
+@APP.exception_handler(StarletteHTTPException)
+async def _named(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """As the table's application answers the framework's own refusals (tablereferee/web/app.py)."""
+    name = "MethodNotAllowed" if exc.status_code == 405 else "NotFound"
+    return JSONResponse(
+        {"error": {"name": name, "message": f"{request.method} {request.url.path}: {exc.detail}"}}, exc.status_code
+    )
+
+
+APP.state.practice_dir = tempfile.mkdtemp(prefix="practice-fuzz-")
+schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(
+    path_regex="^/api/practice/(drill/.*/camera|free-signal|calibration)"
+)
+
+
+@schema.parametrize()
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_no_practice_request_gets_a_server_error(case):
+    response = case.call()
+    where = f"{case.method} {case.formatted_path}"
+    assert response.status_code < 500, f"{where}: {response.status_code} {response.text}"
+    if response.status_code >= 400:
+        assert "error" in response.json(), f"{where}: {response.status_code} {response.text}"
+        error = response.json()["error"]
+        assert error["name"] and error["message"], f"{where}: {response.text}"

@@ -273,6 +273,8 @@ def create_app(
             last = -1
             while not app.state.stopping.is_set():
                 jpeg, number = await run_in_threadpool(live.wait_jpeg, name, last, 1.0)
+                if number == last and not getattr(live, "running", True):
+                    break  # the cameras have ended: the last frame stays on the screen
                 if number != last:
                     last = number
                     yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(jpeg)

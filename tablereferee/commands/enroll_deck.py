@@ -1,8 +1,12 @@
 """`referee enroll-deck NAME PHOTO...`: enrol a physical deck from photos of its cards.
 
-One photo per card, or sheets of N cards (`--per-photo N`, read in rows, left to right), in
-the order `--guide` prints. Each card must lie upright. A photo with no card, two cards or
-blur is rejected by name and nothing is written.
+One photo per card, each named after its card (`4S.jpg`, `spades_4.jpg`, `4 di coppe.jpg`:
+with `--base` the names are read; some named and some not is refused), or sheets of N cards
+(`--per-photo N`, read in rows, left to right) in the order `--guide` prints (with how to take
+the photos). Each card must lie upright. A photo with no card, two cards, blur, a card cut off
+by the photo's edge, or a French card whose pips say it is another card than its name is
+rejected by name and nothing is written. A contact sheet of what was learnt is written beside
+the deck.
 """
 
 from __future__ import annotations
@@ -58,11 +62,19 @@ from tablereferee.commands._errors import EXIT_USAGE, echo_error, exit_code_for
 def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, model, show_guide, as_json):
     """Enrol the deck NAME from PHOTO files, so `referee cards --deck NAME` can read it."""
     from vision.cards.detector import CardDetector, ModelNotFound  # deferred: loads OpenCV; --help starts without it
-    from vision.cards.enroll import enroll_deck, guide  # deferred: loads OpenCV; --help starts without it
+    from vision.cards.enroll import (  # deferred: loads OpenCV; --help starts without it
+        CONTACT_SHEET,
+        HOW_TO,
+        enroll_deck,
+        guide,
+    )
 
     labels = [c.strip() for c in cards.split(",") if c.strip()] if cards else None
     try:
         if show_guide:
+            for line in HOW_TO:
+                click.echo(line)
+            click.echo("")
             for line in guide(base, labels, per_photo):
                 click.echo(line)
             return
@@ -97,6 +109,7 @@ def command(name, photos, base, cards, per_photo, backs, decks_dir, replace, mod
             click.echo(f"error: UnknownDeck: {message}", err=True)
         sys.exit(EXIT_USAGE)
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(json.dumps(result.to_dict() | {"contact_sheet": str(result.folder / CONTACT_SHEET)}))
     else:
         click.echo(f"enrolled {result.name}: {len(result.labels)} cards in {result.folder}")
+        click.echo(f"what was learnt, card by card: {result.folder / CONTACT_SHEET}")

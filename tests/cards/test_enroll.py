@@ -88,8 +88,12 @@ def test_empty_enrollment_and_other_named_errors(tmp_path):
     with pytest.raises(E.EmptyEnrollment):
         E.enroll_deck("nothing", [], decks_dir=tmp_path)
     paths = write_photos(tmp_path, CARDS[:2])
+    unnamed = []
+    for k, p in enumerate(paths):  # names that give no card: the guided order, which needs 40
+        unnamed.append(p.with_name(f"photo_{k + 1}.jpg"))
+        unnamed[-1].write_bytes(p.read_bytes())
     with pytest.raises(E.PhotoCountMismatch):
-        E.enroll_deck("short", paths, base="italian", decks_dir=tmp_path)  # 40 cards, 2 photos
+        E.enroll_deck("short", unnamed, base="italian", decks_dir=tmp_path)  # 40 cards, 2 photos
     E.enroll_deck("twice", paths, decks_dir=tmp_path)
     with pytest.raises(E.DeckExists):
         E.enroll_deck("twice", paths, decks_dir=tmp_path)
@@ -124,3 +128,66 @@ def test_a_photos_card_is_cut_from_its_corners_within_half_a_percent(angle):
     diag = float(np.linalg.norm(truth[0] - truth[2]))
     err = min(float(np.linalg.norm(np.roll(found.corners, k, axis=0) - truth, axis=1).mean()) for k in range(4)) / diag
     assert err < 0.005, err
+
+
+@pytest.mark.parametrize(
+    "name, base, card",
+    [
+        ("4S.jpg", "french52", "4S"),
+        ("spades_4.jpg", "french52", "4S"),
+        ("clubs_10.jpg", "french52", "10C"),
+        ("clubs_1.jpg", "french52", "AC"),
+        ("queen_of_hearts.png", "french52", "QH"),
+        ("10h.JPG", "french52", "10H"),
+        ("4 di coppe.jpg", "italian", "4C"),
+        ("re_di_bastoni.jpg", "italian", "RB"),
+        ("8c.jpg", "italian", "FC"),  # a scan's name: 8 is the fante
+        ("IMG_2383.JPG", "french52", None),
+        ("8C.jpg", "french40", None),  # no eights in a 40-card deck
+        ("photo_4.jpg", "french52", None),
+    ],
+)
+def test_a_photos_card_comes_from_its_file_name(name, base, card):
+    assert E.card_from_file_name(name, base) == card
+
+
+def test_names_give_the_cards_and_an_order_not_sure_is_refused(tmp_path):
+    cards = CARDS[:3]
+    names = ["asso di coppe.jpg", "7_di_coppe.jpg", "re di coppe.jpg"]
+    assert [c.face_key for c in cards] == ["AC", "7C", "RC"]
+    paths = []
+    for k, (card, n) in enumerate(zip(cards, names)):
+        paths.append(tmp_path / n)
+        cv2.imwrite(str(paths[-1]), photo(card, k))
+    # given in another order than the deck's, each named card is taught as the card it names
+    res = E.enroll_deck("named", paths[::-1], base="italian", decks_dir=tmp_path / "decks")
+    assert res.labels == ["RC", "7C", "AC"]
+    assert (res.folder / E.CONTACT_SHEET).is_file()  # what was learnt, to look at
+    sheet = cv2.imread(str(res.folder / E.CONTACT_SHEET))
+    assert sheet is not None and sheet.shape[1] > 3 * 120
+    other = tmp_path / "IMG_0001.jpg"
+    other.write_bytes(paths[0].read_bytes())
+    with pytest.raises(E.UnsureOrder) as err:
+        E.enroll_deck("mixed", paths[1:] + [other], base="italian", decks_dir=tmp_path / "decks")
+    assert "IMG_0001.jpg" in err.value.message
+    twice = tmp_path / "asso_coppe.jpg"
+    twice.write_bytes(paths[0].read_bytes())
+    with pytest.raises(E.DuplicateCard):
+        E.enroll_deck("twice", [paths[0], twice], base="italian", decks_dir=tmp_path / "decks")
+
+
+def test_a_card_cut_off_by_the_photos_edge_is_refused():
+    img = photo(CARDS[0])
+    with pytest.raises(E.CardCutOff):
+        E.find_cards(img[:, :560], None, aspect=58 / 98)  # the card's right part is out of the photo
+
+
+def test_a_card_broken_into_parts_is_found_whole_by_its_outline():
+    truth = quad(480, 360, 420, 0.0, aspect=58 / 98)
+    img = photo(CARDS[4])
+    top = np.float32([truth[0], truth[1], (truth[1] + truth[2]) / 2, (truth[0] + truth[3]) / 2])
+    bottom = np.float32([(truth[0] + truth[3]) / 2, (truth[1] + truth[2]) / 2, truth[2], truth[3]])
+    whole = E.whole_card(img, np.stack([top, bottom]), 58 / 98)
+    assert whole is not None
+    diag = float(np.linalg.norm(truth[0] - truth[2]))
+    assert float(np.linalg.norm(whole - truth, axis=1).max()) / diag < 0.02

@@ -24,6 +24,7 @@ the new one is complete.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -85,6 +86,23 @@ class TooFewCards(PhotoProblem):
 
 class BlurryPhoto(PhotoProblem):
     """The card is too blurred to make a template."""
+
+
+class UnsureOrder(EnrollmentError):
+    """Some photos' file names say which card they show and others do not: which photo is which
+    card cannot be known for sure."""
+
+
+class DuplicateCard(EnrollmentError):
+    """Two photos' file names name the same card."""
+
+
+class WrongCard(PhotoProblem):
+    """The photo does not show the card it claims to be (its file name or place in the order)."""
+
+
+class CardCutOff(PhotoProblem):
+    """The card runs off the photo's edge: a template of part of a card."""
 
 
 class BadCardShape(PhotoProblem):
@@ -211,6 +229,11 @@ def find_cards(
         quads = np.stack([precise(image, q, aspect).corners for q in quads]) if len(quads) else quads
     if len(quads) == 0:
         raise NoCardFound("no card found in the photo")
+    if expected == 1 and len(quads) > 1:
+        # a close-up card the detector broke into parts: its outline holds them all
+        whole = whole_card(image, quads, aspect)
+        if whole is not None:
+            quads, method = whole[None], "outline"
     if len(quads) > expected:
         raise TooManyCards(
             f"{len(quads)} cards found where {expected} {'was' if expected == 1 else 'were'} expected",
@@ -222,8 +245,18 @@ def find_cards(
             f"{len(quads)} cards found where {expected} were expected", found=len(quads), expected=expected
         )
     out = []
+    h, w = image.shape[:2]
+    edge = max(2.0, 0.005 * min(h, w))
     for i in reading_order(quads):
         q = quads[i]
+        if expected == 1 and method == "detector":
+            whole = whole_card(image, q[None], aspect)
+            if whole is not None and cv2.contourArea(whole) > 1.25 * cv2.contourArea(q.astype(np.float32)):
+                q, method = whole, "outline"  # the detection was part of the card: the outline is all of it
+        if (q[:, 0].min() < edge) or (q[:, 1].min() < edge) or (q[:, 0].max() > w - edge) or (q[:, 1].max() > h - edge):
+            raise CardCutOff(
+                "the card runs off the photo's edge: take it whole, with a margin of table all round",
+            )
         if aspect and abs(quad_aspect(q) / aspect - 1) > aspect_tolerance:
             raise BadCardShape(
                 f"the card found is {quad_aspect(q):.2f} wide for 1 high where the deck's "
@@ -240,6 +273,156 @@ def find_cards(
             )
         out.append(FoundCard(rectify(image, q, CANONICAL_SIZE), q, sharp, method))
     return out
+
+
+_FRENCH_RANKS = {
+    "a": "A", "ace": "A", "1": "A", "asso": "A", "j": "J", "jack": "J", "knave": "J", "q": "Q", "queen": "Q",
+    "k": "K", "king": "K", **{str(v): str(v) for v in range(2, 11)},
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10",
+}  # fmt: skip
+_FRENCH_SUITS = {
+    "s": "S", "spade": "S", "spades": "S", "h": "H", "heart": "H", "hearts": "H", "d": "D", "diamond": "D",
+    "diamonds": "D", "c": "C", "club": "C", "clubs": "C", "picche": "S", "cuori": "H", "quadri": "D", "fiori": "C",
+}  # fmt: skip
+_ITALIAN_RANKS = {
+    "a": "A", "1": "A", "asso": "A", "ace": "A", **{str(v): str(v) for v in range(2, 8)},
+    "due": "2", "tre": "3", "quattro": "4", "cinque": "5", "sei": "6", "sette": "7",
+    "8": "F", "f": "F", "fante": "F", "donna": "F", "9": "C", "cavallo": "C", "10": "R", "r": "R", "re": "R",
+}  # fmt: skip
+_ITALIAN_SUITS = {
+    "c": "C", "coppe": "C", "coppa": "C", "d": "D", "denari": "D", "denaro": "D", "ori": "D", "s": "S",
+    "spade": "S", "spada": "S", "b": "B", "bastoni": "B", "bastone": "B",
+}  # fmt: skip
+_FILLER = {"of", "di", "de", "del", "card", "carta"}
+
+
+def card_from_file_name(file_name: str | Path, base: str | None) -> str | None:
+    """The card a photo's file name gives, as `base`'s card id, or None when it gives none for
+    sure: `4S.jpg`, `spades_4.jpg`, `clubs_10.jpg`, `queen_of_hearts.jpg`, `clubs_1.jpg` (the
+    ace); `4 di coppe.jpg`, `re_di_bastoni.jpg`, `7d.jpg` (a scan's name: 8-10 are the fante,
+    cavallo and re) for the Italian decks. A name the deck lacks (`8C` of a 40-card deck) is None."""
+    if not base:
+        return None
+    stem = Path(file_name).stem.lower().strip()
+    french = base.startswith("french")
+    ranks, suits = (_FRENCH_RANKS, _FRENCH_SUITS) if french else (_ITALIAN_RANKS, _ITALIAN_SUITS)
+    words = [w for w in re.split(r"[\s_\-.]+", stem) if w and w not in _FILLER]
+    card = None
+    if len(words) == 1:  # "4s", "10h", "qs", "7d": a rank then a one-letter suit
+        m = re.fullmatch(r"(10|[1-9]|[a-z])([a-z])", words[0])
+        if m and m.group(1) in ranks and m.group(2) in suits:
+            card = ranks[m.group(1)] + suits[m.group(2)]
+    elif len(words) == 2:
+        a, b = words
+        if a in ranks and b in suits and len(b) > 1:
+            card = ranks[a] + suits[b]
+        elif b in ranks and a in suits and len(a) > 1:
+            card = ranks[b] + suits[a]
+    if card is None:
+        return None
+    ids = {c.id for c in deck(base)} | {c.face_key for c in deck(base)}
+    return card if card in ids else None
+
+
+def labels_from_file_names(photos: Sequence[str | Path], base: str) -> list[str] | None:
+    """Each photo's card from its file name (`card_from_file_name`), or None when no name gives
+    one (the photos are then in the guided order). `UnsureOrder` when some do and some do not,
+    `DuplicateCard` when two name one card."""
+    named = [card_from_file_name(p, base) for p in photos]
+    if all(n is None for n in named):
+        return None
+    if any(n is None for n in named):
+        unclear = [Path(p).name for p, n in zip(photos, named) if n is None]
+        raise UnsureOrder(
+            f"{len(unclear)} of {len(named)} photo names do not say which card they show "
+            f"({', '.join(unclear[:5])}{'...' if len(unclear) > 5 else ''}): name every photo after its card "
+            "(4S.jpg, spades_4.jpg, '4 di coppe.jpg') or none (then in the order --guide prints)",
+            unclear=unclear,
+        )
+    seen: dict[str, str] = {}
+    for p, n in zip(photos, named):
+        if n in seen:
+            raise DuplicateCard(f"{seen[n]} and {Path(p).name} both name the card {n}", card=n)
+        seen[str(n)] = Path(p).name
+    return [str(n) for n in named]
+
+
+def whole_card(image: np.ndarray, quads: np.ndarray, aspect: float | None = None) -> np.ndarray | None:
+    """The card's outline (`find_quads_by_contour`, fitted: `precise`) that holds the centres of
+    all `quads` (parts of one card), of the deck's shape when known; None when there is none."""
+    best = None
+    for f in find_quads_by_contour(image):
+        poly = f.reshape(-1, 1, 2).astype(np.float32)
+        if all(cv2.pointPolygonTest(poly, tuple(float(v) for v in q.mean(axis=0)), False) >= 0 for q in quads):
+            outline = order_corners(f[None])[0]
+            if aspect and abs(quad_aspect(outline) / aspect - 1) > 0.12:
+                continue
+            if best is None or cv2.contourArea(poly) > cv2.contourArea(best.reshape(-1, 1, 2).astype(np.float32)):
+                best = outline
+    if best is None:
+        return None
+    fit = precise(image, best, aspect)
+    return fit.corners if fit.refined else best
+
+
+def check_claim(crop: np.ndarray, card: str, base: str | None) -> None:
+    """`WrongCard` when a French card's pips (`vision.cards.suits`: their shape and number) say
+    it is not `card`: a photo of the 8 of clubs named the 4 of spades."""
+    if not base or not base.startswith("french"):
+        return
+    from vision.cards.identify import FRENCH_LABEL, PIP_RANKS, SUIT_SWITCH  # deferred: identification's bars
+    from vision.cards.light import flat_field  # deferred: with the check only
+    from vision.cards.suits import suit_of  # deferred: with the check only
+
+    m = FRENCH_LABEL.match(card)
+    if m is None:
+        return
+    rank, suit = m.group(1), m.group(2)
+    check = suit_of(flat_field(crop))
+    names = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    if check.suit is not None and check.suit != suit and check.margin >= SUIT_SWITCH:
+        count = check.count(check.suit)
+        shown = f"{count} large {names[check.suit]}" if count else names[check.suit]
+        raise WrongCard(
+            f"this photo is named {card}, but its pips are {shown}: check which card it shows", claimed=card
+        )
+    value = PIP_RANKS.get(rank)
+    count = check.count(suit)
+    if value is not None and value >= 2 and count >= 2 and count != value and check.says(suit, SUIT_SWITCH):
+        raise WrongCard(
+            f"this photo is named {card}, but it shows {count} large {names[suit]}: check which card it shows",
+            claimed=card,
+        )
+
+
+HOW_TO = (
+    "How to take the photos:",
+    "  - one card a photo (or a sheet of --per-photo cards laid in rows, read like text: top row first, left to right)",
+    "  - the card upright (its top towards the top of the photo), flat, whole, with table showing all round it",
+    "  - on a plain surface darker than the card (a wooden table, a dark cloth), no pattern, no other card",
+    "  - even light, no glare on the card and no shadow across it (no flash); the camera straight above, held still",
+    "  - the card filling a half to two thirds of the photo",
+    "  - name each photo after its card (4S.jpg, spades_4.jpg, queen_of_hearts.jpg, '4 di coppe.jpg'), or take them",
+    "    in the order below",
+)
+
+
+def contact_sheet(crops: dict[str, np.ndarray], columns: int = 13) -> np.ndarray:
+    """What was learnt: each template with its card id under it, in rows."""
+    cw, ch = CANONICAL_SIZE
+    labels = list(crops)
+    rows = -(-len(labels) // columns)
+    sheet = np.full((rows * (ch + 24) + 4, min(columns, len(labels)) * (cw + 4) + 4, 3), 255, np.uint8)
+    for k, lbl in enumerate(labels):
+        r, c = divmod(k, columns)
+        x, y = 4 + c * (cw + 4), 4 + r * (ch + 24)
+        sheet[y : y + ch, x : x + cw] = cv2.resize(crops[lbl], (cw, ch), interpolation=cv2.INTER_AREA)
+        cv2.putText(sheet, lbl, (x + 2, y + ch + 17), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    return sheet
+
+
+CONTACT_SHEET = "contact-sheet.jpg"
 
 
 def card_labels(
@@ -321,7 +504,10 @@ def enroll_images(
     for k, (photo, image) in enumerate(images):
         want = min(per_photo, len(labels) - k * per_photo)
         try:
-            found.extend(find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base)))
+            cards = find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base))
+            for card, lbl in zip(cards, labels[k * per_photo : k * per_photo + want]):
+                check_claim(card.crop, lbl, base)
+            found.extend(cards)
         except PhotoProblem as exc:
             rejected.append(
                 {
@@ -350,6 +536,7 @@ def enroll_images(
         write_deck_folder(
             tmp, name, face_crops, back_found, card_ids=card_ids, base=base, extra={"photos": [p for p, _ in images]}
         )
+        cv2.imwrite(str(tmp / CONTACT_SHEET), contact_sheet(face_crops))
         if folder.exists():
             shutil.rmtree(folder)
         tmp.replace(folder)
@@ -381,7 +568,33 @@ def enroll_deck(
         raise EmptyEnrollment("nothing to enrol: give one photo per card (or sheets of cards)")
     if base is None and not labels and per_photo != 1:
         raise EnrollmentError("sheets of several cards need the deck they follow (base) or the card ids")
+    if base and not labels and per_photo == 1:
+        named = labels_from_file_names(fronts, base)  # each photo's card from its name, when they say
+        if named is not None:
+            face_of = {c.id: c.face_key for c in deck(base)} | {c.face_key: c.face_key for c in deck(base)}
+            _, all_ids = card_labels(base)
+            lbls = [face_of[n] for n in named]
+            ids = {lbl: all_ids[lbl] for lbl in lbls}
+            return _enroll_files(
+                name, fronts, backs, lbls, ids, detector, per_photo, base, decks_dir, replace, min_sharpness
+            )
     lbls, ids = card_labels(base, labels, fronts)
+    return _enroll_files(name, fronts, backs, lbls, ids, detector, per_photo, base, decks_dir, replace, min_sharpness)
+
+
+def _enroll_files(
+    name: str,
+    fronts: list[Path],
+    backs: list[Path],
+    lbls: list[str],
+    ids: dict[str, list[str]],
+    detector,
+    per_photo: int,
+    base: str | None,
+    decks_dir: str | Path | None,
+    replace: bool,
+    min_sharpness: float,
+) -> EnrollmentResult:
     images: list[tuple[str, np.ndarray]] = []
     rejected: list[dict[str, Any]] = []
     for p in fronts + backs:

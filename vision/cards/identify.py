@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -22,7 +23,8 @@ import cv2
 import numpy as np
 
 from vision.cards import embed
-from vision.cards.light import flat_field
+from vision.cards.light import flat_field, turned
+from vision.cards.suits import SUITS, SuitCheck, suit_of
 
 FACE_GREY_SIZE = (30, 45)  # (w, h) of the whole face's grey in the first comparison
 CORNER = (0.24, 0.22)  # the index corner: fraction of width and height
@@ -56,6 +58,19 @@ SIBLING_INK = 20.0  # faces that differ by their suit symbol alone, printed in c
 # (one photo per card: a club's and a spade's measured up to 25.6 apart, 95% within 17 and 99% within 21:
 # docs/card-reading.md)
 _RE = 2  # the grey comparison's shifts, in GREY_SIZE pixels
+# The suit check (`vision.cards.suits`), on French faces: a read whose pips vote for another suit is
+# named that suit's card (same rank) when the pips outvote the rest by SUIT_SWITCH (a big pip's
+# vote, or three index pips') and that face is of the same colour (its print differs by the pip
+# alone) or within SUIT_NEAR of the best (similarity), else unknown; a read the pips do not back
+# by SUIT_BACKED is not sure (docs/card-reading.md, "The suit check")
+SUIT_SWITCH = 2.0
+SUIT_NEAR = 0.1
+SUIT_BACKED = 1.0
+PIPS_AGREE = 0.8  # the confidence of a read the face alone left unknown that its pips name
+PIP_RANKS = {"A": 1, **{str(v): v for v in range(2, 11)}}
+NOTCHLESS = ("D", "S")  # the suits whose pips a blur can fake (`_suit_checked`)
+SAME_COLOUR = {"S": "C", "C": "S", "H": "D", "D": "H"}
+FRENCH_LABEL = re.compile(r"^(10|[2-9AJQK])([SHDC])$")
 
 
 def _face_grey(crop: np.ndarray, margin: int = _R) -> np.ndarray:
@@ -174,6 +189,11 @@ class CropFeatures:
     def hog(self) -> np.ndarray:
         """(2 rotations, Dh): `_hog`."""
         return np.stack([_hog(_inner(rot)) for rot in _both_ways(self.flat)])
+
+    @functools.cached_property
+    def suit(self) -> SuitCheck:
+        """What the pips' shapes say the suit is (`vision.cards.suits`), asked of French faces only."""
+        return suit_of(self.flat)
 
     @functools.cached_property
     def grey(self) -> np.ndarray:
@@ -328,7 +348,7 @@ class CardIdentifier:
         elif isinstance(embedder, str):
             raise ValueError(f"embedder {embedder!r}: 'default', an embedder or None")
         self.embedder = embedder
-        self._emb = embedder.embed(self.images) if embedder is not None else None  # (T, D)
+        self._emb = embedder.embed([f.flat for f in feats]) if embedder is not None else None  # (T, D)
         # pairs of faces the embedding cannot tell apart (their vectors this alike)
         self._blind: np.ndarray | None = None
         self._symbol: np.ndarray | None = None
@@ -344,6 +364,15 @@ class CardIdentifier:
             # faces that differ by their suit symbol alone whatever their colours: a light that
             # tints the print can leave the first look unsure which colour it is (`_second_look_candidates`)
             self._symbol = self._sibling_pairs(siblings, ink=np.inf)
+        # French faces (every label a rank and a French suit, a heart among them) get the suit check
+        self._index = {lbl: i for i, lbl in enumerate(self.labels)}
+        matches = [FRENCH_LABEL.match(lbl) for lbl in self.labels]
+        self._suits: dict[str, str] = {}
+        if all(matches) and any(m.group(2) == "H" for m in matches if m):
+            self._suits = {lbl: m.group(2) for lbl, m in zip(self.labels, matches) if m}
+        # ... and what the check says of each template: a printing whose pips it misreads (our
+        # rendered clubs read as spades) gives crops it misreads alike, which say nothing new
+        self._template_suit = [f.suit for f in feats] if self._suits else []
         # the bars for a known read, as measured for each (docs/card-reading.md)
         self.min_similarity = (
             settings.min_similarity
@@ -471,7 +500,8 @@ class CardIdentifier:
         f = CropFeatures.of(crop)
         if self._emb is None or self.embedder is None:
             return f
-        return dataclasses.replace(f, emb=self.embedder.embed([crop, cv2.rotate(crop, cv2.ROTATE_180)]))
+        # the crop flat-fielded once: the embedder takes the flat crop as it is (`light.Flat`)
+        return dataclasses.replace(f, emb=self.embedder.embed([f.flat, turned(f.flat)]))
 
     def refine(
         self,
@@ -520,6 +550,55 @@ class CardIdentifier:
             np.float32,
         )
         return scores[int(np.argmax(scores.max(axis=1)))]
+
+    def _suit_checked(
+        self, feats: CropFeatures, top: int, confidence: float, known: bool, s: np.ndarray, pool: np.ndarray
+    ) -> tuple[int, float, bool]:
+        """The read `top` against what its pips' shapes say its suit is (`vision.cards.suits`):
+        named the pips' suit (the same rank) when they clearly say another and that face is
+        near; unknown when they say another and it is not; not sure when they do not back it."""
+        label = self.labels[top]
+        suit = self._suits[label]
+        rank = label[: -len(suit)]
+        check = feats.suit
+        own = self._template_suit[top]  # the check on the face's own template
+        unsure = float(np.nextafter(SURE, 0.0))
+        if check.against(suit, least=1e-6) and check.suit is not None and check.suit != own.suit:
+            j = self._index.get(rank + check.suit)
+            near = SAME_COLOUR[suit] == check.suit or s[j if j is not None else top] >= s[top] - SUIT_NEAR
+            if check.margin < SUIT_SWITCH:
+                confidence = min(confidence, unsure)  # the pips lean to another suit: not sure
+            elif check.suit in NOTCHLESS and SAME_COLOUR[suit] == check.suit and check.votes[SUITS.index(suit)] > 0:
+                # blur fills a heart's notch and a club's lobes in (they look a diamond and a spade),
+                # never the other way, and unevenly: while some pips still vote for the read's own
+                # suit, it keeps its name, not sure
+                confidence = min(confidence, unsure)
+            elif j is None or not pool[j] or not near:
+                return top, confidence, False  # the pips say another suit, and not which card of the deck
+            else:
+                top, suit, confidence = j, check.suit, min(confidence, unsure)
+                own = self._template_suit[top]
+        # an ace to a ten shows as many large pips as its rank: the pips counted another number
+        # (a nine read as a ten, or a card the deck lacks read as its neighbour) is not this card,
+        # where the check counts the template's own pips right
+        value = PIP_RANKS.get(rank)
+        count = check.count(suit)
+        counts_right = own.says(suit, SUIT_BACKED) and own.count(suit) == value
+        if value is not None and count and count != value and counts_right:
+            return top, confidence, False
+        if (
+            not known
+            and counts_right
+            and value is not None
+            and value >= 2
+            and count == value
+            and check.says(suit, SUIT_SWITCH)
+        ):
+            # the face's rank, the pips' number (two or more: one pip is little proof) and their suit
+            # agree: the card is named, however
+            # unlike our printing of it the face is (not sure on that alone)
+            return top, max(min(confidence, unsure), PIPS_AGREE), True
+        return top, confidence, known
 
     def identify(
         self,
@@ -596,6 +675,8 @@ class CardIdentifier:
             # can be sure which of two siblings it shows without looking much like either: it
             # is not reported sure, and the reader looks again at its corners.
             confidence = min(confidence, float(np.nextafter(SURE, 0.0)))
+        if self._suits:
+            top, confidence, known = self._suit_checked(feats, top, confidence, known, s, pool)
         label = self.labels[top]
         return Identification(
             label=label if known else None,

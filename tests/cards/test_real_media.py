@@ -1,0 +1,114 @@
+"""Cards on real photos (tests/fixtures/cards_real, see its ATTRIBUTION.md): floors a little
+under the figures `scripts/eval_real_media.py` measures (docs/card-reading.md, "Real media"),
+so that a regression fails. The fast tests read a fixed handful of photos; the whole set is
+`-m slow`.
+
+The held-out split (files whose first number is a multiple of 3) is measured here like the
+tune split, and nothing was chosen on it.
+"""
+
+import cv2
+import pytest
+
+from vision.cards import enroll as E
+from vision.cards import real_eval as R
+from vision.cards.detector import CardDetector
+from vision.cards.identify import SURE
+
+FEW = ("IMG_2561.JPG", "IMG_2564.JPG", "IMG_2395.JPG", "IMG_2383.JPG", "cam_image5.jpg", "cam_image6.jpg")
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return CardDetector()
+
+
+def test_the_split_is_fixed_by_the_file_name():
+    assert R.split_of("IMG_2433.JPG") == "held_out" and R.split_of("cam_image45.jpg") == "held_out"
+    assert R.split_of("IMG_2383.JPG") == "tune" and R.split_of("feliksh_screenshot3.png") == "held_out"
+    photos = R.edje_photos()
+    assert len(photos) == 67 and sum(len(p.cards) for p in photos) == 143
+    held = [p for p in photos if p.split == "held_out"]
+    assert len(held) == 21 and sum(len(p.cards) for p in held) == 45
+
+
+def test_a_few_real_photos_read_by_the_built_in_french_deck_are_never_surely_wrong(detector):
+    rows = R.evaluate(detector, ["french52"], files=FEW)
+    t = R.totals(rows)
+    assert t["cards"] == 18 and t["found"] >= 17
+    assert t["sure_wrong"] == 0, R.format_table(rows)
+    # the 10 of clubs named from its pips (our printing's club is unlike the photos'), not the
+    # 10 of spades the face looks likest
+    assert t["wrong"] <= 1 and t["right"] >= 9, R.format_table(rows)
+    clubs = [r for r in rows if r.file == "IMG_2395.JPG"]
+    assert clubs[0].read in (None, "10C")
+
+
+def test_the_pips_tell_hearts_from_diamonds_and_spades_from_clubs():
+    from vision.cards.light import flat_field
+    from vision.cards.rectify import rectify
+    from vision.cards.suits import suit_of
+
+    # a lone card of each suit, its box's corners (the photos are square on): the pips' shape
+    # names the suit and their number the rank
+    for name, suit, count in (("IMG_2395.JPG", "C", 10), ("IMG_2391.JPG", "S", 9), ("IMG_2463.JPG", "D", 9)):
+        photo = next(p for p in R.edje_photos() if p.name == name)
+        image = cv2.imread(str(photo.path))
+        x0, y0, x1, y1 = photo.cards[0].box
+        import numpy as np
+
+        quad = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        check = suit_of(flat_field(rectify(image, quad)))
+        assert check.suit == suit and check.count(suit) == count, (name, check)
+
+
+def test_a_deck_enrolled_from_real_photos_names_its_cards_and_not_the_others(detector, tmp_path):
+    edje = {p.name: p for p in R.edje_photos()}
+    singles = {c: edje[n] for c, n in (("9S", "IMG_2391.JPG"), ("KD", "IMG_2440.JPG"), ("QD", "IMG_2387.JPG"))}
+    singles["9D"] = edje["IMG_2463.JPG"]
+    enrolled = set(R.enrol(detector, singles, tmp_path))
+    assert enrolled == {"9S", "KD", "QD", "9D"}
+    reader = R.CardReader(detector, R.load_deck("edje", tmp_path))
+    rows = []
+    for name in ("IMG_2561.JPG", "IMG_2564.JPG"):  # 9D (partly hidden), 9S, KD, AD; JS, QD, 10H, AD
+        rows += R.read_photo(reader, "enrolled", edje[name], deck=enrolled)
+    table = R.format_table(rows)
+    assert not any(r.outcome == "wrong" and r.sure for r in rows), table
+    strangers = [r for r in rows if not r.in_deck and r.found]  # AD twice, 10H (JS is missed)
+    assert len(strangers) >= 3 and not any(r.sure for r in strangers), table
+    # measured: both aces of diamonds unknown; the 10 of hearts named the 9 of diamonds at 0.90, not sure
+    assert sum(r.read is None for r in strangers) >= 2, table
+    assert sum(r.outcome == "right" for r in rows) >= 3, table  # measured 4: 9D, 9S, KD, QD
+
+
+def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
+    ten_of_clubs = R.MEDIA / "edje" / "IMG_2395.JPG"
+    named_wrong = tmp_path / "4S.jpg"
+    named_wrong.write_bytes(ten_of_clubs.read_bytes())
+    with pytest.raises(E.EnrollmentRejected) as err:
+        E.enroll_deck("mine", [named_wrong], base="french52", detector=detector, decks_dir=tmp_path / "d")
+    (reason,) = err.value.details["rejected"]
+    assert reason["reason"] == "WrongCard" and "clubs" in reason["message"]
+    spade_as_club = tmp_path / "nine_of_clubs.jpg"
+    spade_as_club.write_bytes((R.MEDIA / "edje" / "IMG_2391.JPG").read_bytes())
+    with pytest.raises(E.EnrollmentRejected):
+        E.enroll_deck("mine", [spade_as_club], base="french52", detector=detector, decks_dir=tmp_path / "d")
+    named_right = tmp_path / "clubs_10.jpg"
+    named_right.write_bytes(ten_of_clubs.read_bytes())
+    res = E.enroll_deck("mine", [named_right], base="french52", detector=detector, decks_dir=tmp_path / "d")
+    assert res.labels == ["10C"] and (res.folder / E.CONTACT_SHEET).is_file()
+
+
+@pytest.mark.slow
+def test_every_real_photo_floors(detector):
+    rows = R.evaluate(detector)
+    s = R.summary(rows)
+    for reader in ("french52", "enrolled"):
+        for split in R.SPLITS:
+            t = s[reader][split]["all"]
+            assert t["sure_wrong"] <= max(1, t["sure"] // 100), (reader, split, t)
+    assert s["french52"]["all"]["clear"]["right"] >= 30
+    assert s["enrolled"]["all"]["clear"]["right"] >= 38
+    assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1
+    assert sum(r.sure for r in rows if r.reader == "french52") >= 0
+    assert SURE == 0.9

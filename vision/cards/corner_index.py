@@ -33,9 +33,8 @@ RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # spades, hearts, diamonds, clubs (card ids: "QS", "10H")
 CORNER = (0.28, 0.32)  # the index corner: fraction of the rectified card's width and height
 PATCH = (40, 60)  # (w, h) pixels the corner is read at
-MIN_CONFIDENCE = (
-    0.7  # under this the read is unknown (chosen on the tune split of the real photos: models/corner_index/README.md)
-)
+# under this the read is unknown (chosen on the real photos' tune split: models/corner_index/README.md)
+MIN_CONFIDENCE = 0.55
 SURE = 0.9  # a read at this confidence or more is sure (the project's bar, `vision.cards.identify.SURE`)
 SCALES = (0.9, 1.0, 1.12)  # each corner read at these sizes of CORNER, its probabilities averaged (tune split)
 MIN_INDEX = 0.5  # a corner whose "no index here" probability is over 1 - MIN_INDEX is left out

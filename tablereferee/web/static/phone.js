@@ -25,6 +25,8 @@
     socket: null,
     refreshing: null,
     again: false,
+    challenges: null, // GET /api/challenges: {left: {team: n}} on a live table, else null
+    watch: null, // the newest challenge the table told of: {number, headline, url}
   };
 
   // -- the token --------------------------------------------------------------------------------
@@ -122,6 +124,7 @@
     document.body.dataset.view = "main";
     document.body.dataset.role = state.me.role.role;
     if (state.me.role.scorer && !state.deckCards) loadCards();
+    loadChallenges();
     render();
     if (state.socket) state.socket.reopen(token);
     else state.socket = R.live(token, onTable, onConnection);
@@ -143,6 +146,11 @@
   }
 
   function onTable(t) {
+    if (t.type === "challenge") {
+      state.watch = t;
+      loadChallenges();
+      return;
+    }
     state.table = t;
     const changed = t.version !== state.version;
     state.version = t.version;
@@ -218,6 +226,62 @@
     renderPicker();
     renderTeam();
     renderCorrections();
+    renderChallenge();
+  }
+
+  // -- the instant challenge (a live table's) ---------------------------------------------------
+  async function loadChallenges() {
+    try {
+      state.challenges = await R.api("/api/challenges", { token: state.token });
+    } catch (err) {
+      state.challenges = null; // a table without cameras: nothing to replay, no button
+    }
+    renderChallenge();
+  }
+
+  /* "Watch the challenge" once the table says one is ready; for a player, a Challenge button
+     per opponent beside Caught!, with what the team has left. */
+  function renderChallenge() {
+    const box = $("challenge");
+    const me = state.me;
+    const parts = [];
+    if (state.watch) {
+      parts.push(
+        el("p", { class: "ok" }, [
+          el("a", { href: state.watch.url, "data-testid": "watch-challenge", target: "_blank", rel: "noopener" }, "Watch the challenge"),
+          " — " + state.watch.headline,
+        ])
+      );
+    }
+    const left = state.challenges && me && me.team ? state.challenges.left[me.team] : undefined;
+    if (left !== undefined && me.player && !me.over) {
+      const players = ((state.table || {}).players || []).filter((p) => p.team && p.team !== me.team);
+      parts.push(
+        el("div", { class: "group", dataset: { group: "Challenge" } }, [
+          el("p", { class: "group-title", "data-testid": "challenges-left" }, "Challenge — " + left + " left for " + me.team),
+          ...players.map((p) =>
+            el(
+              "button",
+              { type: "button", class: "secondary", "data-testid": "challenge-" + p.name, onclick: () => challenge(p.name) },
+              p.name
+            )
+          ),
+        ])
+      );
+    }
+    box.hidden = parts.length === 0;
+    replace(box, parts);
+  }
+
+  async function challenge(accused) {
+    try {
+      const made = await R.api("/api/challenges", { body: { accused }, token: state.token });
+      showOk("Challenge " + made.number + " is ready: " + made.headline + ".");
+      state.watch = { number: made.number, headline: made.headline, url: "/challenge#n=" + made.number };
+    } catch (err) {
+      showViolation(err); // NoChallengesLeft: the team has used its challenges of this game
+    }
+    loadChallenges();
   }
 
   function renderQuestions(qs) {

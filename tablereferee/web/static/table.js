@@ -366,7 +366,29 @@
     replace($("game"), overPage && t.over ? [] : (GAMES[t.game] || generic)(t));
   }
 
-  R.live(null, render, (state) => {
+  /* A challenge ready (a Caught! at the table, or a phone's Challenge): its replay over the
+     screen, in the challenge page's own frame, until closed (or the next one replaces it). */
+  function showChallenge(c) {
+    const box = $("challenge-overlay");
+    $("challenge-headline").textContent = c.headline;
+    const frame = $("challenge-frame");
+    if (frame.getAttribute("src") !== c.url) frame.setAttribute("src", c.url);
+    box.hidden = false;
+    document.body.dataset.challenge = String(c.number);
+  }
+
+  function closeChallenge() {
+    $("challenge-overlay").hidden = true;
+    $("challenge-frame").setAttribute("src", "about:blank");
+    delete document.body.dataset.challenge;
+  }
+
+  $("challenge-close").addEventListener("click", closeChallenge);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !$("challenge-overlay").hidden) closeChallenge();
+  });
+
+  R.live(null, (m) => (m.type === "challenge" ? showChallenge(m) : render(m)), (state) => {
     $("connection").hidden = state === "open";
   });
 })();

@@ -8,12 +8,15 @@ tune split, and nothing was chosen on it.
 """
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.cards import enroll as E
 from vision.cards import real_eval as R
 from vision.cards.detector import CardDetector
-from vision.cards.identify import SURE
+from vision.cards.light import flat_field
+from vision.cards.rectify import rectify
+from vision.cards.suits import suit_of
 
 FEW = ("IMG_2561.JPG", "IMG_2564.JPG", "IMG_2395.JPG", "IMG_2383.JPG", "cam_image5.jpg", "cam_image6.jpg")
 
@@ -45,18 +48,12 @@ def test_a_few_real_photos_read_by_the_built_in_french_deck_are_never_surely_wro
 
 
 def test_the_pips_tell_hearts_from_diamonds_and_spades_from_clubs():
-    from vision.cards.light import flat_field
-    from vision.cards.rectify import rectify
-    from vision.cards.suits import suit_of
-
     # a lone card of each suit, its box's corners (the photos are square on): the pips' shape
     # names the suit and their number the rank
     for name, suit, count in (("IMG_2395.JPG", "C", 10), ("IMG_2391.JPG", "S", 9), ("IMG_2463.JPG", "D", 9)):
         photo = next(p for p in R.edje_photos() if p.name == name)
         image = cv2.imread(str(photo.path))
         x0, y0, x1, y1 = photo.cards[0].box
-        import numpy as np
-
         quad = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         check = suit_of(flat_field(rectify(image, quad)))
         assert check.suit == suit and check.count(suit) == count, (name, check)
@@ -101,14 +98,16 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
 
 @pytest.mark.slow
 def test_every_real_photo_floors(detector):
+    """The whole set (about 2 minutes): measured 0 wrong of every reader, 41 and 41 clear cards
+    right (docs/card-reading.md, "Real media")."""
     rows = R.evaluate(detector)
     s = R.summary(rows)
     for reader in ("french52", "enrolled"):
         for split in R.SPLITS:
             t = s[reader][split]["all"]
-            assert t["sure_wrong"] <= max(1, t["sure"] // 100), (reader, split, t)
-    assert s["french52"]["all"]["clear"]["right"] >= 30
+            assert t["sure_wrong"] <= t["sure"] // 100, (reader, split, t)  # at most 1 sure read in 100 wrong
+            assert t["wrong"] <= 2, (reader, split, t)
+    assert s["french52"]["all"]["clear"]["right"] >= 38
     assert s["enrolled"]["all"]["clear"]["right"] >= 38
     assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1
-    assert sum(r.sure for r in rows if r.reader == "french52") >= 0
-    assert SURE == 0.9
+    assert s["french52"]["all"]["clear"]["found"] >= 100

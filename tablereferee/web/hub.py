@@ -387,6 +387,8 @@ class TableHub:
         lines = words.events_lines(
             engine, [e for e in entry.events if e.get("kind") not in ("undone", "amended")], viewer, state=state
         )
+        if lines and (lines[0] == head or lines[0].startswith(head.rstrip(".") + ":")):
+            head = lines.pop(0)  # the first event says the action again (or says it and more)
         said = " ".join(lines)
         return {
             "entry": entry.seq,

@@ -6,6 +6,7 @@ Whatever comes in here goes out as its viewer may see it (`referee.secrecy` insi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,7 +34,26 @@ def error_text(error: RefereeError) -> str:
 
 
 def waiting_text(engine: Engine, state: GameState, viewer: Viewer = PUBLIC) -> str:
-    return voice.say_waiting(engine, state, viewer)
+    """What the referee waits for, in words only: a screen or a phone has buttons, not the
+    terminal's commands (`referee.voice.say_waiting` says those too)."""
+    return words_only(voice.waiting_phrase(engine, state, viewer))
+
+
+_ASIDE = re.compile(r"\s*\([^()]*`[^()]*\)")  # " (`pass Anna`, or `pass Anna CARD` when the card is seen)"
+_COMMANDS = re.compile(r"\s*:\s*`.*$")  # ": `take Blues orloff`, or `take Blues deck`", to the end
+_QUOTED = re.compile(r"(\s*,)?(\s+or)?\s*`[^`]*`")  # any command left: with the ", or" before it
+
+
+def words_only(phrase: str) -> str:
+    """A waiting phrase without its commands, as a sentence: "Blues to choose an egg from the
+    Orloff henhouse or the deck: `take Blues orloff`, or `take Blues deck`" -> "Blues to choose
+    an egg from the Orloff henhouse or the deck."""
+    text = _QUOTED.sub("", _COMMANDS.sub("", _ASIDE.sub("", phrase))).strip().rstrip(",:;")
+    text = re.sub(r"\s+,", ",", re.sub(r"\s{2,}", " ", text))
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
 
 
 def question_text(engine: Engine, ask: int, payload: Mapping[str, Any], *, state: Any = None) -> str:

@@ -370,6 +370,7 @@
      screen, in the challenge page's own frame, until closed (or the next one replaces it). */
   function showChallenge(c) {
     const box = $("challenge-overlay");
+    if (!box) return; // a page without the overlay (the game-over page)
     $("challenge-headline").textContent = c.headline;
     const frame = $("challenge-frame");
     if (frame.getAttribute("src") !== c.url) frame.setAttribute("src", c.url);
@@ -383,10 +384,12 @@
     delete document.body.dataset.challenge;
   }
 
-  $("challenge-close").addEventListener("click", closeChallenge);
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && !$("challenge-overlay").hidden) closeChallenge();
-  });
+  if ($("challenge-overlay")) {
+    $("challenge-close").addEventListener("click", closeChallenge);
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !$("challenge-overlay").hidden) closeChallenge();
+    });
+  }
 
   R.live(null, (m) => (m.type === "challenge" ? showChallenge(m) : render(m)), (state) => {
     $("connection").hidden = state === "open";

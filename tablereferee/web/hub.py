@@ -466,6 +466,8 @@ class TableHub:
                         choose[k] = {"choices": items, "counts": counts}
                     else:
                         choose[k] = {"choices": sorted({v for v in values if v is not None}, key=str), "counts": []}
+                        if any(v is None for v in values):  # left out, the action goes without it
+                            choose[k]["optional"] = True
                     if secret and k in CARD_FIELDS:
                         choose[k]["choices"] = []  # pick them from GET /api/cards
                         choose[k]["picker"] = "/api/cards"

@@ -355,18 +355,9 @@
     replace($("buttons"), parts);
   }
 
-  const ANNOUNCEMENTS = ["busso", "volo", "striscio"]; // what a Beccaccino lead may carry
-
-  /* A Beccaccino lead may carry an announcement: offered with the card (the referee checks it). */
-  function withAnnouncement(b) {
-    const t = state.table || {};
-    const v = t.view || {};
-    if (t.game !== "beccaccino" || b.kind !== "play" || !("call" in b.action) || (v.trick || []).length) return b;
-    return { ...b, choose: { ...b.choose, call: { choices: ANNOUNCEMENTS, counts: [] } } };
-  }
-
-  function press(pressed) {
-    const b = withAnnouncement(pressed);
+  /* A button's choices are the engine's legal actions (a Beccaccino lead's announcements among
+     them, only while its player may still make one): nothing is guessed here. */
+  function press(b) {
     if (Object.keys(b.choose || {}).length) {
       state.picking = { button: b, picks: {} };
       renderPicker();
@@ -408,7 +399,7 @@
       return;
     }
     const still = (state.me.buttons || []).find((b) => b.kind === p.button.kind && JSON.stringify(b.action) === JSON.stringify(p.button.action));
-    if (still) p.button = withAnnouncement(still);
+    if (still) p.button = still;
     const b = p.button;
     const parts = [el("p", { class: "group-title" }, b.label)];
     for (const [field, spec] of Object.entries(b.choose)) {
@@ -419,7 +410,9 @@
         ? "Pick " + counts.join(" or ") + " (" + field + "): tap a card once for each"
         : field === "call"
           ? "An announcement with it? (leave it out for none)"
-          : "Pick the " + field;
+          : spec.optional
+            ? "Pick the " + field + " (or leave it out)"
+            : "Pick the " + field;
       parts.push(el("p", {}, label));
       parts.push(
         el(

@@ -130,9 +130,10 @@ def create_app(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            if challenges is not None:
+            made = getattr(app.state, "challenges", None)  # given, or a New-table page's live table's
+            if made is not None:
                 await run_in_threadpool(hub.close)
-                await run_in_threadpool(challenges.close)
+                await run_in_threadpool(made.close)
 
     app = FastAPI(
         title="Table referee",
@@ -142,7 +143,7 @@ def create_app(
     )
     app.state.hub = hub
     app.state.stopping = threading.Event()  # set as the server stops: open streams end
-    app.state.start_table = start_table or _default_start(hub, sessions_dir)
+    app.state.start_table = start_table or _default_start(hub, sessions_dir, app)
 
     # -- errors, in one style ------------------------------------------------------------------
     @app.exception_handler(RefereeError)
@@ -404,8 +405,11 @@ def qr_svg(url: str) -> bytes:
     return out.getvalue()
 
 
-def _default_start(hub: TableHub, sessions_dir: str | Path | None) -> Callable[[Mapping[str, Any]], Any]:
-    """A New-table page's table as a keyboard-and-phones table: a new log under `sessions_dir`."""
+def _default_start(
+    hub: TableHub, sessions_dir: str | Path | None, app: FastAPI | None = None
+) -> Callable[[Mapping[str, Any]], Any]:
+    """A New-table page's table as a keyboard-and-phones table: a new log under `sessions_dir`
+    (with video cameras, a live table, its instant challenge on `app`)."""
 
     def start(manifest: Mapping[str, Any]) -> dict[str, Any]:
         if hub.keeper is not None:
@@ -418,13 +422,17 @@ def _default_start(hub: TableHub, sessions_dir: str | Path | None) -> Callable[[
         folder.mkdir(parents=True, exist_ok=True)
         cameras = manifest.get("cameras") or {}
         if manifest.get("zones") and cameras and all(c.get("kind") == "video" for c in cameras.values()):
+            from tablereferee.challenge import ChallengeBuffer  # deferred: a live table keeps its last seconds (OpenCV)
             from tablereferee.run import TableConfig  # deferred: a live table loads OpenCV and its stages
             from tablereferee.web.live import LiveRunner  # deferred: a live table loads OpenCV and its stages
 
             out = folder / default_session_path(game, now).name
             specs = {n: _camera_spec(str(c["source"])) for n, c in cameras.items()}
-            runner = LiveRunner(TableConfig.from_manifest(manifest), specs, out).start()
+            buffer = ChallengeBuffer() if app is not None else None
+            runner = LiveRunner(TableConfig.from_manifest(manifest), specs, out, buffer=buffer).start()
             hub.attach_live(runner)
+            if app is not None and buffer is not None:
+                _attach_challenges(app, hub, runner, buffer)
             return {"folder": str(out), "log": str(out / "log.db"), "live": True, "join": hub.join_info()}
         path = folder / default_session_path(game, now, suffix=".db").name
         keeper = Scorekeeper.start(game, manifest["setup"], path, time=now)
@@ -432,6 +440,23 @@ def _default_start(hub: TableHub, sessions_dir: str | Path | None) -> Callable[[
         return {"log": str(path), "live": False, "join": hub.join_info()}
 
     return start
+
+
+def _attach_challenges(app: FastAPI, hub: TableHub, runner: Any, buffer: Any) -> None:
+    """A New-table page's live table gets its instant challenge as `referee serve --live` does."""
+    from tablereferee.challenge import ChallengeBook, Challenges  # deferred: a live table's challenge (OpenCV)
+    from tablereferee.web import challenge_routes  # deferred: as above
+    from vision.landmarks.calibration import TableCalibration  # deferred: as above
+
+    calibration = runner.config.calibration
+    challenges = Challenges(
+        buffer,
+        ChallengeBook(),
+        teams=hub.teams(),
+        calibration=TableCalibration.from_dict(calibration) if calibration else None,
+    )
+    challenge_routes.attach(app, challenges)
+    hub.attach_challenges(challenges)
 
 
 def _camera_spec(source: str) -> int | str:

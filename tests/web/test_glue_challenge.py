@@ -76,3 +76,30 @@ def test_a_call_before_any_frame_stands_without_its_replay(tmp_path: Path) -> No
             assert challenges.made == {} and keeper.log.entries[-1].payload["action"]["kind"] == "caught"
     finally:
         keeper.close()
+
+
+def test_a_new_tables_live_cameras_bring_the_challenge(tmp_path: Path) -> None:
+    """The New-table page's live table (`app.state.start_table(manifest)` with a video camera)."""
+    import json  # deferred: only this test reads the demo's table
+
+    from tests.web.conftest import ROOT, bearer
+
+    demo = ROOT / "datasets" / "demo"
+    manifest = json.loads((demo / "session.json").read_text(encoding="utf-8"))
+    manifest["cameras"] = {"cards": {"source": str(demo / "cameras" / "cards"), "kind": "video", "size": [1280, 720]}}
+    hub = TableHub(tokens=Tokens(code=CODE))
+    app = create_app(hub, sessions_dir=tmp_path)
+    with TestClient(app) as client:
+        assert client.get("/api/challenges").json()["error"]["name"] == "NoChallengeTable"  # no table yet
+        app.state.start_table(manifest)
+        live = hub.live
+        assert live is not None
+        try:
+            _, number = live.wait_jpeg("cards", -1, 30.0)  # type: ignore[attr-defined]
+            assert number >= 0  # a frame is in, and so in the challenge's buffer
+            anna = bearer(client.post("/api/join", json={"code": CODE, "player": "Anna"}).json()["token"])
+            made = client.post("/api/challenges", json={"accused": "Bruno"}, headers=anna)
+            assert made.status_code == 200, made.text
+            assert made.json()["cameras"][0]["name"] == "cards" and sorted(made.json()["left"].values()) == [2, 3]
+        finally:
+            live.stop()  # type: ignore[attr-defined]

@@ -98,8 +98,9 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
 
 @pytest.mark.slow
 def test_every_real_photo_floors(detector):
-    """The whole set (about 2 minutes): measured 0 wrong of every reader, 41 and 41 clear cards
-    right (docs/card-reading.md, "Real media")."""
+    """The whole set (about 2 minutes): measured 0 wrong of every reader; 85 (built-in French
+    deck, with the corner index) and 45 (the enrolled deck) clear cards right of 111 and 81
+    (docs/card-reading.md, "Real media")."""
     rows = R.evaluate(detector)
     s = R.summary(rows)
     for reader in ("french52", "enrolled"):
@@ -107,7 +108,8 @@ def test_every_real_photo_floors(detector):
             t = s[reader][split]["all"]
             assert t["sure_wrong"] <= t["sure"] // 100, (reader, split, t)  # at most 1 sure read in 100 wrong
             assert t["wrong"] <= 2, (reader, split, t)
-    assert s["french52"]["all"]["clear"]["right"] >= 38
-    assert s["enrolled"]["all"]["clear"]["right"] >= 38
+    assert s["french52"]["all"]["clear"]["right"] >= 80
+    assert s["french52"]["held_out"]["clear"]["right"] >= 24  # measured 26 of 32
+    assert s["enrolled"]["all"]["clear"]["right"] >= 42
     assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1
     assert s["french52"]["all"]["clear"]["found"] >= 100

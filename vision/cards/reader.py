@@ -25,6 +25,7 @@ guesses, up to `align_guesses` in all. Measured numbers and costs: docs/card-rea
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable
 
@@ -32,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.cards.decks import CARD_SIZE_MM
+from vision.cards.decks import deck as deck_cards
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import fold_orientation, order_corners, orientation_of
 from vision.cards.identify import SURE, CropFeatures, Identification
@@ -40,6 +42,12 @@ from vision.cards.refine import align_to_template, candidate_quads, snap_and_ref
 from vision.cards.templates import Deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
+
+INDEX_DECKS = ("french52", "french40")  # decks whose corner index `vision.cards.corner_index` reads
+INDEX_GUESSES = 4  # the corners read for the index: the face's, then the other guesses at them
+# An index read names a card its face left unknown from this confidence (tune split of the real
+# photos: the index's wrong reads were at 0.57-0.81, its right ones mostly above 0.9)
+INDEX_NAMES_FROM = 0.85
 
 MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says nothing)
 
@@ -60,6 +68,7 @@ class CardReader:
         max_guesses: int = 6,
         align_from: float = 0.35,
         align_guesses: int = 2,
+        index: bool = True,
     ) -> None:
         self.detector = detector
         self.snap = snap
@@ -75,6 +84,9 @@ class CardReader:
         self.aspect = deck_aspect(deck)
         self.tracker = tracker
         self.layout = layout
+        # French decks: the corner index gives a second opinion (`_second_opinion`)
+        self.index_reader = index and deck is not None and deck.base in INDEX_DECKS
+        self.index_ids = [c.id for c in deck_cards(deck.base)] if deck is not None and deck.base in INDEX_DECKS else []
 
     def outline(self, image: np.ndarray, cards: CardDetections) -> CardDetections:
         """A copy with each quad made precise (`refine.snap_and_refine`), less the second guesses
@@ -140,6 +152,8 @@ class CardReader:
                     nq, ni = self.aligned(image, q2, f2, templates, pos, w2, i2)
                     if ni.known and ni.similarity > ident.similarity + self.guess_margin:
                         quad, ident = nq, ni
+            if self.index_reader and out.face_up[i]:
+                quad, ident = self._second_opinion(image, quad, ident, pos, [q for _, q, *_ in tried])
             if not ident.known and snap:
                 # the guesses serve the read: an unread card (under a hand, another deck's) keeps
                 # the plain snapped quad, which a tracker can follow from frame to frame
@@ -147,6 +161,42 @@ class CardReader:
             out.corners[i] = quad
             apply_identification(out, i, ident)
         return out
+
+    def _second_opinion(
+        self,
+        image: np.ndarray,
+        quad: np.ndarray,
+        ident: Identification,
+        possible: list[str] | None,
+        guesses: list[np.ndarray],
+    ) -> tuple[np.ndarray, Identification]:
+        """A French card's corner index (`vision.cards.corner_index`), read on the corners the
+        face was read on and the other guesses at them: it names a card the face left unknown
+        (below sure unless the index itself is sure), it makes unknown a face read it
+        contradicts, and it leaves an agreeing read as it was. French decks share their corner
+        index whatever their design, so the check holds for a deck never seen."""
+        from vision.cards.corner_index import read_index  # deferred: its weights load on first use
+
+        ids = self.index_ids  # every card of the base deck: a card missing from an enrolled deck stays itself
+        best = None
+        for q in [quad, *[g for g in guesses if g is not quad]][:INDEX_GUESSES]:
+            r = read_index(rectify(image, q), possible=ids)
+            if best is None or r.confidence > best[0].confidence:
+                best = (r, q)
+            if r.sure:
+                break
+        assert best is not None
+        read, q = best
+        if read.unknown or read.card is None or (not ident.known and read.confidence < INDEX_NAMES_FROM):
+            return quad, ident
+        label = self.deck.faces.label_of(read.card) if self.deck is not None else None
+        if label is None:
+            return quad, ident
+        if ident.known:
+            if ident.label == label:
+                return quad, ident
+            return quad, dataclasses.replace(ident, label=None, confidence=min(ident.confidence, read.confidence))
+        return q, dataclasses.replace(ident, label=label, confidence=read.confidence, upside_down=False)
 
     def aligned(
         self,

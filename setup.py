@@ -22,6 +22,9 @@ from setuptools.command.build_py import build_py
 SHIPPED = {
     "models/card_detector": ("vision/models/card_detector", ["card_detector.onnx", "MODEL_CARD.md"]),
     "models/card_embedder": ("vision/models/card_embedder", ["card_embedder.onnx", "MODEL_CARD.md"]),
+    "models/corner_index": ("vision/models/corner_index", ["corner_index.npz", "README.md"]),
+    # the Italian regional decks made from scans (vision/cards/regional.py)
+    "models/decks": ("vision/models/decks", ["**/*"]),
     "datasets/demo": ("tablereferee/datasets/demo", ["**/*"]),
     # the web pages, their scripts, styles and pictures (not a package: package-data misses them)
     "tablereferee/web/static": ("tablereferee/web/static", ["**/*"]),

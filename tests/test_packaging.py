@@ -32,6 +32,9 @@ def test_a_wheel_ships_every_file_the_runtime_reads_from_models_and_the_demo():
         if p.is_file()
     }
     assert demo and {f"tablereferee/datasets/demo/{rel}" for rel in demo} <= set(shipped)
+    assert "vision/models/corner_index/corner_index.npz" in shipped
+    decks = {p.relative_to(ROOT / "models").as_posix() for p in (ROOT / "models" / "decks").rglob("*") if p.is_file()}
+    assert len(decks) > 120 and {f"vision/models/{rel}" for rel in decks} <= set(shipped)  # 3 decks of 41 templates
     assert all(src.is_file() for src in shipped.values())
 
 
@@ -40,6 +43,7 @@ def test_the_source_distribution_lists_the_same_files():
     for name in ("card_detector", "card_embedder"):
         assert f"models/{name}/{name}.onnx" in manifest
     assert "datasets/demo" in manifest
+    assert "models/corner_index/corner_index.npz" in manifest and "models/decks" in manifest
 
 
 def _static_files() -> set[str]:

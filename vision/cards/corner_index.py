@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
+from vision.cards.detector import MODELS_DIR
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # spades, hearts, diamonds, clubs (card ids: "QS", "10H")
@@ -39,7 +40,7 @@ SURE = 0.9  # a read at this confidence or more is sure (the project's bar, `vis
 SCALES = (0.9, 1.0, 1.12)  # each corner read at these sizes of CORNER, its probabilities averaged (tune split)
 MIN_INDEX = 0.5  # a corner whose "no index here" probability is over 1 - MIN_INDEX is left out
 
-MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "corner_index"
+MODEL_DIR = MODELS_DIR / "corner_index"  # packaged in the wheel, or the repository's models/
 MODEL_FILE = "corner_index.npz"
 
 

@@ -38,7 +38,7 @@ from referee.secrecy import (
 from referee.sessionlog import EXIT_OK, EXIT_USAGE, EXIT_VIOLATION, SessionLog, read_log, replay
 from tablereferee.cli import cli
 from tablereferee.commands.demo import shown_action
-from tablereferee.commands.play import _show
+from tablereferee.commands.play import show_outcome
 
 SEED = 424242  # no output but the referee's own may name it
 SIGNALS = {"Reds": "wink_left", "Blues": "touch_nose_left"}
@@ -99,16 +99,18 @@ def play_game(game: str, log: Path, steps: int = 400) -> tuple[Scorekeeper, list
     changed: set[str] = set()
     screen = io.StringIO()
     with contextlib.redirect_stdout(screen):
-        _show(keeper.submit("show", time=0.0), keeper, where="", quiet=False)
+        show_outcome(keeper.submit("show", time=0.0), keeper, where="", quiet=False)
         for step in range(steps):
             if keeper.state.is_over:
                 break
             action = _choose(game, keeper.state, rng, changed)
             text = describe_action(engine.codec.to_dict(action))  # what a scorekeeper types
-            _show(keeper.act(action, time=float(step), source="script", text=text), keeper, where="", quiet=False)
+            show_outcome(
+                keeper.act(action, time=float(step), source="script", text=text), keeper, where="", quiet=False
+            )
             if step % 25 == 0:
-                _show(keeper.submit("history", time=float(step)), keeper, where="", quiet=False)
-        _show(keeper.submit("history", time=float(steps)), keeper, where="", quiet=False)
+                show_outcome(keeper.submit("history", time=float(step)), keeper, where="", quiet=False)
+        show_outcome(keeper.submit("history", time=float(steps)), keeper, where="", quiet=False)
     keeper.close()
     if game == "beccato":
         assert changed, "the game must include a Signal Change"
@@ -366,7 +368,7 @@ def test_a_refused_play_names_the_rule_not_a_hidden_card(tmp_path: Path) -> None
                     screen = io.StringIO()
                     with contextlib.redirect_stdout(screen):
                         outcome = keeper.submit(f"play {player} {card}", time=float(step))
-                        _show(outcome, keeper, where="", quiet=False)
+                        show_outcome(outcome, keeper, where="", quiet=False)
                     assert not outcome.accepted and outcome.error is not None
                     shown = screen.getvalue()
                     others = [c for c in hand if c != card and re.search(rf"\b{c}\b", shown)]

@@ -473,7 +473,7 @@ class TableSession:
             Decision(
                 "action",
                 t,
-                f"#{seq} {describe(self.engine, action)}: {outcome.message}",
+                f"#{seq} {outcome.message or describe(self.engine, action)}",
                 seq,
                 {
                     "action": self.engine.codec.to_dict(action),

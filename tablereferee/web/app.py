@@ -309,6 +309,12 @@ def create_app(
         app.state.review_root = Path(sessions_dir) if sessions_dir is not None else Path("sessions")
         app.include_router(review.router)
     try:
+        from tablereferee.web import practice  # deferred: the practice page (MediaPipe), if installed
+    except ImportError as exc:
+        log.warning("the practice page is not available: %s", exc)
+    else:
+        app.include_router(practice.router)
+    try:
         from tablereferee.web import challenge_routes  # deferred: the instant challenge (OpenCV), if installed
     except ImportError as exc:
         log.warning("the instant challenge is not available: %s", exc)

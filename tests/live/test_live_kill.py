@@ -58,11 +58,11 @@ def test_killed_live_session_reopens_with_every_action(tmp_path):
     proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     seen: list[str] = []
     try:
-        first = _read_until(proc, r"#(\d+) draw_egg star-3", seen)
+        first = _read_until(proc, r"#(\d+) Egg star-3 is turned up", seen)
         proc.stdin.write(b"note the first egg is on the table\n")
         proc.stdin.flush()
         note = _read_until(proc, r"#(\d+) note the first egg", seen)
-        second = _read_until(proc, r"#(\d+) draw_egg dollar-1", seen)
+        second = _read_until(proc, r"#(\d+) Egg dollar-1 is turned up", seen)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

@@ -135,7 +135,7 @@ def test_live_from_a_table_file_records_the_session(tmp_path):
         input="note hello\n",
     )
     assert result.exit_code == 0, result.output
-    assert "draw_egg star-3" in result.output
+    assert "Egg star-3 is turned up from the deck onto the Orloff henhouse." in result.output
     folder = SessionFolder.open(out)
     assert folder.manifest["options"]["finder"] == "contour" and folder.manifest["zones"]
     assert list(read_segments(folder.camera_dir("cards")))

@@ -34,7 +34,7 @@ def test_a_killed_live_session_keeps_its_video_up_to_the_last_second(tmp_path):
         assert proc.stdout is not None
         for raw in proc.stdout:
             seen.append(raw.decode("utf-8", "replace"))
-            if re.search(r"#\d+ draw_egg moon-2", seen[-1]):  # logged at 3.5 s of the recording
+            if re.search(r"#\d+ Egg moon-2 is turned up", seen[-1]):  # logged at 3.5 s of the recording
                 break
         else:
             raise AssertionError(f"the table ended before the third egg: {seen}")

@@ -28,9 +28,12 @@ HUB = TableHub(_keeper, tokens=Tokens(code=CODE, pins=PINS))
 APP = create_app(HUB, sessions_dir=_folder)
 TOKENS = {"public": None, "player": HUB.join(CODE, "Anna").token, "scorer": HUB.tokens.scorer_token}
 
-# The New-table page's camera routes open webcams and files, and the review page's question runs
-# the landmark models: they have tests of their own.
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(path_regex="^/api/(setup/cameras|review/)")
+# The New-table page's camera routes open webcams and files, the review page's question and the
+# practice page's drills, Free Signal and calibration run the landmark models: they have tests
+# (and fuzzing: tests/web/test_practice_schema.py) of their own.
+schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(
+    path_regex="^/api/(setup/cameras|review/|practice/)"
+)
 
 
 @schema.parametrize()

@@ -371,11 +371,12 @@ class Scorekeeper:
         appended to the same log is read first, and if it appends in between (LogConflict), its
         entries are read and the attempt checked again."""
         for _ in range(_ATTEMPTS):
-            self.sync()
-            try:
-                return attempt()
-            except LogConflict:
-                self._rebuild()
+            with self.log.writing():  # no other process appends between the read and the append
+                self.sync()
+                try:
+                    return attempt()
+                except LogConflict:  # a writer that does not take turns
+                    self._rebuild()
         raise LogConflict(f"another process kept appending to {self.log.path}: nothing was saved, try again")
 
     @_locked

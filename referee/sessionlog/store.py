@@ -12,11 +12,12 @@ table): an append holds the count file's lock from its transaction to its count,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +287,14 @@ class SessionLog:
 
     def _read_data_version(self) -> int:
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """This process's turn to write: no other process appends until it ends, so what is read
+        (`refresh`), checked and appended inside is not overtaken. Appends inside take no other
+        turn."""
+        with self._tally.locked():
+            yield
 
     def changed(self) -> bool:
         """Whether another process has committed to the log since it was last read (cheap:

@@ -79,6 +79,7 @@ class TallyWriter:
         self.path = tally_path(log)
         existed = self.path.exists()
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._depth = 0  # how deep `locked` is held
         os.ftruncate(self._fd, RECORD_SIZE)
         if not existed:  # the new name itself must survive a power cut
             _sync_folder(self.path.parent)
@@ -86,15 +87,20 @@ class TallyWriter:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the count file's lock: two processes appending to one log write their entry and
-        its count one after the other, so the count never goes back (an exclusive `flock`)."""
+        its count one after the other, so the count never goes back (an exclusive `flock`).
+        Held again inside (an append inside a writer's turn), it is released by the outermost."""
         if fcntl is None or self._fd < 0:
             yield
             return
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        if self._depth == 0:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self._depth += 1
         try:
             yield
         finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self._depth -= 1
+            if self._depth == 0:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def write(self, tally: Tally) -> None:
         record = _record(tally)

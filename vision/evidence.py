@@ -67,6 +67,16 @@ class Measure:
     inside: str  # "below": smaller is nearer the cue (a distance); "above": larger is
     primary: bool = True  # False: drawn beside the main measure, not the one the closest moment is taken from
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "line": self.line,
+            "inside": self.inside,
+            "primary": self.primary,
+            "t": [round(float(x), 3) for x in self.t],
+            "values": [None if not np.isfinite(v) else round(float(v), 4) for v in self.values],
+        }
+
     def closest(self) -> tuple[int, float] | None:
         """The frame nearest the cue (index into t, its value); None when never measured."""
         finite = np.isfinite(self.values)
@@ -124,17 +134,7 @@ class Answer:
             "reason": self.reason,
             "events": [dataclasses.asdict(e) for e in self.events],
             "closest": {"t": self.closest_t, "frame": self.closest_frame, "value": self.closest_value},
-            "measures": [
-                {
-                    "name": m.name,
-                    "line": m.line,
-                    "inside": m.inside,
-                    "primary": m.primary,
-                    "t": [round(float(x), 3) for x in m.t],
-                    "values": [None if not np.isfinite(v) else round(float(v), 4) for v in m.values],
-                }
-                for m in self.measures
-            ],
+            "measures": [m.to_dict() for m in self.measures],
             "seen_share": round(self.seen_share, 3),
         }
 

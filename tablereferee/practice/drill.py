@@ -277,17 +277,7 @@ class Drill:
                 n = nonchalance(series, spec, self.catalogue, event)
                 out["nonchalance"] = n.to_dict()
                 out["nonchalance_lines"] = n.lines()
-                out["evidence"] = [
-                    {
-                        "name": m.name,
-                        "line": m.line,
-                        "inside": m.inside,
-                        "primary": m.primary,
-                        "t": [round(float(x), 3) for x in m.t],
-                        "values": [None if not np.isfinite(v) else round(float(v), 4) for v in m.values],
-                    }
-                    for m in measures(series, spec, self.catalogue)
-                ]
+                out["evidence"] = [m.to_dict() for m in measures(series, spec, self.catalogue)]
             elif event is not None:  # a Free Signal: its warping cost against the threshold
                 cost = float(event.evidence.get("dtw_cost", 0.0))
                 thr = float(event.evidence.get("threshold", 1.0))

@@ -36,7 +36,12 @@ from tablereferee.web.hub import NoCameras, NoTable, TableHub
 from tablereferee.web.models import AnswerIn, CommandIn, JoinIn, PinIn
 
 STATIC = Path(__file__).resolve().parent / "static"
-PAGES = {"/": "table.html", "/phone": "phone.html", "/new": "new.html", "/over": "over.html"}
+PAGES = {
+    "/": "table.html",
+    "/phone": "phone.html",
+    "/new": "new.html",
+    "/over": "table.html",
+}  # /over: table.js shows the final count alone
 POLL_SECONDS = 0.2  # how often the log is read for entries another process appended
 log = logging.getLogger("tablereferee.web")
 

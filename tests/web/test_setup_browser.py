@@ -16,21 +16,11 @@ from pathlib import Path
 import pytest
 
 from tablereferee.run import TableConfig
+from tests.web.browser import CHROMIUM, FLAGS, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 PREVIEW = ROOT / "datasets" / "demo" / "preview.jpg"
 PEOPLE = ROOT / "tests" / "fixtures" / "people"
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SERVER = """
 import json, os, sys
 from pathlib import Path
@@ -47,7 +37,7 @@ app.state.start_table = lambda manifest: out.write_text(json.dumps(manifest)) an
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 """
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+pytestmark = needs_chromium
 
 
 def _free_port() -> int:

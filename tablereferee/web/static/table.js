@@ -8,7 +8,9 @@
   const R = window.referee;
   const { el, replace } = R;
   const $ = (id) => document.getElementById(id);
-  const overPage = document.body.classList.contains("over-page");
+  // the game-over page is this page at /over: the final count alone
+  const overPage = location.pathname === "/over";
+  document.body.classList.toggle("over-page", overPage);
   const EVENTS = 10;
   let shownCameras = "";
 

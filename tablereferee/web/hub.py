@@ -419,8 +419,11 @@ class TableHub:
             buttons: list[dict[str, Any]] = []
             if grant.player is not None or grant.scorer:
                 buttons = self._buttons(keeper, grant)
+            deck = keeper.state.view(None).get("deck")
             out = {
                 "version": self.version,
+                "game": keeper.engine.name,  # a phone names its cards before the first TableView arrives
+                "deck": deck if isinstance(deck, str) else None,
                 "role": grant.to_dict(),
                 "player": grant.player,
                 "team": team,

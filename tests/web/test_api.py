@@ -56,6 +56,7 @@ def test_a_phone_shows_its_players_own_buttons_and_calls_as_that_player(client, 
     start_play(client, scorer)
     anna = join(client, "Anna")
     me = client.get("/api/me", headers=anna).json()
+    assert me["game"] == "beccato"  # the phone names its cards before the first TableView arrives
     groups = {b["group"] for b in me["buttons"]}
     assert {"Coccodé", "Caught!", "Chicchirichì"} <= groups
     assert all(b["action"].get("caller", b["action"].get("player")) == "Anna" for b in me["buttons"])

@@ -184,18 +184,20 @@
   }
 
   function deckOf() {
+    // the table's view, or (before the first one has come over the WebSocket) the phone's own /api/me
     const t = state.table || {};
-    if (t.game === "beccaccino") return "italian";
-    if (t.game === "bestia") return String((t.view || {}).deck || "").startsWith("italian") ? "italian" : "french";
-    return t.game || "";
+    const me = state.me || {};
+    const game = t.game || me.game;
+    if (game === "beccaccino") return "italian";
+    if (game === "bestia") return String((t.view || {}).deck || me.deck || "").startsWith("italian") ? "italian" : "french";
+    return game || "";
   }
 
   function picture(value, field) {
     if (!CARD_FIELDS.has(field)) return null;
     const known = state.deckCards && state.deckCards[value];
     if (known) return { src: known.picture, name: known.name };
-    const t = state.table || {};
-    if (t.game === "beccato") {
+    if (((state.table || {}).game || (state.me || {}).game) === "beccato") {
       if (value === "chick") return { src: "/api/cards/chick.png", name: "the Chick" };
       if (/^[a-z]+-\d+$/.test(value)) return { src: "/api/cards/" + encodeURIComponent("egg:" + value) + ".png", name: R.eggName(value) };
       const kind = field === "breed" ? "henhouse:" + value : "chicken:" + value + ":1";

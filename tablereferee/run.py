@@ -22,6 +22,7 @@ camera's own thread, and processes the latest frame of each camera whenever a st
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import heapq
 import itertools
@@ -54,9 +55,11 @@ from vision.audio.pipeline import AudioListener
 from vision.audio.sources import Microphone
 from vision.capture.audio import LiveAudio
 from vision.capture.grabber import Grabber
+from vision.capture.pipeline import StagePipeline
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, open_capture
 from vision.capture.stages import CardStage, SignalStage
 from vision.landmarks.calibration import TableCalibration
+from vision.landmarks.types import FrameLandmarks
 from vision.observe import hands_seen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,9 +220,25 @@ def check_cameras(config: TableConfig, names: Iterable[str]) -> None:
 
 class Perception:
     """The stages of every camera: cards where the camera has zones, landmarks and signals
-    where it covers seats. `__call__(frame)` answers the observations of that frame."""
+    where it covers seats. `__call__(frame)` answers the observations of that frame, its stages
+    one after another on the caller's thread.
 
-    def __init__(self, config: TableConfig, threads: int | None = None, cameras: Iterable[str] | None = None) -> None:
+    `parallel` (the default): the stages also run side by side, each on its own worker thread
+    (`vision.capture.pipeline.StagePipeline`; onnxruntime, OpenCV and MediaPipe compute outside
+    the GIL, so a table uses both cores). `submit(frame)` queues a frame to its due stages
+    behind the frames given before (a recording: every due frame processed, the same
+    observations in the same order as one stage after another); `take(frame)` gives it only to
+    the stages that are free (live: a busy stage skips it, counted in `dropped`). Either answers
+    a `Seen`, whose `observations()` wait for its stages and bookkeep what they saw (tracks,
+    seconds) on the caller's thread, in the caller's order."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        threads: int | None = None,
+        cameras: Iterable[str] | None = None,
+        parallel: bool = True,
+    ) -> None:
         present = None if cameras is None else set(cameras)
 
         self.config = config
@@ -228,6 +247,7 @@ class Perception:
         self.signal: dict[str, SignalStage] = {}
         self.seconds: dict[str, float] = {"cards": 0.0, "signals": 0.0}
         self.frames: dict[str, int] = {"cards": 0, "signals": 0}
+        self.pipeline: StagePipeline | None = None
         for cam in config.card_cameras():
             if present is not None and cam not in present:
                 continue
@@ -249,30 +269,81 @@ class Perception:
                 if present is not None and cam not in present:
                     continue
                 self.signal[cam] = SignalStage(cam, calib.for_camera(cam), fps=config.landmark_fps)
+        if parallel and (self.card or self.signal):
+            self.pipeline = StagePipeline(self._stages())
+
+    def _stages(self) -> list[_PerceptionStage]:
+        out = [_PerceptionStage("cards", cam, s, self._cards_of) for cam, s in self.card.items()]
+        out += [_PerceptionStage("signals", cam, s, self._signals_of) for cam, s in self.signal.items()]
+        return out
+
+    @staticmethod
+    def _cards_of(stage: Any, frame: CameraFrame) -> list[Any]:
+        return [stage(frame)]
+
+    def _signals_of(self, stage: Any, frame: CameraFrame) -> list[Any]:
+        """The signal stage's events; then, where the camera also reads cards, its hands on the
+        cloth (`HandsSeen`: a hand on a lead card as it lands); last the frame's landmarks (for
+        the tracks and the listener, not the table). Run on the stage's own thread, one frame
+        at a time: `stage.landmarks[-1]` is this frame's."""
+        out = list(stage(frame))
+        fl = stage.landmarks[-1] if stage.landmarks else None
+        if frame.camera in self.card and fl is not None:
+            out.append(hands_seen(fl, frame.camera))
+        if fl is not None:
+            out.append(fl)
+        return out
+
+    def _book(self, kind: str, camera: str, obs: list[Any], seconds: float) -> list[Any]:
+        """What one stage saw of a frame, kept in the tracks; its landmarks split off."""
+        self.seconds[kind] += seconds
+        self.frames[kind] += 1
+        if kind == "cards":
+            if self.tracks is not None:
+                self.tracks.cards(obs[0])
+            return obs
+        if obs and isinstance(obs[-1], FrameLandmarks):
+            if self.tracks is not None:
+                self.tracks.landmarks(camera, obs[-1])
+        return obs
 
     def __call__(self, frame: CameraFrame) -> list[Any]:
+        return [o for o in self.seen(frame) if not isinstance(o, FrameLandmarks)]
+
+    def seen(self, frame: CameraFrame) -> list[Any]:
+        """The observations of `frame`, its stages one after another here; its landmarks last."""
         out: list[Any] = []
-        card = self.card.get(frame.camera)
-        if card is not None and card.due(frame.t):
-            t0 = time.perf_counter()
-            seen = card(frame)
-            out.append(seen)
-            self.seconds["cards"] += time.perf_counter() - t0
-            if self.tracks is not None:
-                self.tracks.cards(seen)
-            self.frames["cards"] += 1
-        signal = self.signal.get(frame.camera)
-        if signal is not None and signal.due(frame.t):
-            t0 = time.perf_counter()
-            out.extend(signal(frame))
-            if self.tracks is not None and signal.landmarks:
-                self.tracks.landmarks(frame.camera, signal.landmarks[-1])
-            if frame.camera in self.card and signal.landmarks:
-                # a card camera that also sees hands: a hand on a lead card as it lands
-                out.append(hands_seen(signal.landmarks[-1], frame.camera))
-            self.seconds["signals"] += time.perf_counter() - t0
-            self.frames["signals"] += 1
-        return out
+        for kind, stages, run in (("cards", self.card, self._cards_of), ("signals", self.signal, self._signals_of)):
+            stage = stages.get(frame.camera)
+            if stage is not None and stage.due(frame.t):
+                t0 = time.perf_counter()
+                obs = run(stage, frame)
+                out.extend(self._book(kind, frame.camera, obs, time.perf_counter() - t0))
+        return _landmarks_last(out)
+
+    def submit(self, frame: CameraFrame) -> Seen:
+        """`frame` queued to every stage due on it (see the class doc)."""
+        if self.pipeline is None:
+            return Seen(self, frame, [], self.seen(frame))
+        return Seen(self, frame, self.pipeline.submit(frame))
+
+    def take(self, frame: CameraFrame) -> Seen:
+        """`frame` given to the stages that are due on it and free (see the class doc)."""
+        if self.pipeline is None:
+            return Seen(self, frame, [], self.seen(frame))
+        return Seen(self, frame, self.pipeline.take(frame))
+
+    def wait_free(self, camera: str) -> None:
+        """Until every stage of `camera` has done with the frame it took."""
+        if self.pipeline is not None:
+            self.pipeline.wait_free(camera)
+
+    @property
+    def dropped(self) -> dict[str, int]:
+        """Per stage (`cards:<camera>`, `signals:<camera>`): frames skipped while it was busy."""
+        if self.pipeline is None:
+            return {}
+        return {name: int(s["dropped"]) for name, s in self.pipeline.stats().items()}
 
     def flush(self) -> list[SignalEvent]:
         out: list[SignalEvent] = []
@@ -300,10 +371,55 @@ class Perception:
         return out
 
     def close(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.close()
         for stage in self.signal.values():
             stage.close()
         if self.tracks is not None:
             self.tracks.close()
+
+
+def _landmarks_last(obs: list[Any]) -> list[Any]:
+    """A frame's observations with its landmarks (`FrameLandmarks`) after everything else."""
+    return [o for o in obs if not isinstance(o, FrameLandmarks)] + [o for o in obs if isinstance(o, FrameLandmarks)]
+
+
+class _PerceptionStage:
+    """A card or signal stage of one camera under the pipeline's protocol."""
+
+    def __init__(self, kind: str, camera: str, stage: Any, run: Callable[[Any, CameraFrame], list[Any]]) -> None:
+        self.kind, self.camera, self.name = kind, camera, f"{kind}:{camera}"
+        self._stage, self._run = stage, run
+
+    def due(self, t: float) -> bool:
+        return bool(self._stage.due(t))
+
+    def __call__(self, frame: CameraFrame) -> list[Any]:
+        return self._run(self._stage, frame)
+
+
+class Seen:
+    """One frame on its way through the perception stages that took it (`Perception.submit`,
+    `Perception.take`): `done()` once they have all answered; `observations()` waits for them
+    and answers what they saw, in stage order (cards, then signals), its landmarks last."""
+
+    def __init__(self, perception: Perception, frame: CameraFrame, futures: list[Any], ready: list[Any] | None = None):
+        self.perception, self.frame, self.futures = perception, frame, futures
+        self._out = ready
+        self.taken = bool(futures) or bool(ready)  # some stage took the frame
+
+    def done(self) -> bool:
+        return self._out is not None or all(f.done() for f in self.futures)
+
+    def observations(self) -> list[Any]:
+        if self._out is None:
+            out: list[Any] = []
+            for f in self.futures:
+                r = f.result()  # a stage's error is raised here, on the table's thread
+                kind = r.stage.split(":", 1)[0]
+                out.extend(self.perception._book(kind, r.camera, r.observations, r.seconds))
+            self._out = _landmarks_last(out)
+        return self._out
 
 
 def audio_events(folder: SessionFolder) -> list[SignalEvent]:
@@ -332,6 +448,8 @@ class RunResult:
     delays: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     captured: dict[str, int] = dataclasses.field(default_factory=dict)  # live: frames read per camera
     dropped: dict[str, int] = dataclasses.field(default_factory=dict)  # live: frames skipped per camera
+    # live: frames a stage skipped because it was busy with an earlier one, per stage (`cards:<camera>`)
+    stage_dropped: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         state = self.session.state
@@ -347,12 +465,30 @@ class RunResult:
         }
 
 
+IN_FLIGHT = 6  # a recording's frames on their way through the stages at once (each holds its image)
+
+
+class _Tick:
+    """A live round is over: the table takes what the stages have finished since."""
+
+
+TICK = _Tick()
+
+
 class _Table:
     """The one loop of a run, live or recorded: every (session time, item) that reaches the
     table is taken in order. A frame goes through perception, a typed line is kept in the
     folder, a sound is given to a seat; every observation goes to the table session and its
     decisions to `echo`. With a `clock` (live) the delay from a frame to the action it
-    decided is measured."""
+    decided is measured.
+
+    The perception stages run side by side (`Perception.pipeline`). Recorded (`live=False`):
+    each frame is queued to its due stages and up to `IN_FLIGHT` frames are on their way at
+    once; their observations reach the table in the order of the frames, and every other item
+    waits until the frames before it are in: the log is the one the stages one after another
+    would write. Live: a frame goes only to the stages that are free (a busy stage skips it:
+    `Perception.dropped`), and what a stage has finished reaches the table at the next round
+    (`TICK`), each camera's frames in their order."""
 
     def __init__(
         self,
@@ -362,40 +498,87 @@ class _Table:
         echo: Callable[[Decision], None] | None,
         clock: SessionClock | None = None,
         listener: Any = None,
+        live: bool = False,
     ) -> None:
         self.session, self.folder, self.perception = session, folder, perception
         self.echo, self.clock = echo, clock
         self.listener = listener  # run_live's: sees each frame with what was observed in it
+        self.live = live
         self.decisions: list[Decision] = []
         self.delays: list[dict[str, Any]] = []
         self.mouths: list[SignalEvent] = []  # mouth_moving events seen so far, for the sounds
+        self._pending: collections.deque[Seen] = collections.deque()  # frames not yet taken in, in order
+        self._landmarks: dict[str, Any] = {}  # each camera's latest landmarks taken in (for the listener)
 
     def run(self, items: Iterable[tuple[float, Any]], end: float = 0.0) -> float:
         """Take every item; answers the latest session time seen (at least `end`)."""
         for t, item in items:
             end = max(end, t)
             self.take(item)
+        self.settle_frames()
         return end
 
     def take(self, item: Any) -> None:
         if isinstance(item, CameraFrame):
             assert self.perception is not None, "frames need the perception stages"
-            observed = self.perception(item)
-            if self.listener is not None:  # the signal stage's landmarks too (the challenge draws them)
-                signal = self.perception.signal.get(item.camera)
-                extra = [signal.landmarks[-1]] if signal is not None and signal.landmarks else []
-                self.listener.frame(item, observed + extra)
-            for obs in observed:
-                if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
-                    self.mouths.append(obs)
-                self.feed(obs, item)
-        elif isinstance(item, KeyboardLine):
+            seen = self.perception.take(item) if self.live else self.perception.submit(item)
+            if seen.taken or self.listener is not None:  # a frame no stage took is only for the listener
+                self._pending.append(seen)
+            self._take_done(wait=0 if self.live else IN_FLIGHT)
+            return
+        if item is TICK:
+            self._take_done()
+            return
+        self.settle_frames()  # what the frames before it showed reaches the table first
+        if isinstance(item, KeyboardLine):
             self.folder.append_input(item.t, item.text)
             self.feed(item)
         elif isinstance(item, Heard):
             self.feed(attribute([item.event], self.mouths)[0])
         else:
             self.feed(item)
+
+    def settle_frames(self) -> None:
+        """Wait for every frame on its way through the stages and take in what they saw."""
+        self._take_done(wait=0, everything=True)
+
+    def _take_done(self, wait: int = 0, everything: bool = False) -> None:
+        """Take in the frames whose stages have answered. Recorded: in frame order, waiting for
+        the oldest while more than `wait` frames are in flight. Live: each camera in its order,
+        a camera's frame waiting only for that camera's earlier ones."""
+        if not self.live or everything:
+            while self._pending and (everything or len(self._pending) > wait or self._pending[0].done()):
+                self._frame_seen(self._pending.popleft())
+            return
+        blocked: set[str] = set()
+        kept: collections.deque[Seen] = collections.deque()
+        for seen in self._pending:
+            cam = seen.frame.camera
+            if cam in blocked or not seen.done():
+                blocked.add(cam)
+                kept.append(seen)
+            else:
+                self._frame_seen(seen)
+        self._pending = kept
+
+    def _frame_seen(self, seen: Seen) -> None:
+        frame = seen.frame
+        observed = seen.observations()
+        landmarks = [o for o in observed if isinstance(o, FrameLandmarks)]
+        if self.listener is not None:  # the signal stage's landmarks too (the challenge draws them)
+            self.listener.frame(frame, observed if landmarks else observed + self._last_landmarks(frame.camera))
+        for obs in observed:
+            if isinstance(obs, FrameLandmarks):
+                continue
+            if isinstance(obs, SignalEvent) and obs.signal == "mouth_moving":
+                self.mouths.append(obs)
+            self.feed(obs, frame)
+        if landmarks:
+            self._landmarks[frame.camera] = landmarks[-1]
+
+    def _last_landmarks(self, camera: str) -> list[Any]:
+        lm = self._landmarks.get(camera)
+        return [] if lm is None else [lm]
 
     def feed(self, obs: Any, frame: CameraFrame | None = None) -> None:
         ds = self.session.feed(obs)
@@ -416,6 +599,7 @@ class _Table:
 
     def finish(self) -> None:
         """No item will come: the signals still open are reported, the leads still waiting judged."""
+        self.settle_frames()
         if self.perception is not None:
             for ev in self.perception.flush():
                 self.feed(ev)
@@ -516,13 +700,15 @@ def run_recorded(
     threads: int | None = None,
     copy_media: bool = True,
     echo: Callable[[Decision], None] | None = None,
+    parallel: bool = True,
 ) -> RunResult:
-    """Referee a recorded session folder into a new session folder `out` (see the module doc)."""
+    """Referee a recorded session folder into a new session folder `out` (see the module doc).
+    `parallel=False`: the stages one after another on this thread (the baseline; the same log)."""
     src = SessionFolder.open(source)
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
     cameras = src.camera_names()
-    perception = None if reuse else Perception(config, threads=threads, cameras=cameras)
+    perception = None if reuse else Perception(config, threads=threads, cameras=cameras, parallel=parallel)
     manifest = _manifest(
         config,
         origin,
@@ -590,10 +776,15 @@ def _live_items(
     clock: SessionClock,
     duration: float | None,
     audio: LiveAudio | None,
+    perception: Perception | None = None,
+    poll: float = 0.005,
 ) -> Iterator[tuple[float, Any]]:
     """What reaches a live table, round after round until `stop`, `duration` or the end of every
     camera: the lines typed since the last round, then each camera's losses and returns and its
-    newest frame, then the sounds heard. A round that found no frame waits a little for one."""
+    newest frame, then the sounds heard, then `TICK` (the table takes in what the stages have
+    finished). A round that found no frame waits a little for one (`poll` s while a stage is
+    at work, so its answer is taken in at once). A `lockstep` camera's next frame is taken once
+    its stages are free: every frame processed."""
     while not stop.is_set():
         if duration is not None and clock.now() >= duration:
             return
@@ -609,6 +800,8 @@ def _live_items(
             g.check()
             for status in g.take_events():
                 yield status.t, status
+            if g.lockstep and perception is not None:
+                perception.wait_free(g.name)
             frame = g.latest()
             if frame is not None:
                 busy = True
@@ -616,6 +809,7 @@ def _live_items(
         if audio is not None:
             for ev in audio.take_events():
                 yield ev.end, Heard(ev)
+        yield clock.now(), TICK
         if all(g.done for g in grabbers.values()):
             for g in grabbers.values():  # a loss reported as the last video ended
                 for status in g.take_events():
@@ -623,8 +817,9 @@ def _live_items(
             return
         if not busy:
             first = next(iter(grabbers.values()), None)
+            working = perception is not None and perception.pipeline is not None and perception.pipeline.busy()
             if first is not None:
-                first.wait(0.02)  # wait for a frame instead of spinning
+                first.wait(poll if working else 0.02)  # wait for a frame instead of spinning
 
 
 def _recorder(writer: SegmentWriter) -> Callable[[CameraFrame], None]:
@@ -648,6 +843,7 @@ def run_live(
     microphone: Any = None,
     lockstep: bool = False,
     listener: Any = None,
+    parallel: bool = True,
 ) -> RunResult:
     """Referee live cameras (see the module doc). `cameras`: {name: webcam index, URL, video file
     or a recorded camera folder}. Stops when every camera has ended, the keyboard says `quit`,
@@ -658,11 +854,14 @@ def run_live(
     web table's live view, `tablereferee.web.live`): `listener.started(session)` once the table
     session exists, before the first frame; `listener.frame(frame, observations)` for every
     frame that reaches the table, with what perception observed in it (often nothing: a stage
-    runs at its own rate), on the table's thread."""
+    runs at its own rate), on the table's thread, each camera's frames in order. `parallel`:
+    the stages side by side, a busy one skipping frames (`RunResult.stage_dropped`); False:
+    one after another on the table's thread (the baseline)."""
     check_duration(duration)
     segment_seconds = check_segment_seconds(segment_seconds)
     check_cameras(config, cameras)
-    perception = Perception(config, threads=threads, cameras=cameras)  # models load before the clock starts
+    # the models load before the clock starts
+    perception = Perception(config, threads=threads, cameras=cameras, parallel=parallel)
     clock = SessionClock(origin)
     blocks = microphone
     if isinstance(microphone, (int, str)):  # a device: opened before anything is written
@@ -714,7 +913,7 @@ def run_live(
     audio = None
     if blocks is not None:
         audio = LiveAudio(blocks, folder.audio_dir, segment_seconds=segment_seconds).start()
-    table = _Table(session, folder, perception, echo, clock, listener)
+    table = _Table(session, folder, perception, echo, clock, listener, live=True)
     if listener is not None:
         listener.started(session)
     lines: queue.Queue[tuple[float, str]] = queue.Queue()
@@ -734,7 +933,7 @@ def run_live(
     for g in grabbers.values():
         g.start()
     try:
-        table.run(_live_items(grabbers, lines, stop, clock, duration, audio))
+        table.run(_live_items(grabbers, lines, stop, clock, duration, audio, perception))
     except KeyboardInterrupt:  # Ctrl-C ends the session; everything logged is kept
         pass
     finally:
@@ -766,6 +965,7 @@ def run_live(
         table.delays,
         captured={n: g.frames for n, g in grabbers.items()},
         dropped={n: g.dropped for n, g in grabbers.items()},
+        stage_dropped=perception.dropped,
     )
 
 

@@ -108,11 +108,27 @@ class StagePipeline:
                     futures.append(w.pool.submit(self._run, w, frame))
         return [f.result() for f in futures]
 
+    def submit(self, frame: CameraFrame) -> list[Future[StageOutput]]:
+        """Every stage of `frame`'s camera that is due on it, queued behind the frames it was
+        given before (none skipped): their outputs to come, in stage order. `process` for a
+        stream: the caller keeps a few frames in flight and takes their outputs in order."""
+        return [
+            w.pool.submit(self._run, w, frame) for w in self._by_camera.get(frame.camera, []) if w.stage.due(frame.t)
+        ]
+
     # -- live: skip what a busy stage cannot take --------------------------------------------
-    def offer(self, frame: CameraFrame) -> int:
+    def take(self, frame: CameraFrame) -> list[Future[StageOutput]]:
         """Start every free stage of `frame`'s camera that is due on it; a stage still busy
-        skips the frame (counted in its `dropped`). Answers how many stages started."""
-        started = 0
+        skips the frame (counted in its `dropped`). Answers the outputs to come of the stages
+        that took it, in stage order (not put in `collect`'s queue)."""
+        return self._start(frame, self._run)
+
+    def offer(self, frame: CameraFrame) -> int:
+        """As `take`, with the outputs put in `collect`'s queue. Answers how many stages started."""
+        return len(self._start(frame, self._run_live))
+
+    def _start(self, frame: CameraFrame, run: Callable[[_Worker, CameraFrame], StageOutput]) -> list[Future]:
+        started: list[Future] = []
         for w in self._by_camera.get(frame.camera, []):
             with self._lock:
                 if w.busy is not None and not w.busy.done():
@@ -120,9 +136,13 @@ class StagePipeline:
                     continue
                 if not w.stage.due(frame.t):
                     continue
-                w.busy = w.pool.submit(self._run_live, w, frame)
-            started += 1
+                w.busy = w.pool.submit(run, w, frame)
+            started.append(w.busy)
         return started
+
+    def stages(self, camera: str) -> int:
+        """How many stages run on `camera`'s frames."""
+        return len(self._by_camera.get(camera, []))
 
     def collect(self, timeout: float | None = None) -> list[StageOutput]:
         """The outputs finished since the last call (waits up to `timeout` s for a first one

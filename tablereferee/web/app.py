@@ -320,6 +320,12 @@ def create_app(
     else:
         app.include_router(practice.router)
     try:
+        from tablereferee.web import practice_audio  # deferred: the audible drills (PocketSphinx), if installed
+    except ImportError as exc:
+        log.warning("the audible drills are not available: %s", exc)
+    else:
+        app.include_router(practice_audio.router)
+    try:
         from tablereferee.web import challenge_routes  # deferred: the instant challenge (OpenCV), if installed
     except ImportError as exc:
         log.warning("the instant challenge is not available: %s", exc)

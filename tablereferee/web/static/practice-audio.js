@@ -9,9 +9,11 @@ const RATE = 16000;
 const MIN_CHUNK = 0.2; // seconds of sound a chunk holds at least
 const state = { mic: null, capturing: false, parts: [], n: 0, ready: null, latencies: [] };
 
-async function api(method, path, body, type) {
+const KEY = "referee.token"; // the phone page's and the practice page's: a team unlocked there is unlocked here
+
+async function api(method, path, body, type, again = true) {
   const opts = { method, headers: {} };
-  const token = localStorage.getItem("token");
+  const token = localStorage.getItem(KEY);
   if (token) opts.headers.Authorization = "Bearer " + token;
   if (body !== undefined) {
     if (type) { opts.headers["Content-Type"] = type; opts.body = body; }
@@ -19,6 +21,7 @@ async function api(method, path, body, type) {
   }
   const r = await fetch(path, opts);
   const data = await r.json().catch(() => ({ error: { name: "BadAnswer", message: "the server answered something unreadable" } }));
+  if (r.status === 401 && token && again) { localStorage.removeItem(KEY); return api(method, path, body, type, false); } // a token of an earlier server
   if (!r.ok) { const e = new Error((data.error && data.error.message) || r.statusText); e.name = (data.error && data.error.name) || "Error"; throw e; }
   return data;
 }
@@ -47,7 +50,7 @@ function heard(samples) {
 }
 
 async function microphone() {
-  if (state.mic) return state.mic;
+  // opened for each drill once its card is drawn (the models are loaded by then), closed after it
   const stream = await navigator.mediaDevices.getUserMedia({
     audio: { channelCount: 1, echoCancellation: true, noiseSuppression: false, autoGainControl: false }, video: false,
   });
@@ -70,6 +73,13 @@ async function microphone() {
   if (ctx.state !== "running") await ctx.resume();
   state.mic = { stream, ctx, rate: ctx.sampleRate };
   return state.mic;
+}
+
+function closeMicrophone() {
+  if (!state.mic) return;
+  state.mic.stream.getTracks().forEach((t) => t.stop());
+  state.mic.ctx.close().catch(() => {});
+  state.mic = null;
 }
 
 function gathered() {
@@ -100,11 +110,13 @@ async function startDrill() {
     const body = { player: player(), table_talk: $("table-talk").checked };
     const team = $("team").value.trim();
     if ($("card").value === "quiet") body.quiet = true;
-    else if (team) body.team = team;
-    else if ($("card").value) body.signal = $("card").value;
+    else if ($("card").value === "@team") {
+      if (!team) throw new Error("write your team's name (and unlock it with its PIN) first");
+      body.team = team;
+    } else if ($("card").value) body.signal = $("card").value;
     if (params.get("window")) body.window = Number(params.get("window"));
-    const mic = await microphone();
     const d = await api("POST", "/api/practice/audio-drill", body);
+    const mic = await microphone();
     $("card-text").textContent = d.card.text;
     const count = params.has("countdown") ? Number(params.get("countdown")) : d.countdown;
     for (let s = count; s > 0; s--) { $("countdown").textContent = String(s); await wait(1000); }
@@ -130,6 +142,7 @@ async function startDrill() {
       if (r.done || (performance.now() - began) / 1000 > d.window + 10) break;
     }
     state.capturing = false;
+    closeMicrophone();
     const v = await api("POST", `/api/practice/audio-drill/${d.drill}/finish`);
     showVerdict(v);
     await loadHistory();
@@ -137,6 +150,7 @@ async function startDrill() {
     $("live").textContent = e.message;
   } finally {
     state.capturing = false;
+    closeMicrophone();
     if (talk) talk.pause();
     $("card-text").textContent = "";
     btn.disabled = false;
@@ -213,6 +227,19 @@ async function loadHistory() {
   $("per-signal").tBodies[0].replaceChildren(...rows);
 }
 
+async function unlock() {
+  try {
+    const team = $("team").value.trim();
+    if (!team) throw new Error("write your team's name first");
+    const r = await api("POST", `/api/teams/${encodeURIComponent(team)}/unlock`, { pin: $("pin").value.trim() });
+    localStorage.setItem(KEY, r.token);
+    localStorage.setItem("practice-team", team);
+    $("pin").value = "";
+    $("card").value = "@team";
+    $("live").textContent = `${team} unlocked: "my team's own card" draws it.`;
+  } catch (e) { $("live").textContent = e.message; }
+}
+
 // -- wiring ----------------------------------------------------------------------------------
 
 async function init() {
@@ -220,7 +247,10 @@ async function init() {
   $("player").addEventListener("change", () => { localStorage.setItem("practice-player", $("player").value.trim()); loadHistory(); });
   const cards = await api("GET", "/api/practice/audio-cards");
   for (const c of cards.cards) $("card").append(new Option(c.text, c.signal));
+  $("card").append(new Option("My team's own card (behind its PIN)", "@team"));
   $("card").append(new Option("No signal: talk normally (false alarms are counted)", cards.quiet.signal));
+  $("team").value = params.get("team") || localStorage.getItem("practice-team") || "";
+  $("unlock").addEventListener("click", unlock);
   if (params.get("card")) $("card").value = params.get("card");
   if (params.get("talk") === "1") $("table-talk").checked = true;
   if (params.get("aloud") === "0") $("play-talk").checked = false;

@@ -104,6 +104,7 @@ class Drill:
     processing_ms: list[float] = dataclasses.field(default_factory=list)
     result: dict[str, Any] | None = None
     pictures: list[bytes] = dataclasses.field(default_factory=list)  # small JPEGs of the frames, for quiz clips
+    arrivals: list[float | None] = dataclasses.field(default_factory=list)  # server clock (monotonic) per frame
     created: float = dataclasses.field(default_factory=time.time)
     _extractor: LandmarkExtractor | None = None
     _calibration: TableCalibration | None = None
@@ -148,15 +149,16 @@ class Drill:
         team_signal = self.free.name if self.free is not None else None
         return {"signal": self.signal, "text": card_text(self.signal, team_signal), "secret": self.secret}
 
-    def add_jpeg(self, data: bytes, t: float) -> dict[str, Any]:
+    def add_jpeg(self, data: bytes, t: float, arrived: float | None = None) -> dict[str, Any]:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         if image is None:
             raise NotAPicture("the frame is not a JPEG or PNG picture")
-        return self.add_image(image, t)
+        return self.add_image(image, t, arrived)
 
-    def add_image(self, image: np.ndarray, t: float) -> dict[str, Any]:
+    def add_image(self, image: np.ndarray, t: float, arrived: float | None = None) -> dict[str, Any]:
         """Landmarks of one frame (t: seconds on the drill's clock), and whether the card's
-        signal is read so far."""
+        signal is read so far. `arrived`: when the frame reached the server (`time.monotonic`),
+        which ties the drill's clock to the server's (`server_time`)."""
         began = time.perf_counter()
         with self._lock:
             if self.result is not None:
@@ -173,6 +175,7 @@ class Drill:
             assert self._extractor is not None
             fr = self._extractor.process(image, float(t), len(self.frames))
             self.frames.append(fr)
+            self.arrivals.append(arrived)
             self.pictures.append(clip_picture(image))
             event = self._event()
             elapsed = (time.perf_counter() - began) * 1000
@@ -189,6 +192,14 @@ class Drill:
                 "server_ms": round(elapsed, 1),
                 "done": float(t) >= self.window,
             }
+
+    def server_time(self, t: float) -> float | None:
+        """The server's clock (`time.monotonic`) at drill time `t`: the frames' arrivals less
+        their own times, the smallest (the frame that travelled fastest) taken as the offset.
+        Late by that frame's encoding and upload (tens of ms on a home network); None when no
+        frame said when it arrived."""
+        offsets = [a - f.t for a, f in zip(self.arrivals, self.frames, strict=True) if a is not None]
+        return t + min(offsets) if offsets else None
 
     def prepare(self) -> None:
         """Load the models now (a second or more), so the first frame is read as fast as the rest:

@@ -22,10 +22,11 @@ from tablereferee.practice.drill import DRILL_RATES, MAX_SIDE
 from vision.landmarks.calibration import TableCalibration, whole_frame
 from vision.landmarks.extract import LandmarkExtractor
 from vision.landmarks.types import FrameLandmarks
+from vision.signals.catalogue import default_catalogue
 from vision.signals.engine import detect_signals, seat_series
 from vision.signals.features import SeatSeries
 from vision.signals.free import FreeSignal, FreeSignalError, frame_features, resample, subsequence_dtw, trim_still
-from vision.signals.personal import Profile, calibrate
+from vision.signals.personal import MAX_WIDEN, TOUCH_AT, Profile, calibrate
 
 
 class BadDemonstration(RefereeError):
@@ -100,7 +101,7 @@ def calibrate_player(
     """A player's profile from 2-3 performances of `signal` (browser frames), merged into the
     profile they already have for their other signals."""
     series = [series_of(frames, fps, player, k + 1) for k, (frames, fps) in enumerate(performances)]
-    new = calibrate(player, {signal: series})
+    new = _no_far_touch(calibrate(player, {signal: series}), signal, series)
     if previous is None:
         return new
     old = Profile.from_dict(previous)
@@ -108,6 +109,70 @@ def calibrate_player(
     if signal not in new.params:
         params.pop(signal, None)
     return Profile(player, params, {**old.radius, **new.radius}, new.notes)
+
+
+def _no_far_touch(profile: Profile, signal: str, series: Sequence[SeatSeries]) -> Profile:
+    """A touch calibrated from performances whose hand never came within the widest radius the
+    calibration allows (MAX_WIDEN times the catalogue's) was not this touch at all: the widened
+    radius would still not read it, and a hand far from the face must move no line."""
+    cat = default_catalogue()
+    spec = cat[signal]
+    if spec.detector != "face_touch" or not profile.radius:
+        return profile
+    from vision.evidence import measures  # deferred: only a touch's performances are measured again
+
+    nearest = []
+    for s in series:
+        values = [float(v) for m in measures(s, spec, cat) for v in m.values if v == v]
+        if values:
+            nearest.append(min(values))
+    if nearest and max(nearest) / TOUCH_AT <= MAX_WIDEN:
+        return profile
+    target = str(spec.p("target"))
+    far = max(nearest) if nearest else float("nan")
+    notes = tuple(n for n in profile.notes if not n.startswith(f"{signal}: {target} radius"))
+    notes += (
+        f"{signal}: a performance came only to {far:.2f} contact radii from the {target}, too far to be "
+        f"this signal; the {target} radius kept",
+    )
+    return Profile(profile.player, profile.params, {k: v for k, v in profile.radius.items() if k != target}, notes)
+
+
+def lines_of(signal: str, profile: Profile | dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The lines a player's calibration moves for `signal`: each with the catalogue's value and
+    the player's (a raise: the hand's top above the eyes, the wrist above the shoulders, higher
+    is harder; a touch: the contact radius around its target, smaller is harder)."""
+    cat = default_catalogue()
+    try:
+        spec = cat[signal]
+    except KeyError:
+        return []
+    if isinstance(profile, dict):
+        profile = Profile.from_dict(profile)
+    params = dict(profile.params.get(signal, {})) if profile is not None else {}
+    radius = dict(profile.radius) if profile is not None else {}
+    hand = spec.params.get("hand", "")
+    if spec.detector == "raise_hand":
+        what = {
+            "top_above_eyes": f"top of the {hand} hand above the eyes, in eye spans",
+            "wrist_above_shoulders": f"{hand} wrist above the shoulder line, in shoulder widths",
+        }
+        return [
+            {"name": k, "what": w, "catalogue": float(spec.p(k)), "yours": float(params.get(k, spec.p(k)))}
+            for k, w in what.items()
+        ]
+    if spec.detector == "face_touch":
+        target = str(spec.p("target"))
+        r0 = float(cat.face_contact_radius[target])
+        return [
+            {
+                "name": f"{target}_radius",
+                "what": f"how near the {target} the hand must come (its contact radius)",
+                "catalogue": r0,
+                "yours": float(radius.get(target, r0)),
+            }
+        ]
+    return []
 
 
 def try_free(enrolment: Enrolment, frames_b64: Sequence[str], fps: float) -> dict[str, Any]:

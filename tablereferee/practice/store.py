@@ -6,6 +6,9 @@ file beside the table's sessions (`<sessions>/practice.sqlite`).
     store.history("Anna")                    # her drills, oldest first
     store.add_answer(player, clip, said)     # a quiz answer, scored
     store.leaderboard()                      # every quiz-taker's hits, misses, false alarms, d'
+    store.spotting("raise_hand_right")       # how often quiz-takers spotted that signal
+    store.add_rehearsal(result)              # a team rehearsal's round (never its signal)
+    store.rehearsals("Reds")                 # the team's rounds, oldest first
 
 A team's own signal is kept as "the team's own signal": its card is never written.
 """
@@ -35,6 +38,11 @@ CREATE TABLE IF NOT EXISTS answers (
 );
 CREATE INDEX IF NOT EXISTS answers_player ON answers (player);
 CREATE TABLE IF NOT EXISTS calibrations (player TEXT PRIMARY KEY, profile TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS rehearsals (
+    id TEXT PRIMARY KEY, team TEXT NOT NULL, signaller TEXT NOT NULL, spotter TEXT,
+    seen INTEGER NOT NULL, reaction REAL, early INTEGER NOT NULL, at REAL NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rehearsals_team ON rehearsals (team, at);
 """
 SECRET_LABEL = "the team's own signal"
 
@@ -172,3 +180,70 @@ class PracticeStore:
             names = [r[0] for r in self._db.execute("SELECT DISTINCT player FROM answers").fetchall()]
         board = [{"player": p, **self.tally(p).to_dict()} for p in names]
         return sorted(board, key=lambda r: (-r["d_prime"], -r["hits"], r["player"]))
+
+    def spotting(self, signal: str) -> dict[str, Any]:
+        """How often the quiz-takers spotted `signal`: of the answers to clips of it, the hits
+        (player and signal named), the wrong ones (someone named, not both right) and the misses."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT outcome, COUNT(*) FROM answers WHERE truth_signal = ? AND truth_player IS NOT NULL"
+                " GROUP BY outcome",
+                (signal,),
+            ).fetchall()
+        n = {str(o): int(c) for o, c in rows}
+        answers = sum(n.values())
+        hits = n.get("hit", 0)
+        return {
+            "answers": answers,
+            "spotted": hits,
+            "noticed": hits + n.get("wrong", 0),
+            "missed": n.get("miss", 0),
+            "spotted_share": round(hits / answers, 3) if answers else None,
+        }
+
+    # -- team rehearsals -----------------------------------------------------------------------
+
+    def add_rehearsal(self, result: dict[str, Any]) -> None:
+        """A rehearsal's round as `Rehearsal.result` gives it: its figures, never its signal."""
+        detail = {k: result.get(k) for k in ("gesture_start", "referee_delay", "taps", "early_taps", "quiz", "words")}
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO rehearsals VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    result["rehearsal"],
+                    result["team"],
+                    result["signaller"],
+                    result.get("spotter"),
+                    int(bool(result["seen"])),
+                    result.get("reaction"),
+                    int(result.get("early_taps") or 0),
+                    time.time(),
+                    json.dumps(detail),
+                ),
+            )
+            self._db.commit()
+
+    def rehearsals(self, team: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, signaller, spotter, seen, reaction, early, at, detail FROM rehearsals"
+                " WHERE team = ? ORDER BY at, rowid",
+                (team,),
+            ).fetchall()
+        out = []
+        for r in rows:
+            detail = json.loads(r[7])
+            out.append(
+                {
+                    "rehearsal": r[0],
+                    "signaller": r[1],
+                    "spotter": r[2],
+                    "seen": bool(r[3]),
+                    "reaction": r[4],
+                    "early_taps": r[5],
+                    "at": r[6],
+                    "referee_delay": detail.get("referee_delay"),
+                    "quiz": detail.get("quiz"),
+                }
+            )
+        return out

@@ -160,7 +160,7 @@ def test_refusals_are_named(client, clip_frames):
 def test_the_quiz_serves_the_drills_clip_without_its_truth_and_scores_answers(client, camera_drill):
     q = client.get("/api/practice/quiz", params={"n": 20}).json()
     assert q["clips"] and "raise_hand_right" in {s["signal"] for s in q["signals"]}
-    assert all(set(c) == {"clip", "frames", "fps", "players"} for c in q["clips"])
+    assert all(set(c) == {"clip", "frames", "fps", "players", "from"} for c in q["clips"])
     clip = q["clips"][0]
     pic = client.get(f"/api/practice/quiz/clips/{clip['clip']}/0.jpg")
     assert pic.status_code == 200 and pic.content[:2] == b"\xff\xd8"

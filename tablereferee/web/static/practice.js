@@ -1,16 +1,18 @@
-// Signal practice: drills from the browser's camera, Free Signal enrolment, the spotter's quiz.
+// Signal practice: drills from the browser's camera, Free Signal enrolment, the spotter's quiz,
+// team rehearsal, each player's own calibration, and the team's PIN (which unlocks its own card).
 // Frames are JPEGs posted one at a time (the next once the verdict so far is back), each with
 // its time since capture began; the server reads them with the live table's perception.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const state = { stream: null, drill: null, demos: [], quiz: null, latencies: [] };
+const state = { stream: null, drill: null, demos: [], quiz: null, latencies: [], perfs: [], unlocked: null, spotting: null };
 const FRAME_WIDTH = 640;
+const KEY = "referee.token"; // the phone page's own: a phone that joined the table keeps its token here
 
-async function api(method, path, body, type) {
+async function api(method, path, body, type, again = true) {
   const opts = { method, headers: {} };
-  const token = localStorage.getItem("token");
+  const token = localStorage.getItem(KEY);
   if (token) opts.headers.Authorization = "Bearer " + token;
   if (body !== undefined) {
     if (type) { opts.headers["Content-Type"] = type; opts.body = body; }
@@ -18,6 +20,7 @@ async function api(method, path, body, type) {
   }
   const r = await fetch(path, opts);
   const data = await r.json().catch(() => ({ error: { name: "BadAnswer", message: "the server answered something unreadable" } }));
+  if (r.status === 401 && token && again) { localStorage.removeItem(KEY); return api(method, path, body, type, false); } // a token of an earlier server
   if (!r.ok) { const e = new Error((data.error && data.error.message) || r.statusText); e.name = (data.error && data.error.name) || "Error"; throw e; }
   return data;
 }
@@ -58,29 +61,13 @@ async function startDrill() {
     const body = { player: player() };
     const team = $("team").value.trim();
     if ($("use-free").checked) { body.free = true; body.team = team; }
+    else if ($("card").value === "@team") body.team = state.unlocked || team;
     else if ($("card").value) body.signal = $("card").value;
     if (params.get("window")) body.window = Number(params.get("window"));
     const video = await camera();
     const d = await api("POST", "/api/practice/drill", body);
     state.drill = d;
-    $("card-text").textContent = d.card.text;
-    const count = params.has("countdown") ? Number(params.get("countdown")) : d.countdown;
-    for (let s = count; s > 0; s--) { $("countdown").textContent = String(s); await wait(1000); }
-    $("countdown").textContent = "";
-    $("live").textContent = "Watching…";
-    const began = performance.now();
-    let seenAt = null;
-    state.latencies = [];
-    for (;;) {
-      const t = (performance.now() - began) / 1000;
-      if (t >= d.window || (seenAt !== null && t - seenAt >= 1.0)) break;
-      const jpeg = await grab(video);
-      const sent = performance.now();
-      const r = await api("POST", `/api/practice/drill/${d.drill}/frame?t=${t.toFixed(3)}`, jpeg, "image/jpeg");
-      state.latencies.push(performance.now() - sent);
-      if (r.seen && seenAt === null) { seenAt = t; $("live").textContent = "Seen!"; }
-      else if (seenAt === null) $("live").textContent = r.person ? "Watching…" : "Watching… (no one in view)";
-    }
+    await watch(video, d, d.drill, false);
     const v = await api("POST", `/api/practice/drill/${d.drill}/finish`);
     showVerdict(v);
     await loadHistory();
@@ -90,6 +77,33 @@ async function startDrill() {
     $("card-text").textContent = "";
     btn.disabled = false;
   }
+}
+
+// The card, the countdown, then frames one at a time until the window is over, or a second after
+// the signal was read (a rehearsal: once the teammate has tapped too).
+async function watch(video, d, drillId, rehearsal) {
+  $("card-text").textContent = d.card.text;
+  const count = params.has("countdown") ? Number(params.get("countdown")) : d.countdown;
+  for (let s = count; s > 0; s--) { $("countdown").textContent = String(s); await wait(1000); }
+  $("countdown").textContent = "";
+  $("live").textContent = "Watching…";
+  const began = performance.now();
+  let seenAt = null, tappedAt = null;
+  state.latencies = [];
+  for (;;) {
+    const t = (performance.now() - began) / 1000;
+    if (t >= d.window) break;
+    if (!rehearsal && seenAt !== null && t - seenAt >= 1.0) break;
+    if (rehearsal && seenAt !== null && tappedAt !== null && t - Math.max(seenAt, tappedAt) >= 0.5) break;
+    const jpeg = await grab(video);
+    const sent = performance.now();
+    const r = await api("POST", `/api/practice/drill/${drillId}/frame?t=${t.toFixed(3)}`, jpeg, "image/jpeg");
+    state.latencies.push(performance.now() - sent);
+    if (r.tapped && tappedAt === null) tappedAt = t;
+    if (r.seen && seenAt === null) { seenAt = t; $("live").textContent = rehearsal ? "Seen by the referee!" : "Seen!"; }
+    else if (seenAt === null) $("live").textContent = r.person ? "Watching…" : "Watching… (no one in view)";
+  }
+  $("card-text").textContent = "";
 }
 
 function showVerdict(v) {
@@ -165,6 +179,181 @@ async function recordDemo(seconds = 2.0, fps = 10) {
   return { frames, fps: Math.min(30, Math.max(1, real)) };
 }
 
+// -- the team's PIN --------------------------------------------------------------------------
+
+async function unlock() {
+  try {
+    const team = $("team").value.trim();
+    if (!team) throw new Error("write your team's name first");
+    const pin = $("pin").value.trim();
+    if (!pin) throw new Error("write your team's PIN first");
+    const r = await api("POST", `/api/teams/${encodeURIComponent(team)}/unlock`, { pin });
+    localStorage.setItem(KEY, r.token);
+    $("pin").value = "";
+    await showTeam(team);
+  } catch (e) {
+    $("team-status").textContent = e.name === "NotFound" ? "this server referees no table: there is no team PIN to enter" : e.message;
+  }
+}
+
+async function showTeam(team) {
+  const s = await api("GET", `/api/teams/${encodeURIComponent(team)}/secret`);
+  state.unlocked = team;
+  localStorage.setItem("practice-team", team);
+  const card = s.signal ? s.signal.text : "none drawn yet";
+  $("team-status").textContent = `${team} unlocked on this page. Your team's own card: ${card}`;
+  const opt = $("card").querySelector("option[value='@team']");
+  opt.disabled = !s.signal;
+  opt.textContent = "my team's own card";
+  await loadRehearsals().catch(() => {});
+}
+
+// -- each player's calibration ---------------------------------------------------------------
+
+async function loadCalibration() {
+  let name;
+  try { name = player(); } catch { name = null; }
+  const c = name ? await api("GET", `/api/practice/calibration/${encodeURIComponent(name)}`) : null;
+  state.calibration = c;
+  showLines(c ? c.lines[$("cal-signal").value] || [] : [], null);
+}
+
+function fmt(x) { return x === null || x === undefined ? "-" : String(Math.round(x * 1000) / 1000); }
+
+function showLines(lines, after) {
+  const rows = lines.map((l) => {
+    const tr = document.createElement("tr");
+    tr.dataset.line = l.name;
+    const before = after ? l.before : l.yours;
+    [l.what, fmt(l.catalogue), fmt(before), after ? fmt(l.yours) : "-"].forEach((x, i) => {
+      const td = document.createElement("td"); td.textContent = x;
+      if (i === 3 && after && l.yours !== before) td.className = "changed";
+      tr.append(td);
+    });
+    return tr;
+  });
+  if (!rows.length) {
+    const tr = document.createElement("tr"), td = document.createElement("td");
+    td.colSpan = 4; td.textContent = "this signal's detector has no single line to move"; tr.append(td); rows.push(tr);
+  }
+  $("cal-lines").tBodies[0].replaceChildren(...rows);
+}
+
+async function recordPerformance() {
+  try {
+    const seconds = params.has("perf") ? Number(params.get("perf")) : 2.0;
+    $("cal-words").textContent = "Recording… give the signal as you would at the table.";
+    state.perfs.push(await recordDemo(seconds));
+    const n = state.perfs.length;
+    $("cal-count").textContent = `${n} performance${n === 1 ? "" : "s"}`;
+    $("cal-go").disabled = n < 2;
+    $("cal-words").textContent = n < 2 ? "Once more." : "Calibrate, or add a third.";
+  } catch (e) { $("cal-words").textContent = e.message; }
+}
+
+async function calibrate() {
+  const btn = $("cal-go");
+  btn.disabled = true;
+  try {
+    $("cal-words").textContent = "Measuring your performances…";
+    const r = await api("POST", "/api/practice/calibration", { player: player(), signal: $("cal-signal").value, performances: state.perfs.slice(-3) });
+    showLines(r.lines, true);
+    $("cal-words").textContent = r.words;
+    state.perfs = []; $("cal-count").textContent = "0 performances";
+  } catch (e) { $("cal-words").textContent = e.message; btn.disabled = state.perfs.length < 2; }
+}
+
+function tryCalibrated() {
+  $("use-free").checked = false;
+  $("card").value = $("cal-signal").value;
+  $("drill-section").scrollIntoView();
+  startDrill();
+}
+
+// -- team rehearsal --------------------------------------------------------------------------
+
+async function startRehearsal() {
+  const btn = $("reh-start");
+  btn.disabled = true;
+  $("reaction").textContent = "";
+  try {
+    const team = state.unlocked;
+    if (!team) throw new Error("unlock your team with its PIN first: the round draws your team's own card");
+    const body = { team, signaller: player(), spotter: $("spotter").value.trim() || null };
+    if (params.get("window")) body.window = Number(params.get("window"));
+    const video = await camera();
+    const r = await api("POST", "/api/practice/rehearsal", body);
+    $("reh-url").textContent = location.origin + r.spot;
+    $("reh-url").href = r.spot;
+    $("reh-url").dataset.rehearsal = r.rehearsal;
+    $("reh-link").hidden = false;
+    await watch(video, r, r.drill, true);
+    const done = await api("POST", `/api/practice/rehearsal/${r.rehearsal}/finish`);
+    $("reaction").textContent = done.result.words;
+    $("reaction").dataset.reaction = done.result.reaction === null ? "" : String(done.result.reaction);
+    if (done.drill) showVerdict(done.drill);
+    await loadRehearsals();
+  } catch (e) {
+    $("live").textContent = e.message; $("reaction").textContent = e.message;
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+async function joinRehearsal() {
+  try {
+    const team = $("team").value.trim() || state.unlocked;
+    if (!team) throw new Error("write your team's name first");
+    const open = await api("GET", `/api/practice/rehearsal?team=${encodeURIComponent(team)}`);
+    if (!open.open.length) throw new Error(`no round of ${team} is open: your teammate starts one`);
+    spot(open.open[0].rehearsal);
+  } catch (e) { $("spot-status").textContent = e.message; $("spot").hidden = false; }
+}
+
+async function spot(id) {
+  state.spotting = id;
+  $("spot").hidden = false;
+  $("seen").disabled = false;
+  $("spot-status").textContent = "Waiting for the signaller…";
+  $("rehearsal-section").scrollIntoView();
+  for (;;) {
+    if (state.spotting !== id) return;
+    let s;
+    try { s = await api("GET", `/api/practice/rehearsal/${id}`); } catch (e) { $("spot-status").textContent = e.message; return; }
+    if (s.state === "over") {
+      $("seen").disabled = true;
+      $("spot-status").textContent = s.result.words;
+      $("reaction").textContent = s.result.words;
+      $("reaction").dataset.reaction = s.result.reaction === null ? "" : String(s.result.reaction);
+      return;
+    }
+    if (s.state === "watching") $("spot-status").textContent = `${s.signaller} is signalling: tap Seen the moment you spot it.` + (s.taps ? ` (${s.taps} tap${s.taps > 1 ? "s" : ""})` : "");
+    await wait(300);
+  }
+}
+
+async function seen() {
+  const id = state.spotting;
+  if (!id) return;
+  try {
+    let who = null;
+    try { who = player(); } catch { who = null; }
+    const r = await api("POST", `/api/practice/rehearsal/${id}/seen`, { spotter: who });
+    $("spot-status").textContent = `Tapped${r.at === null ? "" : ` at ${r.at.toFixed(2)} s`}: waiting for the round to end…`;
+  } catch (e) { $("spot-status").textContent = e.message; }
+}
+
+async function loadRehearsals() {
+  if (!state.unlocked) return;
+  const h = await api("GET", `/api/practice/teams/${encodeURIComponent(state.unlocked)}/rehearsals`);
+  $("reh-history").tBodies[0].replaceChildren(...h.rounds.map((r, i) => {
+    const tr = document.createElement("tr");
+    [i + 1, r.signaller, r.spotter || "-", r.reaction === null ? (r.seen ? "no tap" : "not read") : `${r.reaction.toFixed(2)} s`, r.early_taps]
+      .forEach((x) => { const td = document.createElement("td"); td.textContent = String(x); tr.append(td); });
+    return tr;
+  }));
+}
+
 async function addDemo() {
   try {
     state.demos.push(await recordDemo());
@@ -197,9 +386,12 @@ async function tryFree() {
 
 async function startQuiz() {
   try {
-    state.quiz = await api("GET", "/api/practice/quiz?n=5");
+    let who = "";
+    try { who = player(); } catch { who = ""; }
+    state.quiz = await api("GET", `/api/practice/quiz?n=5${who ? `&player=${encodeURIComponent(who)}` : ""}`);
     state.quiz.at = 0;
-    $("said-player").replaceChildren(...state.quiz.players.map((p) => new Option(p, p)));
+    const src = state.quiz.sources;
+    $("sources").textContent = `${src.sessions} clips from recorded sessions, ${src.drills} from drills`;
     $("said-signal").replaceChildren(...state.quiz.signals.map((s) => new Option(s.text, s.signal)));
     $("quiz").hidden = false;
     playClip();
@@ -208,26 +400,41 @@ async function startQuiz() {
 
 async function playClip() {
   const q = state.quiz, c = q.clips[q.at];
+  $("said-player").replaceChildren(...c.players.map((p) => new Option(p, p)));
+  $("clip-from").textContent = `from ${c.from}`;
+  $("outcome").textContent = `Clip ${q.at + 1} of ${q.clips.length}: loading…`;
+  $("answer").disabled = $("nobody").disabled = true;
+  if (!c.images) {  // every frame first, then played at the clip's own rate
+    c.images = await Promise.all(Array.from({ length: c.frames }, (_, k) => new Promise((ok) => {
+      const img = new Image(); img.onload = img.onerror = () => ok(img); img.src = `/api/practice/quiz/clips/${c.clip}/${k}.jpg`;
+    })));
+  }
   $("outcome").textContent = `Clip ${q.at + 1} of ${q.clips.length}`;
-  for (let k = 0; k < c.frames; k++) {
-    $("clip").src = `/api/practice/quiz/clips/${c.clip}/${k}.jpg`;
+  $("answer").disabled = $("nobody").disabled = false;
+  for (const img of c.images) {
+    if (state.quiz !== q || q.clips[q.at] !== c) return;
+    $("clip").src = img.src;
     await wait(1000 / c.fps);
   }
+  $("clip").dataset.played = String(Number($("clip").dataset.played || 0) + 1);
 }
 
 async function answer(nobody) {
   const q = state.quiz;
-  if (!q) return;
+  if (!q || q.at >= q.clips.length) return;
   try {
     const body = { player: player(), clip: q.clips[q.at].clip };
     if (!nobody) { body.said_player = $("said-player").value; body.said_signal = $("said-signal").value; }
+    $("answer").disabled = $("nobody").disabled = true;
     const r = await api("POST", "/api/practice/quiz/answer", body);
-    const truth = r.truth.player ? `${r.truth.player} gave ${r.truth.signal.replaceAll("_", " ")}` : "nobody signalled";
-    $("outcome").textContent = `${r.outcome}: ${truth}. You: ${r.tally.hits} hits, ${r.tally.false_alarms} false alarms, d′ ${r.tally.d_prime.toFixed(2)}`;
+    const text = (id) => (q.signals.find((s) => s.signal === id) || { text: id }).text;
+    const truth = r.truth.player ? `${r.truth.player}: ${text(r.truth.signal)}` : "nobody signalled";
+    $("outcome").textContent = `${r.outcome}: ${truth}. You: ${r.tally.hits} hits, ${r.tally.misses} misses, ${r.tally.false_alarms} false alarms, d′ ${r.tally.d_prime.toFixed(2)}`;
+    $("outcome").dataset.answered = String(q.at + 1);
     await loadBoard();
     q.at += 1;
     if (q.at < q.clips.length) { await wait(1200); playClip(); } else { $("outcome").textContent += " — round over."; }
-  } catch (e) { $("outcome").textContent = e.message; }
+  } catch (e) { $("outcome").textContent = e.message; $("answer").disabled = $("nobody").disabled = false; }
 }
 
 async function loadBoard() {
@@ -244,21 +451,39 @@ async function loadBoard() {
 
 async function init() {
   $("player").value = params.get("player") || localStorage.getItem("practice-player") || "";
-  $("player").addEventListener("change", () => { localStorage.setItem("practice-player", $("player").value.trim()); loadHistory(); });
+  $("player").addEventListener("change", () => { localStorage.setItem("practice-player", $("player").value.trim()); loadHistory(); loadCalibration().catch(() => {}); });
   const cards = await api("GET", "/api/practice/cards");
   for (const c of cards.cards) $("card").append(new Option(c.text, c.signal));
+  for (const c of cards.cards) $("cal-signal").append(new Option(c.text, c.signal));
   if (params.get("card")) $("card").value = params.get("card");
+  if (params.get("calibrate")) $("cal-signal").value = params.get("calibrate");
+  $("team").value = params.get("team") || localStorage.getItem("practice-team") || "";
   $("start").addEventListener("click", startDrill);
   $("record").addEventListener("click", addDemo);
   $("enrol").addEventListener("click", enrol);
   $("try").addEventListener("click", tryFree);
   $("clear").addEventListener("click", () => { state.demos = []; $("demo-count").textContent = "0 demonstrations"; $("enrol").disabled = true; });
   $("quiz-start").addEventListener("click", startQuiz);
+  $("replay").addEventListener("click", () => { if (state.quiz && state.quiz.at < state.quiz.clips.length) playClip(); });
+  $("unlock").addEventListener("click", unlock);
+  $("pin").addEventListener("keydown", (e) => { if (e.key === "Enter") unlock(); });
+  $("cal-signal").addEventListener("change", () => loadCalibration().catch(() => {}));
+  $("cal-record").addEventListener("click", recordPerformance);
+  $("cal-go").addEventListener("click", calibrate);
+  $("cal-try").addEventListener("click", tryCalibrated);
+  $("cal-clear").addEventListener("click", () => { state.perfs = []; $("cal-count").textContent = "0 performances"; $("cal-go").disabled = true; });
+  $("reh-start").addEventListener("click", startRehearsal);
+  $("reh-join").addEventListener("click", joinRehearsal);
+  $("seen").addEventListener("click", seen);
   $("answer").addEventListener("click", () => answer(false));
   $("nobody").addEventListener("click", () => answer(true));
+  const saved = localStorage.getItem("practice-team");
+  if (saved && localStorage.getItem(KEY)) await showTeam(saved).catch(() => { $("team-status").textContent = ""; });
+  await loadCalibration().catch(() => {});
   document.body.dataset.ready = "1";
   loadHistory().catch(() => {});
   loadBoard().catch(() => {});
+  if (params.get("rehearsal")) spot(params.get("rehearsal"));
 }
 
 init().catch((e) => { $("live").textContent = e.message; });

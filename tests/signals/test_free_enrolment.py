@@ -56,7 +56,7 @@ def test_five_honest_salutes_are_accepted_and_a_nose_touch_among_them_is_not():
     calib = seat_calibration({"ana": Body.make()})
     salutes = [seat_series(d, calib, "ana") for d in free_demonstrations(5)]
     fs = FreeSignal.learn(salutes, name="Blues")
-    assert len(fs.costs) == 5 and max(fs.costs) * fs.margin <= fs.threshold + 1e-9
+    assert len(fs.costs) == 5 and max(fs.costs) * fs.margin <= fs.threshold + 1e-3  # costs kept to 4 places
     touch = _touch_case("base", "right", "nose")
     bad = salutes[:2] + [seat_series(touch.frames, touch.calibration, "ana")]
     with pytest.raises(DemonstrationsDisagree, match="demonstration 3"):

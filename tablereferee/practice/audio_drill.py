@@ -407,9 +407,17 @@ class AudioDrill:
             out["words"] = "Not heard: the microphone sent too little sound (a drill needs more than 1.5 s)."
             return out
         floor = self._floor or F.NoiseFloor.calibrate(clip, CALIBRATION)
-        with _ANALYSE:
-            analysis = _FULL.analyse(clip, floor)
         own = self._own_span()
+        with _ANALYSE:
+            analysis = _QUICK.analyse(clip, floor)
+            # the words are decoded where a topic could be the player's: a talk or quiet drill,
+            # or talk of their own in a hum or mumble drill (what it was taken for)
+            if (
+                self.signal is None
+                or self.signal in TALK
+                or any(e.signal == TALKING and _overlap(e, own) for e in analysis.events)
+            ):
+                analysis = _FULL.analyse(clip, floor)
         mine = [e for e in analysis.events if _overlap(e, own)]
         out["noise_floor_db"] = round(floor.db, 1)
         out["events"] = [

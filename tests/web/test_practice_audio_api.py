@@ -141,8 +141,8 @@ def test_a_hum_while_others_talk_is_heard_and_scores_as_masked(client, hum):
     assert others and all(e["signal"] == "talking" for e in others)  # the others' talk is theirs, and no signal
 
 
-def test_a_quiet_drill_of_table_talk_has_no_false_alarm(client):
-    _, v = drill(client, {"player": "Carla", "quiet": True, "table_talk": True}, samples("speech_en_game.wav"))
+def test_a_quiet_drill_of_game_talk_has_no_false_alarm(client):
+    _, v = drill(client, {"player": "Carla", "quiet": True}, samples("speech_en_game.wav"))
     assert v["kind"] == "quiet" and v["clean"] is True and v["false_alarms"] == []
     assert v["own_talk_seconds"] >= 1.0 and v["words"].startswith("No false alarm")
 

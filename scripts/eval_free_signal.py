@@ -338,6 +338,48 @@ def evaluate(commit: str | None = None) -> dict:
     return {"commit": commit or "working tree", "rows": rows}
 
 
+def scaling_ablation(floors=(0.05, 0.1, 0.2)) -> list[str]:
+    """Per-column scaling learnt from the takes' own spread (each column divided by its standard
+    deviation over all the takes' frames, at least `floor`), against the fixed weights: how many
+    sets are decided right, and the other gesture's distance over the agreeing takes' (the
+    margin the refusal has)."""
+
+    def templates(refs):
+        return _templates(free, [take(r)[0] for r in refs])
+
+    def judge(pair, odd):
+        try:
+            free.check_agreement(pair)
+        except free.DemonstrationsDisagree as exc:
+            return odd is not None and exc.details.get("demonstrations") in (None, [odd + 1])
+        return odd is None
+
+    def ratio(pair, odd):
+        keep = [k for k in range(len(pair)) if k != odd]
+        return min(float(pair[odd, k]) for k in keep) / max(float(pair[keep[0], keep[1]]), 1e-9)
+
+    lines = []
+    for floor in (None, *floors):
+        right, ratios = 0, []
+        for _name, refs, odd in SETS:
+            tpl = templates(refs)
+            if floor is not None:
+                spread = np.nanstd(np.concatenate(tpl), axis=0)
+                scale = 1.0 / np.maximum(np.nan_to_num(spread, nan=1.0), floor)
+                tpl = [x * (scale / scale.mean()) for x in tpl]
+            pair = free.pair_costs(tpl)
+            right += judge(pair, odd)
+            if odd is not None:
+                ratios.append(ratio(pair, odd))
+        what = "fixed weights" if floor is None else f"scaled by the takes' spread (at least {floor})"
+        lines.append(f"| {what} | {right} of {len(SETS)} | {min(ratios):.2f} | {float(np.median(ratios)):.2f} |")
+    return [
+        "| columns | sets decided right | other gesture / agreeing takes, worst | median |",
+        "|---|---|---|---|",
+        *lines,
+    ]
+
+
 def _decision(row: dict | None) -> str:
     if row is None:
         return "-"
@@ -439,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", type=Path, help="an earlier report (JSON) for the 'before' column")
     ap.add_argument("--json", type=Path, help="write the report here")
     ap.add_argument("--reasons", action="store_true", help="print every refusal's reason")
+    ap.add_argument("--scaling", action="store_true", help="also try columns scaled by the takes' own spread")
     args = ap.parse_args(argv)
     if args.extract:
         extract()
@@ -452,6 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     print(sets_table(after, before))
     print()
     print(files_table(after, before))
+    if args.scaling:
+        print()
+        print("\n".join(scaling_ablation()))
     if args.reasons:
         for r in after["rows"]:
             print(f"\n{r['set']}: {r.get('reason') or r.get('words')}")

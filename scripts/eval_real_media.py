@@ -70,7 +70,9 @@ def plot(rows, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--readers", default="french52,enrolled,italian", help="card readers, comma-separated")
+    ap.add_argument(
+        "--readers", default="french52,enrolled,enrolled-full,italian", help="card readers, comma-separated"
+    )
     ap.add_argument("--files", default=None, help="only these card files (comma-separated names)")
     ap.add_argument("--totals-only", action="store_true", help="no per-file rows")
     ap.add_argument("--no-signals", action="store_true", help="cards only")

@@ -78,6 +78,36 @@ def test_a_deck_enrolled_from_real_photos_names_its_cards_and_not_the_others(det
     assert sum(r.outcome == "right" for r in rows) >= 3, table  # measured 4: 9D, 9S, KD, QD
 
 
+def test_a_one_card_photo_with_a_sock_beside_the_card_enrols_the_card_its_index_reads(detector):
+    # the king of clubs on carpet, a sock in the photo's corner that the detector takes for a card
+    image = cv2.imread(str(R.MEDIA / "edje" / "IMG_2384.JPG"))
+    aspect = E.deck_aspect("french52")
+    with pytest.raises(E.TooManyCards):
+        E.find_cards(image, detector, 1, aspect=aspect)
+    (card,) = E.find_cards(image, detector, 1, aspect=aspect, claim="KC", base="french52")
+    assert card.method == "index"
+    x0, y0, x1, y1 = next(p for p in R.edje_photos() if p.name == "IMG_2384.JPG").cards[0].box
+    centre = card.corners.mean(axis=0)
+    assert x0 < centre[0] < x1 and y0 < centre[1] < y1
+    with pytest.raises(E.TooManyCards):  # a claim its index does not read picks nothing
+        E.find_cards(image, detector, 1, aspect=aspect, claim="KS", base="french52")
+
+
+def test_the_index_names_the_suit_where_the_face_takes_a_same_colour_sibling(detector, tmp_path):
+    # the four kings: the face of the enrolled king of spades reads as the king of clubs' at 0.9;
+    # the corner index reads the spade (0.96) and the pips' shapes agree: the king of spades. The
+    # kings of hearts and diamonds, never enrolled, are not named
+    edje = {p.name: p for p in R.edje_photos()}
+    enrolled = set(R.enrol(detector, {"KC": edje["IMG_2384.JPG"], "KS": edje["IMG_2510.JPG"]}, tmp_path))
+    assert enrolled == {"KC", "KS"}  # the king of clubs' photo, with a sock beside it, is taken
+    reader = R.CardReader(detector, R.load_deck("edje", tmp_path))
+    rows = R.read_photo(reader, "enrolled", edje["cam_image2.jpg"], deck=enrolled)
+    table = R.format_table(rows)
+    reads = {r.card: r.read for r in rows}
+    assert reads["KS"] == "KS" and reads["KC"] == "KC", table
+    assert reads["KH"] is None and reads["KD"] is None, table
+
+
 def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
     ten_of_clubs = R.MEDIA / "edje" / "IMG_2395.JPG"
     named_wrong = tmp_path / "4S.jpg"
@@ -98,18 +128,22 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
 
 @pytest.mark.slow
 def test_every_real_photo_floors(detector):
-    """The whole set (about 2 minutes): measured 0 wrong of every reader; 85 (built-in French
-    deck, with the corner index) and 45 (the enrolled deck) clear cards right of 111 and 81
+    """The whole set (about 3 minutes): measured 0 wrong of every reader; clear cards right: 85
+    of 111 (built-in French deck, with the corner index), 49 of 81 (the 16 cards enrolled from
+    the test set's single-card photos; 27 of the cards found are cards it lacks, none named), 68
+    of 81 (every card enrolled: `enrolled-full`), 22 of 26 of them held out
     (docs/card-reading.md, "Real media")."""
     rows = R.evaluate(detector)
     s = R.summary(rows)
-    for reader in ("french52", "enrolled"):
+    for reader in ("french52", "enrolled", "enrolled-full"):
         for split in R.SPLITS:
             t = s[reader][split]["all"]
             assert t["sure_wrong"] <= t["sure"] // 100, (reader, split, t)  # at most 1 sure read in 100 wrong
             assert t["wrong"] <= 2, (reader, split, t)
     assert s["french52"]["all"]["clear"]["right"] >= 80
     assert s["french52"]["held_out"]["clear"]["right"] >= 24  # measured 26 of 32
-    assert s["enrolled"]["all"]["clear"]["right"] >= 42
-    assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1
+    assert s["enrolled"]["all"]["clear"]["right"] >= 46  # measured 49 of 81 (25 of them not in the deck)
+    assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1  # measured 0 of 27
+    assert s["enrolled-full"]["all"]["clear"]["right"] >= 64  # measured 68 of 81 (76 found)
+    assert s["enrolled-full"]["held_out"]["clear"]["right"] >= 20  # measured 22 of 26
     assert s["french52"]["all"]["clear"]["found"] >= 100

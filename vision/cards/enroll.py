@@ -205,11 +205,16 @@ def find_cards(
     face_up: bool = True,
     aspect: float | None = None,
     aspect_tolerance: float = 0.12,
+    claim: str | None = None,
+    base: str | None = None,
 ) -> list[FoundCard]:
     """The `expected` cards (face up, or backs with face_up=False) of a photo in reading order,
     or a `PhotoProblem`. With the deck's `aspect` (width / height), a card whose found outline is
     off it by more than `aspect_tolerance` (relative) is `BadCardShape`: a template cut from it
-    would be misaligned, and a misaligned template misleads every later read."""
+    would be misaligned, and a misaligned template misleads every later read. `claim`: the card
+    a one-card photo is said to show, of the French deck `base`: where more than one card-like
+    thing is found (a sock, a flyer, a newspaper's column beside the card), the one whose corner
+    index reads that card is the card (`claimed_card`)."""
     method = "detector"
     quads = np.zeros((0, 4, 2), np.float32)
     if detector is not None:
@@ -234,6 +239,10 @@ def find_cards(
         whole = whole_card(image, quads, aspect)
         if whole is not None:
             quads, method = whole[None], "outline"
+        elif claim is not None:
+            mine = claimed_card(image, quads, claim, base)
+            if mine is not None:
+                quads, method = mine[None], "index"
     if len(quads) > expected:
         raise TooManyCards(
             f"{len(quads)} cards found where {expected} {'was' if expected == 1 else 'were'} expected",
@@ -364,6 +373,27 @@ def whole_card(image: np.ndarray, quads: np.ndarray, aspect: float | None = None
         return None
     fit = precise(image, best, aspect)
     return fit.corners if fit.refined else best
+
+
+INDEX_BASES = ("french52", "french40")  # decks whose corner index `vision.cards.corner_index` reads
+CLAIM_INDEX = 0.85  # a corner-index read this sure names the card found (`vision.cards.reader.INDEX_NAMES_FROM`)
+
+
+def claimed_card(image: np.ndarray, quads: np.ndarray, claim: str, base: str | None) -> np.ndarray | None:
+    """Of the card-like quads of a one-card photo, the one whose corner index reads `claim` (a
+    French card id) at CLAIM_INDEX or more when it is the only one; None otherwise (another deck,
+    no quad, or two that read it)."""
+    if base not in INDEX_BASES:
+        return None
+    from vision.cards.corner_index import read_index  # deferred: its weights load on first use
+
+    ids = [c.id for c in deck(base)]
+    mine = []
+    for q in quads:
+        r = read_index(rectify(image, q), possible=ids)
+        if r.card == claim and r.confidence >= CLAIM_INDEX:
+            mine.append(q)
+    return mine[0] if len(mine) == 1 else None
 
 
 def check_claim(crop: np.ndarray, card: str, base: str | None) -> None:
@@ -504,7 +534,8 @@ def enroll_images(
     for k, (photo, image) in enumerate(images):
         want = min(per_photo, len(labels) - k * per_photo)
         try:
-            cards = find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base))
+            claim = labels[k] if per_photo == 1 else None
+            cards = find_cards(image, detector, want, min_sharpness, aspect=deck_aspect(base), claim=claim, base=base)
             for card, lbl in zip(cards, labels[k * per_photo : k * per_photo + want]):
                 check_claim(card.crop, lbl, base)
             found.extend(cards)

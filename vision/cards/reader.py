@@ -36,9 +36,11 @@ from vision.cards.decks import CARD_SIZE_MM
 from vision.cards.decks import deck as deck_cards
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import fold_orientation, order_corners, orientation_of
-from vision.cards.identify import SURE, CropFeatures, Identification
+from vision.cards.identify import SAME_COLOUR, SUIT_SWITCH, SURE, CropFeatures, Identification
+from vision.cards.light import flat_field
 from vision.cards.rectify import rectify
 from vision.cards.refine import align_to_template, candidate_quads, snap_and_refine, snapped
+from vision.cards.suits import suit_of
 from vision.cards.templates import Deck
 from vision.cards.track import CardTracker
 from vision.cards.zones import TableLayout
@@ -187,15 +189,26 @@ class CardReader:
                 break
         assert best is not None
         read, q = best
-        if read.unknown or read.card is None or (not ident.known and read.confidence < INDEX_NAMES_FROM):
-            return quad, ident
+        if read.unknown or read.card is None:
+            return quad, ident  # the index has no opinion
         label = self.deck.faces.label_of(read.card) if self.deck is not None else None
-        if label is None:
-            return quad, ident
         if ident.known:
             if ident.label == label:
                 return quad, ident
+            if label is not None and read.confidence >= INDEX_NAMES_FROM and _suit_sibling(ident.label, read.card):
+                # the face and the index agree on the rank and the colour, not on the suit: where the
+                # face is weakest (a club and a spade of one printing differ by a few pixels) and the
+                # index reads the pip itself; the pips' shapes (`vision.cards.suits`) then decide
+                pips = suit_of(flat_field(rectify(image, q)))
+                if not pips.against(read.card[-1]):
+                    sure = pips.says(read.card[-1], SUIT_SWITCH)
+                    confidence = read.confidence if sure else min(read.confidence, float(np.nextafter(SURE, 0.0)))
+                    return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False)
+            # a contradiction, the index's card in the deck or not (a card the deck lacks is
+            # read as its nearest enrolled face): unknown
             return quad, dataclasses.replace(ident, label=None, confidence=min(ident.confidence, read.confidence))
+        if label is None or read.confidence < INDEX_NAMES_FROM:
+            return quad, ident
         return q, dataclasses.replace(ident, label=label, confidence=read.confidence, upside_down=False)
 
     def aligned(
@@ -262,6 +275,13 @@ class CardReader:
         if self.layout is not None:
             cards = self.layout.assign(cards, (image.shape[1], image.shape[0]))
         return cards
+
+
+def _suit_sibling(face: str | None, card: str) -> bool:
+    """Whether two French card ids ("KC", "KS") differ by their suit alone, within one colour."""
+    if face is None or len(face) < 2 or len(card) < 2:
+        return False
+    return face[:-1] == card[:-1] and SAME_COLOUR.get(face[-1]) == card[-1]
 
 
 def deck_aspect(deck: Deck | None) -> float | None:

@@ -7,6 +7,7 @@ clip and the hand-alone thumbs-up photo, with no face in view."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -152,3 +153,16 @@ def test_a_file_of_the_older_features_is_refused_by_name():
     with pytest.raises(FreeSignalError, match="enrol the team's signal again"):
         FreeSignal.from_dict(old)
     assert FORMAT == "free-signal/2"
+
+
+def test_a_take_with_nobody_in_view_is_refused_by_name():
+    fs_takes = takes("thumbs_2.8", "thumbs_3.0", "thumbs_3.2")
+    empty = real.take("thumbs_2.8")[0]
+    empty = dataclasses.replace(
+        empty,
+        iod=np.full(empty.n, np.nan),
+        targets={k: np.full_like(v, np.nan) for k, v in empty.targets.items()},
+        hand={s: np.full_like(h, np.nan) for s, h in empty.hand.items()},
+    )
+    with pytest.raises(FreeSignalError, match="demonstration 3 shows neither a face nor a hand in 0 of its 13"):
+        FreeSignal.learn([*fs_takes[:2], empty])

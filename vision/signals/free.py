@@ -373,6 +373,12 @@ class FreeSignal:
             raise FreeSignalError(f"a Free Signal needs 3 to 5 demonstrations, got {len(demonstrations)}")
         templates = []
         for k, demo in enumerate(demonstrations):
+            seen = np.isfinite(demo.iod) | demo.has_hand("left") | demo.has_hand("right")
+            if seen.sum() < 3:
+                raise FreeSignalError(
+                    f"demonstration {k + 1} shows neither a face nor a hand in {int(seen.sum())} of its "
+                    f"{demo.n} frames: give it where the camera sees you"
+                )
             _, x = resample(demo.t, frame_features(demo))
             x = trim_still(x) if len(x) >= 3 else x
             if len(x) < 3:

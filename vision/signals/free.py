@@ -1,10 +1,12 @@
 """Free Signal: a team's own gesture, learnt from 3-5 demonstrations and found by DTW.
 
-Each frame of a player becomes a small feature vector in the player's own units (hands
-relative to the nose in eye spans, the eyes' openness, the lip gap), resampled to `RATE` per
-second. Subsequence dynamic time warping finds a demonstration anywhere in the live stream;
-the rejection threshold is `margin` times the worst leave-one-out cost among the
-demonstrations. docs/signals.md, "Free Signal", gives the details.
+Each frame of a player becomes a small feature vector in the player's own units (each hand's
+place against the nose in eye spans, which digits are out and where they point, from
+`vision.signals.hand_shape`; the eyes' openness, the lip gap), resampled to `RATE` per second.
+Subsequence dynamic time warping finds a demonstration anywhere in the live stream; the
+rejection threshold is `margin` times the worst leave-one-out cost among the demonstrations,
+and demonstrations that disagree are refused saying what each shows (`describe`).
+docs/signals.md, "Free Signal" and "Free Signals", gives the details and the real-media table.
 """
 
 from __future__ import annotations

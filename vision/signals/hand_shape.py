@@ -1,11 +1,11 @@
 """A hand's shape from MediaPipe Hands' 21 points, independent of where the hand is, how big
-it looks and how it is turned: which fingers are out, how bent each is, where the thumb points
-against the palm; and its orientation in the picture (a thumbs-up and a thumbs-down differ
-only there). All of it from the 2-D points, vectorised over frames (NaN where no hand).
+it looks and how it is turned: how far out each digit is, and where the digits that are out
+point in the picture (a thumbs-up and a thumbs-down differ only there). From the 2-D points,
+vectorised over frames (NaN rows where there is no hand); plain words for a shape and a place.
 
-    shape = shape_features(series.hand["right"])      # (T, SHAPE_FEATURES)
-    out = extended(series.hand["right"])              # (T, 5) bool: thumb, index, middle, ring, pinky
-    words = describe_hand(series, "right")            # "a thumbs-up", "a fist", "an open hand", ...
+    out = digits_out(series.hand["right"])           # (T, 5) 0..1: thumb, index, middle, ring, pinky
+    towards = out_direction(series.hand["right"])    # (T, 2) where the digits that are out point
+    shape_name(out[k] >= 0.5, ...)                   # "a thumbs-up", "a fist", "an open hand", ...
 
 Used by the Free Signal (`vision.signals.free`) to tell one team's gesture from another.
 """
@@ -21,13 +21,14 @@ FINGERS = ("thumb", "index", "middle", "ring", "pinky")
 CHAINS = ((1, 2, 3, 4), (5, 6, 7, 8), (9, 10, 11, 12), (13, 14, 15, 16), (17, 18, 19, 20))
 WRIST = 0
 PALM = (0, 5, 9, 13, 17)
-
-# Columns of `shape_features`: 5 straightness, 4 reach, the thumb's reach, then the palm's and
-# the thumb's directions (unit vectors in the picture, y down).
-SHAPE_FEATURES = 5 + 4 + 1 + 2 + 2
-STRAIGHT_OUT = 0.8  # a finger this straight (tip-to-knuckle over its bone lengths) ...
-REACH_OUT = 1.55  # ... and its tip this far from the wrist, in wrist-to-knuckle lengths, is out
-THUMB_OUT = 0.9  # the thumb's tip this far from the index knuckle, in palm sizes, is out
+KNUCKLES = [5, 9, 13, 17]
+# A digit is out by these ramps (0 below the first number, 1 above the second): a finger
+# straight (tip-to-knuckle over its bones) and reaching from the wrist (in wrist-to-knuckle
+# lengths); the thumb's tip far from the knuckles' centre (in palm sizes).
+STRAIGHT = (0.65, 0.9)
+REACH = (1.2, 1.6)
+THUMB_FAR = (0.8, 1.2)
+THUMB_TUCKED = 0.45  # thumb_far under this: the thumb lies on the fist, so a lone finger up is the index
 
 
 def _norm(v: np.ndarray) -> np.ndarray:
@@ -69,36 +70,16 @@ def finger_reach(hand: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
-def thumb_reach(hand: np.ndarray) -> np.ndarray:
-    """(T,) the thumb tip's distance from the index knuckle, in palm sizes (tucked: under 0.6)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _norm(hand[:, 4] - hand[:, 5]) / np.maximum(palm_size(hand), 1e-9)
-
-
-def palm_direction(hand: np.ndarray) -> np.ndarray:
-    """(T, 2) unit vector from the wrist to the middle of the knuckles (y down: (0, -1) is up)."""
-    return _unit(hand[:, [5, 9, 13, 17]].mean(axis=1) - hand[:, WRIST])
-
-
 def thumb_direction(hand: np.ndarray) -> np.ndarray:
     """(T, 2) unit vector from the thumb's base knuckle (MCP) to its tip."""
     return _unit(hand[:, 4] - hand[:, 2])
 
 
-def shape_features(hand: np.ndarray) -> np.ndarray:
-    """(T, SHAPE_FEATURES): straightness (5), reach (4, halved), thumb reach, palm direction (2),
-    thumb direction (2). NaN rows where there is no hand."""
+def thumb_far(hand: np.ndarray) -> np.ndarray:
+    """(T,) the thumb tip's distance from the knuckles' centre, in palm sizes."""
     hand = np.asarray(hand, np.float64)
-    return np.concatenate(
-        [
-            finger_straightness(hand),
-            np.clip(finger_reach(hand), 0.0, 2.6)[:, :] / 2.0,
-            np.clip(thumb_reach(hand), 0.0, 2.0)[:, None],
-            palm_direction(hand),
-            thumb_direction(hand),
-        ],
-        axis=1,
-    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _norm(hand[:, 4] - hand[:, KNUCKLES].mean(axis=1)) / np.maximum(palm_size(hand), 1e-9)
 
 
 def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -113,8 +94,8 @@ def digits_out(hand: np.ndarray) -> np.ndarray:
     the knuckles' centre. NaN rows where there is no hand."""
     hand = np.asarray(hand, np.float64)
     straight = finger_straightness(hand)
-    fingers = _ramp(straight[:, 1:], 0.65, 0.9) * _ramp(finger_reach(hand), 1.2, 1.6)
-    out = np.concatenate([_ramp(thumb_far(hand), 0.8, 1.2)[:, None], fingers], axis=1)
+    fingers = _ramp(straight[:, 1:], *STRAIGHT) * _ramp(finger_reach(hand), *REACH)
+    out = np.concatenate([_ramp(thumb_far(hand), *THUMB_FAR)[:, None], fingers], axis=1)
     out[~np.isfinite(hand).all(axis=(1, 2))] = np.nan
     return out
 
@@ -132,37 +113,17 @@ def out_direction(hand: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
     return _unit(mean) * np.minimum(total, 1.0)
 
 
-def extended(hand: np.ndarray) -> np.ndarray:
-    """(T, 5) bool, thumb to pinky: which fingers are out."""
-    hand = np.asarray(hand, np.float64)
-    straight = finger_straightness(hand)
-    with np.errstate(invalid="ignore"):
-        fingers = (straight[:, 1:] >= STRAIGHT_OUT) & (finger_reach(hand) >= REACH_OUT)
-        thumb = (straight[:, 0] >= STRAIGHT_OUT) & (thumb_reach(hand) >= THUMB_OUT)
-    return np.concatenate([thumb[:, None], fingers], axis=1)
-
-
 def _direction_word(v: np.ndarray) -> str:
-    """'up', 'down', 'left' or 'right' in the picture (the player's own left is the picture's
-    right for a camera facing them)."""
+    """'up', 'down' or 'sideways' in the picture."""
     x, y = float(v[0]), float(v[1])
     if abs(y) >= abs(x):
         return "up" if y < 0 else "down"
     return "sideways"
 
 
-def thumb_far(hand: np.ndarray) -> np.ndarray:
-    """(T,) the thumb tip's distance from the knuckles' centre, in palm sizes."""
-    hand = np.asarray(hand, np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _norm(hand[:, 4] - hand[:, [5, 9, 13, 17]].mean(axis=1)) / np.maximum(palm_size(hand), 1e-9)
-
-
-THUMB_TUCKED = 0.45  # thumb_far under this: the thumb lies on the fist, so a lone finger up is the index
-
-
-def shape_name(out: np.ndarray, thumb_dir: np.ndarray, palm_dir: np.ndarray, thumb_tucked: bool = True) -> str:
-    """Plain words for one hand shape: which fingers are out (one frame, or a take's majority).
+def shape_name(out: np.ndarray, thumb_dir: np.ndarray, out_dir: np.ndarray, thumb_tucked: bool = True) -> str:
+    """Plain words for one hand shape: `out`, which digits are out (bool, thumb to pinky);
+    `thumb_dir`, the thumb's knuckle-to-tip direction; `out_dir`, `out_direction`.
     A lone index up with the thumb not plainly tucked may be a thumb held at the camera, which
     MediaPipe takes for the index: "a thumb or finger up"."""
     thumb, index, middle, ring, pinky = (bool(v) for v in out)
@@ -174,10 +135,10 @@ def shape_name(out: np.ndarray, thumb_dir: np.ndarray, palm_dir: np.ndarray, thu
     if sum(fingers) >= 3 and (thumb or sum(fingers) == 4):
         return "an open hand"
     if index and not (middle or ring or pinky):
-        if not thumb_tucked and _direction_word(palm_dir) == "up":
+        if not thumb_tucked and _direction_word(out_dir) == "up":
             return "a thumb or finger up"
         return {"up": "a finger pointing up", "down": "a finger pointing down"}.get(
-            _direction_word(palm_dir), "a pointing finger"
+            _direction_word(out_dir), "a pointing finger"
         )
     if index and middle and not (ring or pinky):
         return "a victory sign"

@@ -9,6 +9,11 @@ Runs on at most 2 cores (sched_setaffinity). Measures, on the same audio in the 
              the path would cost without the classifier choosing what to decode)
   whole      load + classify + recognize the speech + topics + events (what `referee audio` does)
 and prints each real-time factor and the whole path as a ratio of each baseline.
+
+`--beside-video`: the whole path measured again while the table's video stages run beside it
+(another process refereeing the demo session's cameras over and over, its sounds off: the
+card stage and the signal stage side by side, as a live table runs them), alternating with
+and without them; their real-time factors (median of the rounds) and their ratio.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,13 +33,44 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "audio")
 
 
-def best_of(fn, repeat: int) -> float:
+def best_of(fn, repeat: int) -> tuple[float, float]:
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
     return min(times), statistics.median(times)
+
+
+VIDEO = """
+import sys, tempfile, pathlib
+from tablereferee.recording.folder import SessionFolder
+from tablereferee.run import TableConfig, run_recorded
+src = SessionFolder.open("datasets/demo")
+config = TableConfig.from_manifest(src.manifest)
+config.audio = False
+print("ready", flush=True)
+k = 0
+with tempfile.TemporaryDirectory() as tmp:
+    while True:
+        run_recorded(src.path, pathlib.Path(tmp) / str(k), config, copy_media=False).session.close()
+        k += 1
+"""
+
+
+def video_beside() -> subprocess.Popen:
+    """The table's video stages, refereeing the demo over and over in a process of its own."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", VIDEO],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
 
 
 def main(argv=None) -> None:
@@ -46,6 +83,7 @@ def main(argv=None) -> None:
         help="fixture repeated to that length: session.wav (about a fifth talk) or "
         "speech_en_sport.wav (mostly talk: the recognizer's worst case)",
     )
+    ap.add_argument("--beside-video", action="store_true", help="also with the video stages running beside it")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         cpus = sorted(os.sched_getaffinity(0))[:2]
@@ -83,6 +121,29 @@ def main(argv=None) -> None:
     whole = results["whole"][0]
     for name in ("decode", "classifier", "recognizer"):
         print(f"whole / {name:10s} = {whole / results[name][0]:6.2f}")
+    if args.beside_video:
+        alone: list[float] = []
+        beside: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bench.wav")
+            sources.save_wav(clip, path)
+            for k in range(args.repeat):
+                for with_video in (False, True) if k % 2 == 0 else (True, False):
+                    proc = video_beside() if with_video else None
+                    try:
+                        t = time.perf_counter()
+                        listener.analyse(sources.load(path))
+                        (beside if with_video else alone).append((time.perf_counter() - t) / secs)
+                    finally:
+                        if proc is not None:
+                            proc.kill()
+                            proc.wait()
+        ratios = [b / a for a, b in zip(alone, beside)]
+        print(
+            f"whole path RTF alone {statistics.median(alone):.3f}, beside the video stages "
+            f"{statistics.median(beside):.3f} ({statistics.median(ratios):.2f}x; "
+            f"rounds {[round(x, 3) for x in beside]})"
+        )
 
 
 if __name__ == "__main__":

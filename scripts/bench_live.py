@@ -12,7 +12,14 @@ Measures, in one run on this machine:
    scripts/make_demo_session.py) to its entry in the log, on the session clock; and the frames
    each camera had to skip.
 
-    .venv/bin/python scripts/bench_live.py [--repeat 3] [--threads 2] [--finder contour|detector] [--json OUT]
+Each figure for two variants in the same run, alternating: `sequential` (the stages one after
+another on the table's thread: the loop before the stage pipeline) and `parallel` (side by side,
+`vision.capture.pipeline.StagePipeline`); medians over the rounds. The live delay is split into
+the part up to the frame that decided (the stabiliser's dwell and the card stage's rate) and
+that frame's way to the log (processing, the rules, the log's write).
+
+    nice .venv/bin/python scripts/bench_live.py [--repeat 3] [--threads 2] [--finder contour|detector]
+        [--variants sequential parallel] [--no-live] [--json OUT]
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import make_demo_session as demo  # noqa: E402
 
 from tablereferee.recording.folder import SessionFolder, read_segments  # noqa: E402
-from tablereferee.run import TableConfig, run_live, run_recorded  # noqa: E402
+from tablereferee.run import TableConfig, compare_logs, run_live, run_recorded  # noqa: E402
 
 DEMO = ROOT / "datasets" / "demo"
 
@@ -70,110 +77,186 @@ def decode_baseline(folder: SessionFolder) -> float:
     return time.perf_counter() - t0
 
 
+def p95(values: list[float]) -> float | None:
+    return round(float(statistics.quantiles(values, n=20, method="inclusive")[-1]), 3) if len(values) > 1 else None
+
+
+def replay_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> dict:
+    r = run_recorded(
+        DEMO, out, TableConfig.from_manifest(src.manifest, finder=args.finder), threads=args.threads, parallel=parallel
+    )
+    actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
+    r.session.close()
+    return {
+        "processing_s": r.seconds,
+        "stage_s": r.stage_seconds,
+        "stage_frames": r.stage_frames,
+        "as_expected": actions == expected,
+        "log": out / "log.db",
+    }
+
+
+def live_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> dict:
+    cams = {c: str(src.camera_dir(c)) for c in src.camera_names()}
+    r = run_live(
+        cams,
+        out,
+        TableConfig.from_manifest(src.manifest, finder=args.finder),
+        keyboard=typed_at_their_times(src.inputs()),
+        paced=True,
+        threads=args.threads,
+        record=False,
+        parallel=parallel,
+    )
+    delays = []
+    by_seq = {e.seq: e for e in r.session.log.entries}
+    for d in r.delays:
+        action = by_seq[d["entry"]].payload["action"]
+        appeared = appear_time(action)
+        if appeared is not None:
+            delays.append(
+                {
+                    "action": action,
+                    "appeared_t": appeared,
+                    "frame_t": d["frame_t"],
+                    "logged_t": d["logged_t"],
+                    "delay_s": round(d["logged_t"] - appeared, 3),
+                    # the stabiliser's dwell (and the card stage's rate): appeared -> the frame that decided
+                    "to_frame_s": round(d["frame_t"] - appeared, 3),
+                    # processing that frame, the table's rules and the log's write
+                    "frame_to_log_s": round(d["logged_t"] - d["frame_t"], 3),
+                }
+            )
+    actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
+    r.session.close()
+    return {
+        "as_expected": actions == expected,
+        "delays": delays,
+        "dropped": r.dropped,
+        "stage_dropped": r.stage_dropped,
+        "captured": r.captured,
+        "processing_s": round(r.seconds, 3),
+    }
+
+
+def summary(lives: list[dict]) -> dict:
+    def dist(key: str) -> dict:
+        xs = [x[key] for run in lives for x in run["delays"]]
+        return {
+            "median": round(statistics.median(xs), 3) if xs else None,
+            "p95": p95(xs),
+            "max": max(xs) if xs else None,
+            "n": len(xs),
+        }
+
+    return {
+        "delay_s": dist("delay_s"),
+        "to_frame_s": dist("to_frame_s"),
+        "frame_to_log_s": dist("frame_to_log_s"),
+        "dropped_fraction": {
+            c: round(sum(r["dropped"][c] for r in lives) / max(1, sum(r["captured"][c] for r in lives)), 3)
+            for c in lives[0]["dropped"]
+        },
+        "stage_dropped": [r["stage_dropped"] for r in lives],
+        "as_expected": [r["as_expected"] for r in lives],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=3, help="best of N for the timings (the machine is shared)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds; the variants alternate within each (shared machine)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--finder", choices=["contour", "detector", "detector+outline"], default=None)
+    ap.add_argument(
+        "--variants",
+        nargs="+",
+        choices=["sequential", "parallel"],
+        default=["sequential", "parallel"],
+        help="sequential: the stages one after another (the baseline); parallel: side by side",
+    )
+    ap.add_argument("--no-live", action="store_true", help="the replay only")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     src = SessionFolder.open(DEMO)
     config = TableConfig.from_manifest(src.manifest, finder=args.finder)
     duration = float(src.manifest["duration"])
     expected = json.loads((DEMO / "expected.json").read_text())["actions"]
-    report: dict = {"session_seconds": duration, "finder": config.finder, "threads": args.threads}
-
-    base = min(decode_baseline(src) for _ in range(args.repeat))
-    runs = []
+    report: dict = {"session_seconds": duration, "finder": config.finder, "threads": args.threads, "variants": {}}
+    base = statistics.median(decode_baseline(src) for _ in range(args.repeat))
+    replays: dict[str, list[dict]] = {v: [] for v in args.variants}
+    lives: dict[str, list[dict]] = {v: [] for v in args.variants}
+    same_log: list[bool] = []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
-            r = run_recorded(
-                DEMO,
-                Path(tmp) / f"replay-{k}",
-                TableConfig.from_manifest(src.manifest, finder=args.finder),
-                threads=args.threads,
-            )
-            actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
-            runs.append((r.seconds, r.stage_seconds, r.stage_frames, actions == expected))
-            r.session.close()
-        best = min(runs, key=lambda x: x[0])
-        report["decode_baseline_s"] = round(base, 3)
-        report["replay"] = {
-            "processing_s": round(best[0], 3),
-            "realtime_factor": round(best[0] / duration, 3),
-            "vs_decode_baseline": round(best[0] / base, 2),
-            "stage_s": {k: round(v, 3) for k, v in best[1].items()},
-            "stage_frames": best[2],
-            "ms_per_frame": {k: round(1000 * best[1][k] / best[2][k], 1) for k in best[2] if best[2][k]},
-            "as_expected": all(x[3] for x in runs),
-        }
-        lives = []
-        for k in range(args.repeat):
-            cams = {c: str(src.camera_dir(c)) for c in src.camera_names()}
-            r = run_live(
-                cams,
-                Path(tmp) / f"live-{k}",
-                TableConfig.from_manifest(src.manifest, finder=args.finder),
-                keyboard=typed_at_their_times(src.inputs()),
-                paced=True,
-                threads=args.threads,
-                record=False,
-            )
-            delays = []
-            by_seq = {e.seq: e for e in r.session.log.entries}
-            for d in r.delays:
-                action = by_seq[d["entry"]].payload["action"]
-                appeared = appear_time(action)
-                if appeared is not None:
-                    delays.append(
-                        {
-                            "action": action,
-                            "appeared_t": appeared,
-                            "frame_t": d["frame_t"],
-                            "logged_t": d["logged_t"],
-                            "delay_s": round(d["logged_t"] - appeared, 3),
-                        }
-                    )
-            actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
-            lives.append(
-                {
-                    "as_expected": actions == expected,
-                    "delays": delays,
-                    "dropped": r.dropped,
-                    "captured": r.captured,
-                    "processing_s": round(r.seconds, 3),
-                }
-            )
-            r.session.close()
-        all_delays = [x["delay_s"] for run in lives for x in run["delays"]]
-        report["live"] = {
-            "runs": lives,
-            "delay_s": {
-                "median": round(statistics.median(all_delays), 3) if all_delays else None,
-                "max": max(all_delays) if all_delays else None,
-                "n": len(all_delays),
+            order = args.variants if k % 2 == 0 else args.variants[::-1]
+            for v in order:
+                r = replay_once(src, Path(tmp) / f"replay-{v}-{k}", args, v == "parallel", expected)
+                replays[v].append(r)
+                print(f"round {k + 1} replay {v:10s} {r['processing_s']:6.2f} s", file=sys.stderr, flush=True)
+            if len(args.variants) == 2:
+                cmp = compare_logs(*(replays[v][-1]["log"] for v in args.variants))
+                same_log.append(bool(cmp["same_log"]))
+            if args.no_live:
+                continue
+            for v in order:
+                lv = live_once(src, Path(tmp) / f"live-{v}-{k}", args, v == "parallel", expected)
+                lives[v].append(lv)
+                print(
+                    f"round {k + 1} live   {v:10s} delays {[x['delay_s'] for x in lv['delays']]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    med = statistics.median
+    for v in args.variants:
+        rs = replays[v]
+        secs = med(r["processing_s"] for r in rs)
+        stage = {key: med(r["stage_s"].get(key, 0.0) for r in rs) for key in rs[0]["stage_s"]}
+        frames = rs[0]["stage_frames"]
+        report["variants"][v] = {
+            "replay": {
+                "processing_s": round(secs, 3),
+                "speed_over_real_time": round(duration / secs, 2),
+                "vs_decode_baseline": round(secs / base, 2),
+                "stage_s": {key: round(x, 3) for key, x in stage.items()},
+                "ms_per_frame": {key: round(1000 * stage[key] / frames[key], 1) for key in frames if frames[key]},
+                "as_expected": all(r["as_expected"] for r in rs),
+                "rounds_s": [round(r["processing_s"], 2) for r in rs],
             },
-            "dropped_fraction": {
-                c: round(sum(r["dropped"][c] for r in lives) / max(1, sum(r["captured"][c] for r in lives)), 3)
-                for c in lives[0]["dropped"]
-            },
+            "live": summary(lives[v]) if lives[v] else None,
         }
+    if len(args.variants) == 2:
+        a, b = args.variants
+        report["replay_speedup"] = round(
+            med(x["processing_s"] / y["processing_s"] for x, y in zip(replays[a], replays[b])), 2
+        )
+        report["same_log_every_round"] = all(same_log)
+    report["decode_baseline_s"] = round(base, 3)
     print(
-        f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, best of {args.repeat}"
+        f"demo session: {duration:.1f} s, cards found by {config.finder}, {args.threads} threads, {args.repeat} rounds"
     )
-    rp = report["replay"]
     print(f"decode only (baseline):     {base:6.2f} s")
-    print(
-        f"replay (all stages):        {rp['processing_s']:6.2f} s = {rp['realtime_factor']:.2f} x real time "
-        f"({rp['vs_decode_baseline']:.1f} x the decoding baseline); per frame: {rp['ms_per_frame']} ms; "
-        f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}"
-    )
-    lv = report["live"]
-    print(
-        f"live (real-time playback):  event in the video -> entry in the log: median {lv['delay_s']['median']} s, "
-        f"max {lv['delay_s']['max']} s over {lv['delay_s']['n']} actions; frames skipped: {lv['dropped_fraction']}; "
-        f"as expected: {[r['as_expected'] for r in lv['runs']]}"
-    )
+    for v in args.variants:
+        rp = report["variants"][v]["replay"]
+        print(
+            f"{v:10s} replay: {rp['processing_s']:6.2f} s = {rp['speed_over_real_time']:.2f}x real time "
+            f"({rp['vs_decode_baseline']:.1f} x decoding); per frame {rp['ms_per_frame']} ms; "
+            f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}"
+        )
+        lv = report["variants"][v]["live"]
+        if lv:
+            print(
+                f"{v:10s} live: event in the video -> log entry: median {lv['delay_s']['median']} s, "
+                f"p95 {lv['delay_s']['p95']} s, max {lv['delay_s']['max']} s over {lv['delay_s']['n']} actions "
+                f"(to the deciding frame: median {lv['to_frame_s']['median']} s; that frame -> the log: median "
+                f"{lv['frame_to_log_s']['median']} s, p95 {lv['frame_to_log_s']['p95']} s); "
+                f"frames skipped: {lv['dropped_fraction']}, by busy stages {lv['stage_dropped']}; "
+                f"as expected: {lv['as_expected']}"
+            )
+    if "replay_speedup" in report:
+        print(
+            f"replay {args.variants[0]} / {args.variants[1]}: {report['replay_speedup']}x (median of rounds); "
+            f"same log every round: {report['same_log_every_round']}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n")
 

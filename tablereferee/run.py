@@ -53,7 +53,7 @@ from tablereferee.recording.tracks import TrackWriter
 from vision.audio.attribute import attribute
 from vision.audio.pipeline import AudioListener
 from vision.audio.sources import Microphone
-from vision.capture.audio import LiveAudio
+from vision.capture.audio import LiveAudio, analyse_apart
 from vision.capture.grabber import Grabber
 from vision.capture.pipeline import StagePipeline
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock, open_capture
@@ -422,10 +422,14 @@ class Seen:
         return self._out
 
 
-def audio_events(folder: SessionFolder) -> list[SignalEvent]:
-    """The audible signals of a recorded table microphone (`vision.audio`), on the session clock."""
+def audio_events(folder: SessionFolder, apart: bool = False) -> list[SignalEvent]:
+    """The audible signals of a recorded table microphone (`vision.audio`), on the session clock.
+    `apart`: found in a process of its own (`vision.capture.audio.analyse_apart`: the same
+    events, and the audio path's memory given back before the video stages load)."""
     clip = folder.audio_clip()
-    return [] if clip is None else list(AudioListener().analyse(clip).events)
+    if clip is None:
+        return []
+    return analyse_apart(clip)[0] if apart else list(AudioListener().analyse(clip).events)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -708,6 +712,13 @@ def run_recorded(
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
     cameras = src.camera_names()
+    heard: list[SignalEvent] = []
+    audio_s = None
+    if not reuse and config.audio and src.has_audio():
+        # first, and apart: the audio path's memory is given back before the video models load
+        t0 = time.perf_counter()
+        heard = sorted(audio_events(src, apart=True), key=lambda e: e.end)
+        audio_s = time.perf_counter() - t0
     perception = None if reuse else Perception(config, threads=threads, cameras=cameras, parallel=parallel)
     manifest = _manifest(
         config,
@@ -746,18 +757,15 @@ def run_recorded(
         if perception is None:
             items = stored_observations(src)
         else:
-            heard: list[SignalEvent] = []
-            if config.audio and src.has_audio():
-                t0 = time.perf_counter()
-                heard = sorted(audio_events(src), key=lambda e: e.end)
-                perception.seconds["audio"] = time.perf_counter() - t0
+            if audio_s is not None:
+                perception.seconds["audio"] = audio_s
             items = _recorded_items(src, cameras, config, heard)
         end = table.run(items, end)
         table.finish()
     finally:
         if perception:
             perception.close()
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - started + (audio_s or 0.0)  # the sounds were heard before the clock started
     return RunResult(
         folder,
         session,

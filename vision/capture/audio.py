@@ -7,10 +7,18 @@
 runs the audio path (`vision.audio.pipeline.AudioListener`) over the chunk; the events it finds
 (hum, mumble, talk and its topics) wait in `take_events()` for the table. An event that spans
 two chunks is reported in two parts.
+
+`analyse_apart(clip)`: the audio path over a recorded microphone in a process of its own, so
+that its libraries and models (Praat, SciPy's signal tools, Silero, PocketSphinx: about 200 MB)
+are given back when it is done, before the video stages load theirs.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
+import sys
 import threading
 import time
 import wave
@@ -19,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.core import RefereeError
 from referee.observations import SignalEvent
 from vision.audio.pipeline import AudioListener
 from vision.audio.sources import SAMPLE_RATE, AudioClip
@@ -102,3 +111,41 @@ class LiveAudio:
         """Stop after the block being read; the chunk so far is still listened to."""
         self._stop.set()
         self._thread.join(timeout)
+
+
+class AudioPathFailed(RefereeError):
+    """The audio path's own process (`analyse_apart`) could not answer: it failed or died."""
+
+
+def _events_of(clip: AudioClip) -> tuple[list[SignalEvent], float]:
+    t0 = time.perf_counter()
+    events = list(AudioListener().analyse(clip).events)
+    return events, time.perf_counter() - t0
+
+
+def _child() -> None:
+    """The process of `analyse_apart`: a pickled clip in on stdin, its events out on stdout."""
+    clip = pickle.load(sys.stdin.buffer)
+    out = _events_of(clip)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(pickle.dumps(out))
+
+
+def analyse_apart(clip: AudioClip, timeout: float = 600.0) -> tuple[list[SignalEvent], float]:
+    """The events of `clip` (`AudioListener().analyse(clip).events`, the same ones) found in a
+    process of its own that ends with it (a fresh interpreter: nothing of the caller's is
+    imported or run again there), and its seconds of analysis. `AudioPathFailed` when it fails."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    code = "import sys; from vision.capture.audio import _child; _child()"
+    try:
+        res = subprocess.run(
+            [sys.executable, "-c", code], input=pickle.dumps(clip), capture_output=True, timeout=timeout, env=env
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise AudioPathFailed(f"the audio path did not answer ({type(exc).__name__})") from None
+    if res.returncode != 0:
+        tail = res.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise AudioPathFailed(f"the audio path failed: {tail[0]}", returncode=res.returncode)
+    events, seconds = pickle.loads(res.stdout)
+    return list(events), float(seconds)

@@ -17,8 +17,10 @@ Only `model_complexity=1` is used: the other complexities download models at run
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import cv2
 import numpy as np
@@ -63,7 +65,9 @@ ZOOM_MIN_SCORE = 0.8  # a hand found only in the zoomed crop must be this sure
 
 
 class _SeatGraphs:
-    def __init__(self, static: bool, zoom: bool) -> None:
+    """A seat's own graphs: each tracks its player from frame to frame, so no two seats share one."""
+
+    def __init__(self, static: bool) -> None:
         mp = _mp()
         self.face = mp.solutions.face_mesh.FaceMesh(
             static_image_mode=static, max_num_faces=1, refine_landmarks=False, min_detection_confidence=0.5
@@ -72,19 +76,34 @@ class _SeatGraphs:
             static_image_mode=static, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
         )
         self.pose = mp.solutions.pose.Pose(static_image_mode=static, model_complexity=1, min_detection_confidence=0.5)
-        # Its crop moves with the face: every call is a new picture for it.
-        self.zoom = (
-            mp.solutions.hands.Hands(
-                static_image_mode=True, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
-            )
-            if zoom
-            else None
-        )
 
     def close(self) -> None:
-        for g in (self.face, self.hands, self.pose, self.zoom):
-            if g is not None:
-                g.close()
+        for g in (self.face, self.hands, self.pose):
+            g.close()
+
+
+class _ZoomGraph:
+    """Hands in static-image mode for the crop around a face (it moves with the face: every call
+    is a new picture, so the graph keeps nothing from one call to the next). One serves every
+    seat, in turn (about 80 MB a graph), and it is made only when first needed."""
+
+    def __init__(self) -> None:
+        self._graph: Any = None
+        self._lock = threading.Lock()
+
+    def process(self, rgb: np.ndarray) -> Any:
+        with self._lock:
+            if self._graph is None:
+                self._graph = _mp().solutions.hands.Hands(
+                    static_image_mode=True, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
+                )
+            return self._graph.process(rgb)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._graph is not None:
+                self._graph.close()
+                self._graph = None
 
 
 PALM = (0, 5, 9, 13, 17)
@@ -144,7 +163,8 @@ class LandmarkExtractor:
         self.max_crop_side = max_crop_side
         self.workers = max(1, min(workers, len(calibration.seats)))
         self._pool = ThreadPoolExecutor(self.workers, "seat") if self.workers > 1 else None
-        self._graphs = {s.name: _SeatGraphs(static, zoom_hands) for s in calibration.seats}
+        self._graphs = {s.name: _SeatGraphs(static) for s in calibration.seats}
+        self._zoom = _ZoomGraph() if zoom_hands else None
         self._last_run: dict[str, float] = {}
         self._zoom_found: dict[str, bool] = {}  # per seat: the last look around the face found a hand
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
@@ -162,6 +182,8 @@ class LandmarkExtractor:
         for g in self._graphs.values():
             g.close()
         self._graphs = {}
+        if self._zoom is not None:
+            self._zoom.close()
 
     def _due(self, model: str, t: float) -> bool:
         rate = getattr(self.rates, model)
@@ -240,8 +262,8 @@ class LandmarkExtractor:
                 hands.append(RawHand(_to_px(lm, x0, y0, cw, ch), float(c.score), c.label))
             # Looked for at the zoom rate; once found, on every hands frame while it stays found.
             look = zoom or self._zoom_found.get(seat.name, False)
-            if look and g.zoom is not None and face is not None and len(hands) < 2:
-                found = self._zoom_hands(g.zoom, work, face, (x0, y0, x1, y1))
+            if look and self._zoom is not None and face is not None and len(hands) < 2:
+                found = self._zoom_hands(self._zoom, work, face, (x0, y0, x1, y1))
                 new = [h for h in found if not any(_overlap(h, k) for k in hands)]
                 hands.extend(new)
                 self._zoom_found[seat.name] = bool(new)  # one key per seat: one thread writes it

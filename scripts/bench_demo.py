@@ -1,0 +1,128 @@
+#!/usr/bin/env python
+"""`referee demo` of this tree against another tree (the code before a change), in one run.
+
+Each round runs `referee demo --out DIR --quiet` once from each tree (alternating which goes
+first), under `/usr/bin/time -v`: wall time, peak memory (maximum resident set), CPU used, and
+the demo's own "seconds to referee"; then checks that the two session logs are identical entry
+for entry (checksums included), and that perception saw the same (the tracks). Figures:
+medians over the rounds; ratios within each round.
+
+    git archive BASE_COMMIT | tar -x -C /tmp/base     # and the tree measured: --new (default: this one)
+    nice .venv/bin/python scripts/bench_demo.py --base /tmp/base [--new DIR] [--repeat 3] [--no-clip] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def demo(tree: Path, out: Path, no_clip: bool) -> dict:
+    cmd = [
+        "/usr/bin/time",
+        "-v",
+        sys.executable,
+        "-c",
+        "import sys; from tablereferee.cli import main; sys.argv[0] = 'referee'; main()",
+        "demo",
+        "--out",
+        str(out),
+        "--quiet",
+    ] + (["--no-clip"] if no_clip else [])
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    res = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=900)
+    err = res.stderr
+
+    def field(name: str) -> str:
+        m = re.search(rf"{re.escape(name)}: (.+)", err)
+        if m is None:
+            raise SystemExit(f"{tree}: no {name!r} in the output of /usr/bin/time:\n{err[-2000:]}")
+        return m.group(1).strip()
+
+    h, m_, s = (["0"] + field("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":"))[-3:]
+    wall = int(h) * 3600 + int(m_) * 60 + float(s)
+    referee = re.search(r"\(([\d.]+) s to referee", res.stdout)
+    return {
+        "ok": res.returncode == 0 and "result: as expected" in res.stdout,
+        "wall_s": round(wall, 2),
+        "peak_rss_mb": round(int(field("Maximum resident set size (kbytes)")) / 1024, 1),
+        "cpu_cores": round(
+            (float(field("User time (seconds)")) + float(field("System time (seconds)"))) / max(wall, 1e-9), 2
+        ),
+        "referee_s": float(referee.group(1)) if referee else None,
+    }
+
+
+def tracks(folder: Path) -> dict[str, bytes]:
+    """Every file of a session's tracks (what perception saw, frame by frame), unpacked."""
+    return {
+        str(f.relative_to(folder)): gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
+        for f in sorted((folder / "tracks").rglob("*"))
+        if f.is_file()
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, help="a tree of the code to compare with (git archive of a commit)")
+    ap.add_argument("--new", default=str(ROOT), help="the tree measured against it (default: this one)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-clip", action="store_true", help="without the dispute clip")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    from tablereferee.run import compare_logs
+
+    trees = {"before": Path(args.base).resolve(), "after": Path(args.new).resolve()}
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    same: list[bool] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(args.repeat):
+            order = ["before", "after"] if k % 2 == 0 else ["after", "before"]
+            outs = {}
+            for name in order:
+                outs[name] = Path(tmp) / f"{name}-{k}"
+                r = demo(trees[name], outs[name], args.no_clip)
+                runs[name].append(r)
+                print(f"round {k + 1} {name:6s} {r}", file=sys.stderr, flush=True)
+            cmp = compare_logs(outs["before"] / "log.db", outs["after"] / "log.db")
+            same.append(bool(cmp["same_log"]) and tracks(outs["before"]) == tracks(outs["after"]))
+    med = statistics.median
+    report: dict = {"rounds": args.repeat, "clip": not args.no_clip, "same_log_every_round": all(same)}
+    for name, rs in runs.items():
+        report[name] = {
+            key: med(r[key] for r in rs if r[key] is not None) for key in ("wall_s", "peak_rss_mb", "cpu_cores")
+        }
+        report[name]["referee_s"] = med(r["referee_s"] for r in rs if r["referee_s"] is not None)
+        report[name]["as_expected"] = all(r["ok"] for r in rs)
+        report[name]["rounds"] = rs
+    report["wall_ratio"] = round(med(b["wall_s"] / a["wall_s"] for a, b in zip(runs["after"], runs["before"])), 2)
+    report["rss_ratio"] = round(
+        med(b["peak_rss_mb"] / a["peak_rss_mb"] for a, b in zip(runs["after"], runs["before"])), 2
+    )
+    for name in ("before", "after"):
+        x = report[name]
+        print(
+            f"{name:6s} wall {x['wall_s']:6.1f} s  referee {x['referee_s']:6.1f} s  peak {x['peak_rss_mb']:6.0f} MB  "
+            f"cpu {x['cpu_cores']:.2f}  as expected: {x['as_expected']}"
+        )
+    print(
+        f"before/after: wall {report['wall_ratio']}x, peak memory {report['rss_ratio']}x; "
+        f"same log and tracks every round: {report['same_log_every_round']}"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -484,7 +484,8 @@ class _Table:
     table is taken in order. A frame goes through perception, a typed line is kept in the
     folder, a sound is given to a seat; every observation goes to the table session and its
     decisions to `echo`. With a `clock` (live) the delay from a frame to the action it
-    decided is measured.
+    decided is measured (`delays`: the frame's time, when its observations were in, when the
+    action was logged).
 
     The perception stages run side by side (`Perception.pipeline`). Recorded (`live=False`):
     each frame is queued to its due stages and up to `IN_FLIGHT` frames are on their way at
@@ -513,6 +514,7 @@ class _Table:
         self.mouths: list[SignalEvent] = []  # mouth_moving events seen so far, for the sounds
         self._pending: collections.deque[Seen] = collections.deque()  # frames not yet taken in, in order
         self._landmarks: dict[str, Any] = {}  # each camera's latest landmarks taken in (for the listener)
+        self._seen_t: float | None = None  # live: when the observations of the frame being taken in were in
 
     def run(self, items: Iterable[tuple[float, Any]], end: float = 0.0) -> float:
         """Take every item; answers the latest session time seen (at least `end`)."""
@@ -556,18 +558,22 @@ class _Table:
             return
         blocked: set[str] = set()
         kept: collections.deque[Seen] = collections.deque()
+        ready: list[Seen] = []
         for seen in self._pending:
             cam = seen.frame.camera
             if cam in blocked or not seen.done():
                 blocked.add(cam)
                 kept.append(seen)
             else:
-                self._frame_seen(seen)
-        self._pending = kept
+                ready.append(seen)
+        self._pending = kept  # before taking them in: a stage's error is raised once
+        for seen in ready:
+            self._frame_seen(seen)
 
     def _frame_seen(self, seen: Seen) -> None:
         frame = seen.frame
         observed = seen.observations()
+        self._seen_t = None if self.clock is None else round(self.clock.now(), 3)  # its observations are in
         landmarks = [o for o in observed if isinstance(o, FrameLandmarks)]
         if self.listener is not None:  # the signal stage's landmarks too (the challenge draws them)
             self.listener.frame(frame, observed if landmarks else observed + self._last_landmarks(frame.camera))
@@ -589,7 +595,13 @@ class _Table:
         if frame is not None and self.clock is not None:
             now = round(self.clock.now(), 3)
             self.delays.extend(
-                {"entry": d.entry, "frame_t": frame.t, "logged_t": now, "since": d.data.get("why", "")}
+                {
+                    "entry": d.entry,
+                    "frame_t": frame.t,
+                    "seen_t": self._seen_t,
+                    "logged_t": now,
+                    "since": d.data.get("why", ""),
+                }
                 for d in ds
                 if d.kind == "action"
             )

@@ -150,7 +150,7 @@ def test_a_busy_stage_skips_the_frames_the_live_table_takes_meanwhile_and_then_r
     assert listener.cards == stage.seen
 
 
-def test_a_stage_that_fails_is_an_error_on_the_tables_thread(monkeypatch, tmp_path):
+def test_a_stage_that_fails_is_an_error_on_the_tables_thread_and_the_run_ends_in_order(monkeypatch, tmp_path):
     taken = Taken()
 
     class Failing(SlowCards):
@@ -175,6 +175,9 @@ def test_a_stage_that_fails_is_an_error_on_the_tables_thread(monkeypatch, tmp_pa
     )
     with pytest.raises(RuntimeError, match="the card reader broke"):
         run_live({"cam": "stand-in"}, tmp_path / "s", config, record=False)
+    # and the run still ended in order: the stages' workers are gone, the log is closed
+    assert not [t for t in threading.enumerate() if t.name.startswith("stage-cards:cam") and t.is_alive()]
+    assert (tmp_path / "s" / "session.json").is_file()
 
 
 def test_a_recording_through_the_stages_side_by_side_gives_the_log_of_one_after_another(tmp_path):

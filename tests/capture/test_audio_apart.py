@@ -24,4 +24,4 @@ def test_the_audio_path_apart_finds_the_events_it_finds_here():
 
 def test_an_audio_path_that_fails_apart_is_a_named_error():
     with pytest.raises(AudioPathFailed, match="the audio path failed"):
-        analyse_apart("not a clip")  # type: ignore[arg-type]
+        analyse_apart("not a clip")

@@ -3,7 +3,8 @@
 hand raised at about 1.6-2.2 s), against a real server on 127.0.0.1 that includes the practice
 router: a drill of "Raise your right hand" is read from the browser's own frames and the page
 reports the delay, the cue and the nonchalance, and draws the evidence; the history shows the
-drill; a quiz round on the drill's clip is scored."""
+drill; a quiz round on the drill's clip is scored (by another player: a taker is not quizzed on
+their own drills)."""
 
 from __future__ import annotations
 
@@ -129,6 +130,7 @@ def test_a_drill_on_the_browsers_camera_reads_the_raise_and_reports_the_delay(se
 
 
 def test_a_quiz_round_on_the_drills_clip_is_scored(server, page):
+    page.fill("#player", "Ben")  # another player: a taker is not quizzed on their own drills
     page.click("#quiz-start")
     page.wait_for_selector("#quiz:not([hidden])")
     page.select_option("#said-player", "Anna")
@@ -138,4 +140,4 @@ def test_a_quiz_round_on_the_drills_clip_is_scored(server, page):
     outcome = page.inner_text("#outcome")
     assert outcome.split(":")[0] in ("hit", "false alarm"), outcome
     page.wait_for_function("() => document.querySelectorAll('#board tbody tr').length >= 1")
-    assert "Anna" in page.inner_text("#board")
+    assert "Ben" in page.inner_text("#board")

@@ -120,6 +120,9 @@ function showVerdict(v) {
   $("parts").replaceChildren(...(v.nonchalance_lines || []).slice(1).map((line) => {
     const li = document.createElement("li"); li.textContent = line; return li;
   }));
+  const m = (v.evidence || []).find((x) => x.primary);
+  $("line").textContent = m ? `${m.name}: ${m.line}` : "-";
+  $("line").dataset.line = m ? String(m.line) : "";
   drawEvidence(v);
 }
 
@@ -404,10 +407,13 @@ async function playClip() {
   $("clip-from").textContent = `from ${c.from}`;
   $("outcome").textContent = `Clip ${q.at + 1} of ${q.clips.length}: loading…`;
   $("answer").disabled = $("nobody").disabled = true;
-  if (!c.images) {  // every frame first, then played at the clip's own rate
-    c.images = await Promise.all(Array.from({ length: c.frames }, (_, k) => new Promise((ok) => {
-      const img = new Image(); img.onload = img.onerror = () => ok(img); img.src = `/api/practice/quiz/clips/${c.clip}/${k}.jpg`;
-    })));
+  if (!c.images) {  // every frame first (with the caller's token: a team's own clip is its PIN's), then played at the clip's own rate
+    const token = localStorage.getItem(KEY);
+    const headers = token ? { Authorization: "Bearer " + token } : {};
+    c.images = await Promise.all(Array.from({ length: c.frames }, async (_, k) => {
+      const r = await fetch(`/api/practice/quiz/clips/${c.clip}/${k}.jpg`, { headers });
+      return { src: r.ok ? URL.createObjectURL(await r.blob()) : "" };
+    }));
   }
   $("outcome").textContent = `Clip ${q.at + 1} of ${q.clips.length}`;
   $("answer").disabled = $("nobody").disabled = false;

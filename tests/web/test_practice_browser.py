@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium
@@ -40,7 +41,7 @@ def make_mjpeg(path: Path, seconds: float = 4.0, fps: float = 30.0, width: int =
     back to back, played at 30 a second (the clip's 25 are resampled to keep its clock)."""
     cap = cv2.VideoCapture(str(CLIP))
     src_fps = cap.get(cv2.CAP_PROP_FPS)
-    frames = []
+    frames: list[np.ndarray] = []
     while len(frames) < seconds * src_fps:
         ok, img = cap.read()
         if not ok:

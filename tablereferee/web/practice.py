@@ -262,13 +262,25 @@ def live_secrets(app: Any) -> dict[str, set[str]]:
     keeper = getattr(hub, "keeper", None) if hub is not None else None
     if keeper is None:
         return {}
+    key = (id(keeper), getattr(hub, "version", None))
+    cached = getattr(app.state, "practice_secrets", None)
+    if cached is not None and cached[0] == key:  # the log is read again only once it has changed
+        return dict(cached[1])
+    found = _live_secrets(keeper)
+    if found is None:  # a table being set up or closed: hide as if every signal were a secret, this once
+        return {s.id: {"?"} for s in drillable()}
+    app.state.practice_secrets = (key, found)
+    return dict(found)
+
+
+def _live_secrets(keeper: Any) -> dict[str, set[str]] | None:
     from tablereferee.practice.sessions import team_signals  # deferred: the session reader
 
     try:
         found = team_signals(keeper.contents())
         now = getattr(keeper.state, "signals", None) or {}
-    except Exception:  # noqa: BLE001  (a table being set up or closed: hide as if every signal were secret)
-        return {s.id: {"?"} for s in drillable()}
+    except Exception:  # noqa: BLE001  (whatever a table half set up or closed raises: the caller hides all)
+        return None
     for team, signal in dict(now).items():
         if isinstance(signal, str) and signal != "hidden":
             found.setdefault(signal, set()).add(str(team))

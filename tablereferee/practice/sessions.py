@@ -70,8 +70,10 @@ def _team_of(player: str, setup: Mapping[str, Any]) -> str | None:
     return None
 
 
-def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], rng: random.Random) -> list[Cut]:
-    """What to cut from one session (see the module doc)."""
+def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], seed: str = "") -> list[Cut]:
+    """What to cut from one session (see the module doc). Where a signal falls in its clip is
+    drawn at random, but the same for the same entry of the same session (`seed`): a session
+    cut again keeps the clips it had."""
     origin = contents.header.created
     setup = contents.header.setup or {}
     seats = {
@@ -113,7 +115,7 @@ def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], rng: r
             team = (p.get("evidence") or {}).get("team") or own or "a team"
         elif teams:
             team = own if own in teams else sorted(teams)[0]
-        a, b = signal_window(start, end, first, last, rng)
+        a, b = signal_window(start, end, first, last, random.Random(f"{seed}:{e.seq}"))
         out.append(Cut(where, a, b, player, signal, on_camera[where], str(team) if team else None))
         if len(out) >= MAX_SIGNALS:
             break
@@ -184,12 +186,17 @@ def _signature(folder: SessionFolder) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
-def cut_session(store: ClipStore, sid: str, path: Path, rng: random.Random | None = None) -> list[Clip]:
-    """The quiz clips of one recorded session (none when it was cut before and has not changed
-    since, or when it cannot be read)."""
+def _key(c: Cut) -> str:
+    return json.dumps([c.camera, round(c.start, 2), round(c.end, 2), c.truth_player, c.truth_signal, c.team])
+
+
+def cut_session(store: ClipStore, sid: str, path: Path) -> list[Clip]:
+    """The new quiz clips of one recorded session (none when it was cut before and has not
+    changed since, or when it cannot be read). Cut again, a session keeps the clips that are
+    still planned the same (the same moment, truth and team: a round in progress goes on), and
+    loses the others: a signal that became a team's secret since is cut anew with the team."""
     from tablereferee.practice.drill import drillable  # deferred: the catalogue
 
-    rng = rng or random.Random()
     index_path = store.folder / INDEX
     try:
         index = json.loads(index_path.read_text())
@@ -204,14 +211,19 @@ def cut_session(store: ClipStore, sid: str, path: Path, rng: random.Random | Non
     except (SessionFolderError, RefereeError, OSError) as exc:
         log.info("session %s gives no quiz clips: %s", sid, exc)
         return []
-    for old in index.get(sid, {}).get("clips", []):
-        store.remove(old)
+    before = index.get(sid, {}).get("clips", {})
+    before = before if isinstance(before, dict) else {}
     visible = {s.id for s in drillable()}
-    plan = cuts(folder, contents, visible, rng)
+    plan = cuts(folder, contents, visible, sid)
+    kept = {_key(c): before[_key(c)] for c in plan if _key(c) in before and store.get(before[_key(c)]) is not None}
+    for key, old in before.items():
+        if key not in kept:
+            store.remove(old)
     made: list[Clip] = []
     by_camera: dict[str, list[Cut]] = {}
     for c in plan:
-        by_camera.setdefault(c.camera, []).append(c)
+        if _key(c) not in kept:
+            by_camera.setdefault(c.camera, []).append(c)
     for camera, wanted in by_camera.items():
         pictures: dict[int, list[tuple[float, bytes]]] = {k: [] for k in range(len(wanted))}
         last_kept: dict[int, float] = {}
@@ -228,19 +240,19 @@ def cut_session(store: ClipStore, sid: str, path: Path, rng: random.Random | Non
                 continue
             fps = (len(pics) - 1) / max(pics[-1][0] - pics[0][0], 1e-6)
             pics = even(pics, fps)
-            made.append(
-                store.add(
-                    c.players[0] if c.players else camera,
-                    (c.truth_player, c.truth_signal),
-                    [j for _, j in pics],
-                    fps,
-                    f"session {sid} {camera} {c.start:.2f}-{c.end:.2f}",
-                    kind="session",
-                    players=c.players,
-                    team=c.team,
-                )
+            clip = store.add(
+                c.players[0] if c.players else camera,
+                (c.truth_player, c.truth_signal),
+                [j for _, j in pics],
+                fps,
+                f"session {sid} {camera} {c.start:.2f}-{c.end:.2f}",
+                kind="session",
+                players=c.players,
+                team=c.team,
             )
-    index[sid] = {"signature": signature, "clips": [c.id for c in made]}
+            made.append(clip)
+            kept[_key(c)] = clip.id
+    index[sid] = {"signature": signature, "clips": kept}
     store.folder.mkdir(parents=True, exist_ok=True)
     tmp = index_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(index))

@@ -151,3 +151,23 @@ def test_the_live_tables_secret_signal_hides_even_a_drills_clip(tmp_path):
         assert c.get("/api/practice/quiz/sources", headers=bearer(blues)).json() == {"sessions": 2, "drills": 1}
     practice_for(app).close()
     keeper.close()
+
+
+def test_a_session_cut_again_keeps_its_clips_and_tags_a_signal_that_became_a_secret(tmp_path):
+    from referee.sessionlog import SessionLog  # deferred: only this test writes to a session's log
+    from tablereferee.practice.clips import ClipStore  # deferred: the store without a server
+    from tablereferee.practice.sessions import cut_session  # deferred: as above
+
+    sessions = secret_sessions(tmp_path / "sessions", {})
+    store = ClipStore(tmp_path / "clips")
+    first = {c.id: c for c in cut_session(store, "teams", sessions / "teams")}
+    assert len(first) == 3 and all(c.team is None for c in first.values())
+    assert cut_session(store, "teams", sessions / "teams") == []  # unchanged: nothing to do
+    log = SessionLog.open(sessions / "teams" / "log.db")
+    change = {"kind": "change_signal", "team": "Blues", "egg": "moon-2", "signal": "raise_hand_right"}
+    log.append("action", {"action": change}, time=log.entries[-1].time + 1.0)
+    log.close()
+    again = cut_session(store, "teams", sessions / "teams")
+    assert [(c.truth_signal, c.team) for c in again] == [("raise_hand_right", "Blues")]  # the raise, cut anew
+    now = {c.id: c for c in store.all()}
+    assert len(now) == 3 and set(now) - set(first) == {again[0].id}  # the nobody clips kept as they were

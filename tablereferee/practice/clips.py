@@ -19,6 +19,7 @@ import random
 import secrets
 import shutil
 import threading
+import time
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ LENGTH = 2.5  # seconds of every clip, a signal's and a "nobody" one alike (so i
 QUIET_MARGIN = 0.5  # seconds kept clear of any signal around a "nobody" clip
 AROUND = 1.0  # at least this much of a drill's signal clip before the event, when there is room
 QUIET = LENGTH  # seconds of a "nobody" clip
+MAX_DRILL_CLIPS = 400  # drills' clips kept on disk (about 20 kB a frame, 30 frames a clip); the oldest go first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Clip:
     kind: str = "drill"  # "drill" or "session"
     players: tuple[str, ...] = ()  # who could have signalled (a session camera's seats)
     team: str | None = None  # the team whose secret signal this is: only its PIN shows it
+    made: int = 0  # when it was cut (time.time_ns): the oldest drills' clips go first
 
     def public(self) -> dict[str, Any]:
         """What the quiz shows before the answer: never the truth, never when or where."""
@@ -127,6 +130,7 @@ class ClipStore:
             kind,
             tuple(players),
             team,
+            time.time_ns(),
         )
         with self._lock:
             folder = self.folder / clip.id
@@ -139,6 +143,17 @@ class ClipStore:
     def remove(self, clip_id: str) -> None:
         if self.get(clip_id) is not None:
             shutil.rmtree(self.folder / clip_id, ignore_errors=True)
+
+    def prune(self, keep: int = MAX_DRILL_CLIPS) -> int:
+        """Keep the newest `keep` clips of drills (a session's are bounded by the session); answers
+        how many went."""
+        drills = [c for c in self.all() if c.kind != "session"]
+        if len(drills) <= keep:
+            return 0
+        drills.sort(key=lambda c: c.made)
+        for c in drills[: len(drills) - keep]:
+            self.remove(c.id)
+        return len(drills) - keep
 
     def from_drill(self, drill: Drill, result: dict[str, Any]) -> list[Clip]:
         """The quiz clips of a finished drill (see the module doc)."""
@@ -171,6 +186,8 @@ class ClipStore:
                 pics = even([drill.pictures[i] for i in run], fps)
                 out.append(self.add(drill.player, (None, None), pics, fps, f"drill {drill.id}"))
                 break
+        if out:
+            self.prune()
         return out
 
 

@@ -51,14 +51,14 @@ class Camera(CaptureSource):
     kind = "file"
     media = True
 
-    def __init__(self, name: str, clock, taken: Taken) -> None:
+    def __init__(self, name: str, clock, taken: Taken, patience: float = 20.0) -> None:
         super().__init__(name, clock)
-        self.taken = taken
+        self.taken, self.patience = taken, patience
 
     def read(self) -> CameraFrame | None:
         if self.index >= FRAMES:
             return None
-        if self.index > 0 and not self.taken.wait_for(self.index - 1):
+        if self.index > 0 and not self.taken.wait_for(self.index - 1, self.patience):
             raise RuntimeError("the table stopped taking frames")
         frame = CameraFrame(self.name, self.index, self.clock.now(), IMAGE)
         self.index += 1
@@ -66,8 +66,8 @@ class Camera(CaptureSource):
 
 
 class SlowCards:
-    """The artificial slow stage: its first frame keeps it busy until the table has taken HELD
-    more frames (an overloaded machine); then it answers every frame at once."""
+    """The artificial slow stage: its first frame keeps it busy until the table has offered it
+    HELD more frames (an overloaded machine); then it answers every frame at once."""
 
     instances: list[SlowCards] = []
 
@@ -85,7 +85,9 @@ class SlowCards:
     def __call__(self, frame: CameraFrame) -> CardsSeen:
         self.threads.add(threading.current_thread().name)
         if not self.seen:
-            assert self.taken.wait_for(frame.index + HELD), "the loop waited for the busy stage"
+            # the table takes a frame only once it has given the one before to its stages: with
+            # frame HELD + 1 taken, frames 1..HELD have all been offered to this busy stage
+            assert self.taken.wait_for(frame.index + HELD + 1), "the loop waited for the busy stage"
         self.seen.append(frame.index)
         return CardsSeen(frame.t, frame.camera, (), frame.index)
 
@@ -165,7 +167,8 @@ def test_a_stage_that_fails_is_an_error_on_the_tables_thread_and_the_run_ends_in
             return frame
 
     monkeypatch.setattr(R, "Grabber", Counting)
-    monkeypatch.setattr(R, "open_capture", lambda spec, name, clock, paced=False: Camera(name, clock, taken))
+    # the table stops at frame 0: the camera need not wait long for the next frame to be taken
+    monkeypatch.setattr(R, "open_capture", lambda spec, name, clock, paced=False: Camera(name, clock, taken, 0.2))
     monkeypatch.setattr(R, "CardStage", lambda camera, **kw: Failing(camera, taken, **kw))
     config = TableConfig(
         game="beccato",

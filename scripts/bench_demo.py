@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tablereferee.run import compare_logs  # noqa: E402
+
 
 def demo(tree: Path, out: Path, no_clip: bool) -> dict:
     cmd = [
@@ -81,8 +83,6 @@ def main() -> None:
     ap.add_argument("--no-clip", action="store_true", help="without the dispute clip")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    from tablereferee.run import compare_logs
-
     trees = {"before": Path(args.base).resolve(), "after": Path(args.new).resolve()}
     runs: dict[str, list[dict]] = {"before": [], "after": []}
     same: list[bool] = []

@@ -50,6 +50,7 @@ MAX_SECONDS = 60.0
 RATES = (8_000, 64_000)  # the sample rates a chunk may have (the page sends 16 kHz)
 TALK_DB = 22.0  # the others' talk, above the microphone's room noise
 DITHER = 1e-4  # about -80 dBFS: a muted microphone's digital silence is no room (see the report)
+LIVE_TAIL = 3.0  # seconds a live check of a hum or a mumble analyses (the verdict: the whole drill)
 OWN_OVERLAP = 0.3  # seconds an event must share with the player's own sound to be theirs
 TABLE_TALK = Path(__file__).with_name("audio_drill_table_talk.wav")
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "audio"
@@ -278,6 +279,7 @@ class AudioDrill:
             return {
                 "t": round(t, 3),
                 "chunk": len(self.chunks),
+                "windows": self._windows_seen,  # the 1 s windows analysed so far
                 "heard": heard,
                 "hearing": self.hearing,
                 "level_db": round(level - (self._floor.db if self._floor else level), 1),
@@ -325,8 +327,11 @@ class AudioDrill:
             return
         self._windows_seen = complete
         talk = self.signal in TALK
+        # a hum or a mumble is heard from the last seconds alone (on the window grid, with the
+        # room's floor): each check costs the same however long the drill has run
+        tail = clip if talk else clip.slice(max(0.0, (clip.duration - LIVE_TAIL) // _QUICK.hop * _QUICK.hop), clip.end)
         with _ANALYSE:
-            analysis = _QUICK.analyse(clip, self._floor)
+            analysis = _QUICK.analyse(tail, self._floor)
             if talk and self.first_heard is None and self._due(analysis, clip.duration):
                 self._decoded_at = clip.duration
                 analysis = _FULL.analyse(clip, self._floor)
@@ -341,10 +346,9 @@ class AudioDrill:
         """A talk drill decodes the speech so far at most once a second of new audio, and once
         more when a stretch of speech has ended."""
         speech = [e for e in analysis.events if e.signal == TALKING]
-        if not speech:
+        if not speech or speech[-1].end <= self._decoded_at:  # no speech since the last decoding
             return False
-        ended = analysis.windows[-1].label != "speech"
-        return now - self._decoded_at >= 1.0 or (ended and self._decoded_at < speech[-1].end)
+        return analysis.windows[-1].label != "speech" or now - self._decoded_at >= 1.0
 
     def _own_span(self) -> list[tuple[float, float]]:
         """Where the player's own sound is (a table-talk drill: the microphone's loud frames
@@ -392,7 +396,8 @@ class AudioDrill:
             "end": None,
             "confidence": None,
             "taken_for": None,
-            "recognised_at": None,
+            "heard_in_audio": None,  # the end of the chunk that first held the event, on the audio's clock
+            "recognised_at": None,  # and the server's time for that chunk added
             "delay": None,
             "cue": None,
             "nonchalance": {"score": 0.0, "read": False, "parts": {}},
@@ -457,6 +462,7 @@ class AudioDrill:
                 cue=f"heard from the microphone as {NAMES[event.signal]}",
             )
             if self.first_heard is not None:
+                out["heard_in_audio"] = round(self.first_heard, 3)
                 out["recognised_at"] = round(self.first_heard + (self.first_heard_ms or 0.0) / 1000, 3)
                 out["delay"] = round(max(out["recognised_at"] - event.start, 0.0), 3)
             n = audible_nonchalance(event, analysis.windows, _QUICK.min_event, self.others_talk(clip.duration))

@@ -31,7 +31,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -440,10 +440,12 @@ def _render_clip(
     writer = SegmentWriter(path.parent / ".clip", segment_seconds=1e9, crf=23)
     n = 0
     try:
-        for t, _ in views[focus].frames:
-            if t < t0 - 1e-6 or t > t1 + 1e-6:
-                continue
+        while (t := views[focus].next_time()) is not None:
+            if t > t1 + 1e-6:
+                break
             canvas = views[focus].at(t, signals)
+            if t < t0 - 1e-6:
+                continue
             if canvas.shape[1] < 1280:
                 canvas = cv2.resize(canvas, None, fx=1280 / canvas.shape[1], fy=1280 / canvas.shape[1])
             inset_w = canvas.shape[1] // 3
@@ -506,7 +508,10 @@ class _View:
         landmarks: bool,
         cards: bool = False,
     ) -> None:
-        self.frames = [(t, im) for t, im in read_segments(folder.camera_dir(camera)) if t0 - 1 <= t <= t1]
+        # decoded as the clip is drawn, a frame ahead: a window of several cameras held whole
+        # cost about 135 MB at the demo's peak
+        self._frames = _window(read_segments(folder.camera_dir(camera)), t0 - 1, t1)
+        self._next = next(self._frames, None)
         self.camera = camera
         self.zones = manifest.get("zones") or [] if cards else []
         self.card_track = read_cards(folder.path, camera) if cards else None
@@ -524,15 +529,18 @@ class _View:
                 from vision.landmarks.extract import LandmarkExtractor  # deferred: loads SciPy; only landmarks need it
 
                 self.extractor = LandmarkExtractor(self.calib)
-        self.i = -1
         self.last: tuple[float, np.ndarray] | None = None
+
+    def next_time(self) -> float | None:
+        """The time of the next frame not drawn yet (None: the window is over)."""
+        return None if self._next is None else self._next[0]
 
     def at(self, t: float, signals: Sequence[Mapping[str, Any]], width: int | None = None) -> np.ndarray:
         """The camera's latest frame at `t`, drawn, `width` pixels wide (None: its own size)."""
-        while self.i + 1 < len(self.frames) and self.frames[self.i + 1][0] <= t + 1e-6:
-            self.i += 1
-            ft, img = self.frames[self.i]
+        while self._next is not None and self._next[0] <= t + 1e-6:
+            ft, img = self._next
             self.last = (ft, self._drawn(ft, img, signals))
+            self._next = next(self._frames, None)
         if self.last is None or t - self.last[0] > 1.0:
             w = width or 640
             blank = np.zeros((int(w * 9 / 16), w, 3), np.uint8)
@@ -574,8 +582,20 @@ class _View:
         return latest if latest is not None and t - latest.t <= STORED_READ_LASTS else None
 
     def close(self) -> None:
+        self._frames.close()
         if self.extractor is not None:
             self.extractor.close()
+
+
+def _window(
+    frames: Iterator[tuple[float, np.ndarray]], t0: float, t1: float
+) -> Generator[tuple[float, np.ndarray], None, None]:
+    """The frames from `t0` to `t1` of a stream in time order; reading stops after `t1`."""
+    for t, img in frames:
+        if t > t1:
+            return
+        if t >= t0:
+            yield t, img
 
 
 def draw_zones(canvas: np.ndarray, zones: list[dict], camera: str) -> None:

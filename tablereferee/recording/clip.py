@@ -529,6 +529,7 @@ class _View:
                 from vision.landmarks.extract import LandmarkExtractor  # deferred: loads SciPy; only landmarks need it
 
                 self.extractor = LandmarkExtractor(self.calib)
+        self.i = -1  # the index of the last frame drawn
         self.last: tuple[float, np.ndarray] | None = None
 
     def next_time(self) -> float | None:
@@ -539,6 +540,7 @@ class _View:
         """The camera's latest frame at `t`, drawn, `width` pixels wide (None: its own size)."""
         while self._next is not None and self._next[0] <= t + 1e-6:
             ft, img = self._next
+            self.i += 1
             self.last = (ft, self._drawn(ft, img, signals))
             self._next = next(self._frames, None)
         if self.last is None or t - self.last[0] > 1.0:

@@ -25,7 +25,9 @@ overlaps the player's own sound counts as theirs.
 from __future__ import annotations
 
 import dataclasses
+import json
 import secrets
+import sqlite3
 import threading
 import time
 import wave
@@ -39,7 +41,7 @@ from referee.observations import SignalEvent
 from referee.signal_cards import BY_ID, SIGNAL_CARDS
 from vision.audio import features as F
 from vision.audio.pipeline import TALKING, AudioAnalysis, AudioListener, WindowClass
-from vision.audio.sources import SAMPLE_RATE, AudioClip
+from vision.audio.sources import SAMPLE_RATE, AudioClip, from_array, load
 
 AUDIBLE = tuple(c.id for c in SIGNAL_CARDS if c.cue == "audio")  # the cards a microphone drill scores
 TALK = frozenset({"talk_tv", "talk_games", "talk_sport"})
@@ -125,8 +127,6 @@ def build_table_talk(fixtures: Path = FIXTURES) -> np.ndarray:
     """The others' talk: game talk (English, no topic) and Italian talk (no topic without an
     Italian model) from the audio fixtures, 2.4-2.5 s pauses between, in the fixtures' own room
     noise (the Italian clip scaled so its room matches): 10.7 s that loop."""
-    from vision.audio.sources import load  # deferred: PyAV; the shipped file is read with the standard library
-
     game = load(fixtures / "speech_en_game.wav").samples
     italian = load(fixtures / "speech_it.wav").samples
     rms = lambda x: float(np.sqrt(np.mean(x[:SAMPLE_RATE] ** 2)))  # noqa: E731
@@ -294,8 +294,6 @@ class AudioDrill:
         raw = np.concatenate(self.chunks)
         if self.rate in (None, SAMPLE_RATE):
             return raw
-        from vision.audio.sources import from_array  # deferred: SciPy's resampler, for other rates only
-
         return from_array(raw, int(self.rate or SAMPLE_RATE), source="browser").samples
 
     def heard_clip(self) -> AudioClip:
@@ -659,8 +657,6 @@ class AudioHistory:
     no column for. A team's own card is kept as "the team's own signal"."""
 
     def __init__(self, path: str | Path) -> None:
-        import sqlite3  # deferred: only a served practice page keeps a history
-
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -673,8 +669,6 @@ class AudioHistory:
             self._db.close()
 
     def add(self, v: dict[str, Any], secret: bool = False) -> None:
-        import json  # deferred: as above
-
         detail = {k: v.get(k) for k in ("unsure", "start", "end", "confidence", "recognised_at", "noise_floor_db")}
         detail["nonchalance"] = v["nonchalance"]
         detail["false_alarms"] = [] if secret else v["false_alarms"]

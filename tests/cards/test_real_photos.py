@@ -111,4 +111,6 @@ def test_our_rendered_french_deck_never_names_a_real_card_wrong(detector):
             truth = card.split()[0]
             assert label in (None, truth), f"{name}: the {truth} read as {label}"
             right += label == truth
-    assert right >= 3  # measured: the 5 and 2 of hearts, the 10 of hearts, geaxgx's 2 of clubs
+    # measured 6 of 11 (with the corner index): the 5, 2 and 10 of hearts, the king of clubs
+    # twice, geaxgx's 2 of clubs
+    assert right >= 5

@@ -175,7 +175,10 @@ class CardReader:
         """A French card's corner index (`vision.cards.corner_index`), read on the corners the
         face was read on and the other guesses at them: it names a card the face left unknown
         (below sure unless the index itself is sure), it makes unknown a face read it
-        contradicts, and it leaves an agreeing read as it was. French decks share their corner
+        contradicts (its card in the deck or not), but for the card of the same rank and colour,
+        which it names when the pips' shapes do not vote against its suit (sure when they vote
+        for it: the face tells a club from a spade worst), and it leaves an agreeing read as it
+        was. French decks share their corner
         index whatever their design, so the check holds for a deck never seen."""
         from vision.cards.corner_index import read_index  # deferred: its weights load on first use
 

@@ -361,7 +361,12 @@ class AudioDrill:
         if not self.table_talk:
             return None
         bed = table_talk()
-        spans = loud_spans(bed)
+        spans: list[tuple[float, float]] = []
+        for a, b in loud_spans(bed):  # a pause between words under half a second is still talk
+            if spans and a - spans[-1][1] < 0.5:
+                spans[-1] = (spans[-1][0], b)
+            else:
+                spans.append((a, b))
         period = len(bed) / SAMPLE_RATE
         return [(a + k * period, b + k * period) for k in range(int(seconds / period) + 1) for a, b in spans]
 
@@ -469,6 +474,10 @@ class AudioDrill:
             if "keywords" in event.evidence:
                 out["evidence"]["keywords"] = event.evidence["keywords"]
                 out["evidence"]["words"] = event.evidence.get("words")
+        others = self.others_talk(clip.duration)
+        out["evidence"]["others"] = [  # where the others talked (a table-talk drill), for the plot
+            [round(a, 2), round(min(b, clip.duration), 2)] for a, b in others or [] if a < clip.duration
+        ]
         out["words"] = verdict_words(out)
         return out
 

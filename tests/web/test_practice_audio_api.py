@@ -136,6 +136,7 @@ def test_a_hum_while_others_talk_is_heard_and_scores_as_masked(client, hum):
     assert v["heard"] is True and v["table_talk"] is True
     assert 3.3 <= v["start"] <= 3.7
     assert v["nonchalance"]["parts"]["masked"] > 0.5
+    assert [round(a) for a, _ in v["evidence"]["others"]] == [1, 6]  # their game talk, their Italian talk
     assert v["nonchalance"]["score"] > hum[1]["nonchalance"]["score"]
     others = [e for e in v["events"] if not e["yours"]]
     assert others and all(e["signal"] == "talking" for e in others)  # the others' talk is theirs, and no signal

@@ -187,6 +187,8 @@ function drawEvidence(e) {
   const t0 = 0, t1 = Math.max(e.t[e.t.length - 1] + 0.5, 1);
   const X = (t) => 30 + (c.width - 40) * (t - t0) / (t1 - t0);
   const Y = (p) => c.height - 20 - (c.height - 40) * p;
+  g.fillStyle = "#eceff3"; // where the others talked
+  for (const [a, b] of e.others || []) g.fillRect(X(a), 10, X(b) - X(a), c.height - 30);
   if (e.event) { g.fillStyle = "#d7f0dd"; g.fillRect(X(e.event[0]), 10, X(e.event[1]) - X(e.event[0]), c.height - 30); }
   // loudness above the room, 0-40 dB, faint
   g.strokeStyle = "#b8c0c8"; g.beginPath();
@@ -199,7 +201,7 @@ function drawEvidence(e) {
   g.fillStyle = "#1d232b";
   g.fillText(e.name, 34, 14);
   g.fillText(`the line: ${e.line}`, c.width - 90, Y(e.line) - 4);
-  g.fillStyle = "#8a96a3"; g.fillText("grey: loudness above the room (0-40 dB)", 34, c.height - 6);
+  g.fillStyle = "#8a96a3"; g.fillText("grey line: loudness above the room (0-40 dB); grey bands: the others talking", 34, c.height - 6);
   for (let s = 0; s <= t1; s++) { g.fillStyle = "#5b6570"; g.fillText(`${s}`, X(s) - 3, c.height - 8 - 12); }
 }
 

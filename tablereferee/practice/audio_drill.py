@@ -284,7 +284,7 @@ class AudioDrill:
                 "hearing": self.hearing,
                 "level_db": round(level - (self._floor.db if self._floor else level), 1),
                 "server_ms": round(elapsed, 1),
-                "done": t >= self.window or (heard and self.signal is not None and self.hearing == "silence"),
+                "done": t >= self.window or (heard and self.signal is not None and self._sound_over(t)),
             }
 
     def mic(self) -> np.ndarray:
@@ -347,6 +347,14 @@ class AudioDrill:
         if not speech or speech[-1].end <= self._decoded_at:  # no speech since the last decoding
             return False
         return analysis.windows[-1].label != "speech" or now - self._decoded_at >= 1.0
+
+    def _sound_over(self, t: float) -> bool:
+        """Whether the player's sound has ended: the newest window is the room (a table-talk
+        drill: none of the player's own loud frames in the last half second)."""
+        if not self.table_talk:
+            return self.hearing == "silence"
+        own = self._own_span()
+        return not own or own[-1][1] < t - 0.5
 
     def _own_span(self) -> list[tuple[float, float]]:
         """Where the player's own sound is (a table-talk drill: the microphone's loud frames

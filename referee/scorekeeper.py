@@ -106,13 +106,13 @@ class Outcome:
             "command": self.command,
             "entry": None if self.entry is None else self.entry.seq,
             "events": self.events,
-            "error": None if self.error is None else _public_error(self.error),
+            "error": None if self.error is None else public_error(self.error),
             "message": self.message,
             "label": self.label,
         }
 
 
-def _public_error(error: RefereeError) -> dict[str, Any]:
+def public_error(error: RefereeError) -> dict[str, Any]:
     """A refusal as the table may see it: without the details that name a card of a hand."""
     return {k: v for k, v in error.to_dict().items() if k not in ("hand", "hands", *HIDDEN_DETAILS)}
 

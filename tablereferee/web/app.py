@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from referee.core import RefereeError, Violation
-from referee.scorekeeper import Scorekeeper
+from referee.scorekeeper import Scorekeeper, public_error
 from referee.sessionlog import LogConflict
 from tablereferee.web import auth, cards, words
 from tablereferee.web.auth import Caller, Grant, NotAllowed, NotSignedIn, WebError, require_scorer
@@ -89,10 +89,7 @@ def status_of(error: RefereeError) -> int:
 def error_body(error: RefereeError) -> dict[str, Any]:
     """One style for every refusal: the name, the message, and the error's own details (a
     violation's `waiting_for`, a PIN's `tries_left`), without a hand's cards."""
-    from referee.tricks.policies import HIDDEN_DETAILS  # deferred: the details that name a hidden card
-
-    details = {k: v for k, v in error.to_dict().items() if k not in ("error", "message", "hand", "hands")}
-    details = {k: v for k, v in details.items() if k not in HIDDEN_DETAILS}
+    details = {k: v for k, v in public_error(error).items() if k not in ("error", "message")}
     message = words.error_text(error) or error.message
     return {"error": {"name": error.name, "message": message, **details}}
 

@@ -54,6 +54,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
 from referee.core import ENGINE_MODULES, RefereeError, TableOption, get_engine, jsonable
+from referee.scorekeeper import public_error
 from referee.secrecy import seats as seats_of
 from referee.signal_cards import FREE_SIGNAL, SIGNAL_CARDS
 from referee.table.zones import BadZones, TableZones
@@ -136,7 +137,8 @@ def error_response(exc: RefereeError) -> JSONResponse:
     status = getattr(exc, "status", None)  # the web table's own errors carry theirs (auth.WebError)
     if not isinstance(status, int) or not 400 <= status < 500:
         status = 404 if names & set(NOT_FOUND) else 400 if "NotJSON" in names else 413 if "TooBig" in names else 422
-    body = {"error": {"name": exc.name, "message": exc.message, "field": field_of(exc)}}
+    details = {k: v for k, v in public_error(exc).items() if k not in ("error", "message", "field")}
+    body = {"error": {"name": exc.name, "message": exc.message, **details, "field": field_of(exc)}}
     return JSONResponse(body, status_code=status)
 
 

@@ -349,6 +349,7 @@ def test_moved_seats_are_proposed_again_round_them(client):
     assert bad.status_code == 422 and bad.json()["error"] == {
         "name": "SeatProposalError",
         "message": "one seat angle (degrees) per player",
+        "players": ["Anna", "Bruno", "Carla"],  # the error's own details, as every route gives them
         "field": "cameras.cards",
     }
 

@@ -25,7 +25,7 @@ from vision.landmarks.types import FrameLandmarks
 from vision.signals.catalogue import default_catalogue
 from vision.signals.engine import detect_signals, seat_series
 from vision.signals.features import SeatSeries
-from vision.signals.free import FreeSignal, FreeSignalError, frame_features, resample, subsequence_dtw, trim_still
+from vision.signals.free import FreeSignal, FreeSignalError, describe
 from vision.signals.personal import MAX_WIDEN, TOUCH_AT, Profile, calibrate
 
 
@@ -47,13 +47,8 @@ class Enrolment:
             "demonstrations": len(self.signal.templates),
             "threshold": round(self.signal.threshold, 4),
             "costs": [round(c, 4) for c in self.signal.costs],
-            "words": (
-                f"{self.signal.label} learnt from {len(self.signal.templates)} demonstrations: a gesture is "
-                f"taken for it when it warps onto one of them at a cost under {self.signal.threshold:.2f} "
-                f"(the demonstrations are {max(self.signal.costs):.2f} from each other at most)"
-                if self.signal.costs
-                else f"{self.signal.label} learnt"
-            ),
+            "descriptions": list(self.signal.descriptions),
+            "words": self.signal.words,
         }
 
 
@@ -180,11 +175,7 @@ def try_free(enrolment: Enrolment, frames_b64: Sequence[str], fps: float) -> dic
     frames, cal = landmarks(decode(frames_b64, 1), fps, enrolment.player)
     series = seat_series(frames, cal, enrolment.player)
     events = detect_signals(frames, cal, only=["free"], free=enrolment.signal)
-    _, x = resample(series.t, frame_features(series))
-    cost = None
-    if len(x) >= 3:
-        x = trim_still(x)
-        cost = min(float(subsequence_dtw(tpl, x)[0].min()) for tpl in enrolment.signal.templates)
+    cost = enrolment.signal.cost(series)
     thr = enrolment.signal.threshold
     seen = bool(events)
     words = (f"{enrolment.signal.label} seen" if seen else f"not {enrolment.signal.label}") + (
@@ -197,5 +188,6 @@ def try_free(enrolment: Enrolment, frames_b64: Sequence[str], fps: float) -> dic
         "events": [
             {"start": e.start, "end": e.end, "confidence": e.confidence, "team": enrolment.team} for e in events
         ],
+        "description": describe(series),
         "words": words,
     }

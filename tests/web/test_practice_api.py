@@ -221,6 +221,7 @@ def test_a_mismatched_demonstration_is_refused_with_the_reason(client, clip_fram
     assert r.status_code == 422
     body = r.json()["error"]
     assert body["name"] == "DemonstrationsDisagree" and "demonstration 3 is not the same gesture" in body["message"]
+    assert len(body["descriptions"]) == 3 and "raised" in body["descriptions"][2]  # what each take showed
     two = client.post("/api/practice/free-signal", json={"team": "Blues", "demonstrations": demos[:2]})
     assert two.status_code == 422 and two.json()["error"]["name"] == "FreeSignalError"
     bad = client.post(

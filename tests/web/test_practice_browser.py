@@ -8,6 +8,8 @@ their own drills)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import socket
 import subprocess
 import sys
@@ -142,3 +144,41 @@ def test_a_quiz_round_on_the_drills_clip_is_scored(server, page):
     assert outcome.split(":")[0] in ("hit", "false alarm"), outcome
     page.wait_for_function("() => document.querySelectorAll('#board tbody tr').length >= 1")
     assert "Ben" in page.inner_text("#board")
+
+
+def _demonstration(a: float, b: float) -> str:
+    """The clip from `a` to `b` seconds at 10 frames a second, as the page records a take."""
+    cap = cv2.VideoCapture(str(CLIP))
+    fps = cap.get(cv2.CAP_PROP_FPS)
+    frames, i = [], 0
+    while True:
+        ok, img = cap.read()
+        if not ok or i / fps > b:
+            break
+        if i % round(fps / 10) == 0 and i / fps >= a:
+            small = cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA)
+            frames.append("data:image/jpeg;base64," + base64.b64encode(cv2.imencode(".jpg", small)[1]).decode())
+        i += 1
+    cap.release()
+    return json.dumps({"frames": frames, "fps": 10})
+
+
+def test_a_mismatched_free_signal_demonstration_is_refused_on_the_page(server, page):
+    """Two thumbs-ups and a raise from the real clip, put in the page's takes as its camera
+    would record them (the camera's own recording is the drill's test above): "Learn it" is
+    refused, the odd take named, and each take is listed with what it showed."""
+    errors = errors_of(page)
+    page.goto(server + "/practice?player=Anna")
+    page.wait_for_selector("body[data-ready='1']")
+    page.fill("#team", "Blues")
+    takes = [_demonstration(2.8, 4.0), _demonstration(3.2, 4.4), _demonstration(1.0, 2.4)]
+    page.evaluate("(takes) => { state.demos = takes.map((t) => JSON.parse(t)); }", takes)
+    page.evaluate("() => { document.getElementById('enrol').disabled = false; }")
+    page.click("#enrol")
+    page.wait_for_function("() => document.querySelectorAll('#free-takes li').length === 3", timeout=90_000)
+    said = page.inner_text("#free-words")
+    assert "demonstration 3 is not the same gesture" in said, said
+    listed = page.inner_text("#free-takes")
+    assert "Demonstration 3: a fist raised" in listed and "thumb" in listed.split("Demonstration 3")[0], listed
+    # the refusal itself is a 422 the browser logs; nothing else may go wrong
+    assert [e for e in errors if "status of 422" not in e] == [], errors

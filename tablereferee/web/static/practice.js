@@ -21,7 +21,7 @@ async function api(method, path, body, type, again = true) {
   const r = await fetch(path, opts);
   const data = await r.json().catch(() => ({ error: { name: "BadAnswer", message: "the server answered something unreadable" } }));
   if (r.status === 401 && token && again) { localStorage.removeItem(KEY); return api(method, path, body, type, false); } // a token of an earlier server
-  if (!r.ok) { const e = new Error((data.error && data.error.message) || r.statusText); e.name = (data.error && data.error.name) || "Error"; throw e; }
+  if (!r.ok) { const e = new Error((data.error && data.error.message) || r.statusText); e.name = (data.error && data.error.name) || "Error"; e.detail = data.error || {}; throw e; }
   return data;
 }
 
@@ -372,8 +372,18 @@ async function enrol() {
     if (!team) throw new Error("write your team's name first");
     const r = await api("POST", "/api/practice/free-signal", { team, player: player(), demonstrations: state.demos.slice(-5) });
     $("free-words").textContent = r.words;
+    showTakes(r.descriptions);
     $("try").disabled = false;
-  } catch (e) { $("free-words").textContent = e.message; }
+  } catch (e) { $("free-words").textContent = e.message; showTakes(e.detail && e.detail.descriptions); }
+}
+
+// each demonstration in words, so a refused one can be seen for what it showed
+function showTakes(descriptions) {
+  $("free-takes").replaceChildren(...(descriptions || []).map((d, k) => {
+    const li = document.createElement("li");
+    li.textContent = `Demonstration ${k + 1}: ${d}`;
+    return li;
+  }));
 }
 
 async function tryFree() {
@@ -381,7 +391,7 @@ async function tryFree() {
     const team = $("team").value.trim();
     const demo = await recordDemo(3.0);
     const r = await api("POST", `/api/practice/free-signal/${encodeURIComponent(team)}/try`, demo);
-    $("free-words").textContent = r.words;
+    $("free-words").textContent = r.words + (r.description ? ` (this take: ${r.description})` : "");
   } catch (e) { $("free-words").textContent = e.message; }
 }
 

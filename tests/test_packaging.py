@@ -74,3 +74,24 @@ def test_a_built_wheel_holds_the_web_pages(tmp_path):
     assert _static_files() <= names
     assert {"tablereferee/web/static/table.html", "tablereferee/web/static/phone.html"} <= names
     assert "tablereferee/web/app.py" in names
+
+
+def test_every_data_file_of_the_packages_is_shipped():
+    """A file the code reads beside itself (the audible drill's table talk, the catalogue, the
+    web pages) goes into the wheel: by pyproject.toml's package data or setup.py's copies; a
+    package-data file is in the source distribution's manifest too."""
+    import fnmatch
+    import tomllib
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    globs = setuptools["package-data"]["*"]
+    copied = {dest.as_posix() for _, dest in _setup_module().shipped_files()}
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    for package in ("tablereferee", "vision", "referee"):
+        for p in (ROOT / package).rglob("*"):
+            if not p.is_file() or p.suffix in (".py", ".pyc") or "__pycache__" in p.parts:
+                continue
+            rel = p.relative_to(ROOT).as_posix()
+            assert rel in copied or any(fnmatch.fnmatch(p.name, g) for g in globs), f"{rel} is not shipped"
+            if p.suffix == ".wav":
+                assert rel in manifest, f"{rel} is not in MANIFEST.in"

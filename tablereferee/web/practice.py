@@ -287,7 +287,7 @@ def _live_secrets(keeper: Any) -> dict[str, set[str]] | None:
     return found
 
 
-def _team_card(request: Request, team: str) -> str:
+def team_card(request: Request, team: str) -> str:
     """The team's own signal, for a caller holding its PIN (the hub decides)."""
     secret = _secret(request, team)
     signal = (secret.get("signal") or {}).get("id")
@@ -310,7 +310,7 @@ def start_drill(body: DrillIn, request: Request) -> dict[str, Any]:
         free = enrolment.signal if enrolment else None
         signal = FREE_SIGNAL
     elif body.team:
-        signal = _team_card(request, body.team)
+        signal = team_card(request, body.team)
         secret = True
     player = body.player.strip()
     saved = practice.store.profile(player)
@@ -598,7 +598,7 @@ def start_rehearsal(body: RehearsalIn, request: Request) -> dict[str, Any]:
     """A round: the team's own card is drawn (only for the team's PIN) and watched like a drill;
     the teammate opens `spot` on their phone and taps seen."""
     practice = practice_of(request)
-    signal = _team_card(request, body.team)
+    signal = team_card(request, body.team)
     signaller = body.signaller.strip()
     saved = practice.store.profile(signaller)
     catalogue = Profile.from_dict(saved).catalogue() if saved else None

@@ -43,7 +43,7 @@ from tablereferee.practice.audio_drill import (
     check_signal,
 )
 from tablereferee.web.auth import WebError
-from tablereferee.web.practice import _team_card, practice_of
+from tablereferee.web.practice import practice_of, team_card
 from tablereferee.web.setup_routes import NamedErrors
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -158,7 +158,7 @@ def start_audio_drill(body: AudioDrillIn, request: Request) -> dict[str, Any]:
     secret = False
     signal = body.signal
     if body.team and not body.quiet:
-        signal = check_signal(_team_card(request, body.team))
+        signal = check_signal(team_card(request, body.team))
         secret = True
     elif signal is not None and signal != QUIET:
         check_signal(signal)

@@ -26,7 +26,7 @@ from vision.signals.catalogue import default_catalogue
 from vision.signals.engine import detect_signals, seat_series
 from vision.signals.features import SeatSeries
 from vision.signals.free import FreeSignal, FreeSignalError, describe
-from vision.signals.personal import MAX_WIDEN, TOUCH_AT, Profile, calibrate
+from vision.signals.personal import Profile, calibrate
 
 
 class BadDemonstration(RefereeError):
@@ -96,7 +96,7 @@ def calibrate_player(
     """A player's profile from 2-3 performances of `signal` (browser frames), merged into the
     profile they already have for their other signals."""
     series = [series_of(frames, fps, player, k + 1) for k, (frames, fps) in enumerate(performances)]
-    new = _no_far_touch(calibrate(player, {signal: series}), signal, series)
+    new = calibrate(player, {signal: series})
     if previous is None:
         return new
     old = Profile.from_dict(previous)
@@ -104,33 +104,6 @@ def calibrate_player(
     if signal not in new.params:
         params.pop(signal, None)
     return Profile(player, params, {**old.radius, **new.radius}, new.notes)
-
-
-def _no_far_touch(profile: Profile, signal: str, series: Sequence[SeatSeries]) -> Profile:
-    """A touch calibrated from performances whose hand never came within the widest radius the
-    calibration allows (MAX_WIDEN times the catalogue's) was not this touch at all: the widened
-    radius would still not read it, and a hand far from the face must move no line."""
-    cat = default_catalogue()
-    spec = cat[signal]
-    if spec.detector != "face_touch" or not profile.radius:
-        return profile
-    from vision.evidence import measures  # deferred: only a touch's performances are measured again
-
-    nearest = []
-    for s in series:
-        values = [float(v) for m in measures(s, spec, cat) for v in m.values if v == v]
-        if values:
-            nearest.append(min(values))
-    if nearest and max(nearest) / TOUCH_AT <= MAX_WIDEN:
-        return profile
-    target = str(spec.p("target"))
-    far = max(nearest) if nearest else float("nan")
-    notes = tuple(n for n in profile.notes if not n.startswith(f"{signal}: {target} radius"))
-    notes += (
-        f"{signal}: a performance came only to {far:.2f} contact radii from the {target}, too far to be "
-        f"this signal; the {target} radius kept",
-    )
-    return Profile(profile.player, profile.params, {k: v for k, v in profile.radius.items() if k != target}, notes)
 
 
 def lines_of(signal: str, profile: Profile | dict[str, Any] | None) -> list[dict[str, Any]]:

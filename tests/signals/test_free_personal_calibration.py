@@ -95,3 +95,13 @@ def test_the_profile_round_trips_and_bad_input_is_named(tmp_path):
         Profile.from_dict({"format": "x"})
     with pytest.raises(PersonalCalibrationError, match="2 or 3 times"):
         calibrate("ana", {"raise_hand_right": runs[:1]})
+
+
+def test_a_touch_performed_far_from_its_target_does_not_widen_the_radius():
+    """Performances whose hand stops beyond the widest radius calibration allows were not this
+    touch at all: the radius stays the catalogue's and the note says why; a near miss (within
+    that widest radius) still widens it."""
+    far = calibrate("ana", {"touch_chin_right": [seat_series(*_chin(o), "ana") for o in (0.8, 0.9)]})
+    assert far.radius == {} and any("too far to be this signal" in n for n in far.notes), far.notes
+    near = calibrate("ana", {"touch_chin_right": [seat_series(*_chin(o), "ana") for o in (0.5, 0.6)]})
+    assert 0.42 < near.radius["chin"] <= 0.42 * 1.6 + 1e-3

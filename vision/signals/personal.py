@@ -171,6 +171,12 @@ def _touch(spec: SignalSpec, cat: Catalogue, runs: Sequence[SeatSeries], notes: 
     weakest = max(nearest)
     if weakest <= TOUCH_AT:
         return target, None
+    if weakest > MAX_WIDEN:  # not this touch at all: even the widest radius would not read it
+        notes.append(
+            f"{spec.id}: a performance came only to {weakest:.2f} contact radii from the {target}, too far to be "
+            f"this signal; the {target} radius kept"
+        )
+        return target, None
     scale = min(MAX_WIDEN, weakest / TOUCH_AT)
     notes.append(f"{spec.id}: {target} radius {r0:g} -> {r0 * scale:.2f} (weakest approach {weakest:.2f} radii)")
     return target, round(r0 * scale, 3)

@@ -135,6 +135,18 @@ def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
     }
 
 
+def detect_alone(detector, images, warmup: int) -> tuple[float, int]:
+    """The median milliseconds of one detector run alone frame after frame, and the cards it found."""
+    ms, cards = [], 0
+    for i, (img, _) in enumerate(images):
+        t0 = time.perf_counter()
+        found = detector(img)
+        if i >= warmup:
+            ms.append((time.perf_counter() - t0) * 1000)
+            cards += len(found)
+    return statistics.median(ms), cards
+
+
 def run_baseline(python: str, pt: Path, detector, frames, warmup: int, cpus: list[int], tmp: Path) -> dict:
     """Ultralytics' own predict of the same model on the same frames, in the training environment."""
     env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(tmp / "yolo"))
@@ -181,6 +193,12 @@ def main(argv=None) -> int:
         "alternated; the medians and the ratio are the median over the rounds",
     )
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads (torch gets Ultralytics' own choice)")
+    ap.add_argument(
+        "--compare",
+        nargs="*",
+        default=[],
+        help="other ONNX models (an int8 one, another input size): their detection alone timed in the same rounds",
+    )
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
@@ -211,10 +229,18 @@ def main(argv=None) -> int:
         have_baseline = pt is not None and Path(args.baseline_python).is_file()
         if not have_baseline:
             result["ultralytics"] = {"error": "no .pt model or no baseline Python (pass --pt and --baseline-python)"}
-        ours, theirs = [], []
+        ours: list[dict] = []
+        theirs: list[dict] = []
+        others = {m: CardDetector(m, threads=args.threads) for m in args.compare}
+        other_ms: dict[str, list[float]] = {m: [] for m in others}
+        other_cards: dict[str, int] = {}
         for _ in range(args.rounds):  # alternated, so that a change of the machine's load hits both sides
             ours.append(measure_ours(detector, readers, plain, images, args.warmup))
-            if have_baseline:
+            for m, det in others.items():
+                ms, n = detect_alone(det, images, args.warmup)
+                other_ms[m].append(ms)
+                other_cards[m] = n
+            if have_baseline and pt is not None:
                 base = run_baseline(args.baseline_python, pt, detector, frames, args.warmup, cpus, Path(tmp))
                 if "error" in base:  # no ratio from some of the rounds only
                     result["ultralytics"] = base
@@ -244,6 +270,15 @@ def main(argv=None) -> int:
                 per_round = [t["median_ms"] / o[key] for o, t in zip(ours, theirs)]
                 result[name] = round(statistics.median(per_round), 2)
                 result[name + "_per_round"] = [round(r, 2) for r in per_round]
+        if others:
+            result["compare"] = {}
+            for m, times in other_ms.items():
+                row: dict = {"detect_ms": round(statistics.median(times), 2), "cards_found": other_cards[m]}
+                if theirs:
+                    per_round = [t["median_ms"] / x for x, t in zip(times, theirs)]
+                    row["ratio_detect"] = round(statistics.median(per_round), 2)
+                    row["ratio_detect_per_round"] = [round(r, 2) for r in per_round]
+                result["compare"][m] = row
     print(json.dumps(result, indent=1))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=1))

@@ -57,6 +57,77 @@ def rebuild(onnx_path: Path, yaml_path: Path):
     return model.float().eval(), meta
 
 
+def rebuild_trainable(onnx_path: Path, yaml_path: Path, images: list[Path]):
+    """(An unfused Ultralytics PoseModel that computes what the ONNX file does; the metadata),
+    for fine-tuning: each Conv's BatchNorm gets the running mean and variance of its convolution's
+    output over `images` (letterboxed like the model's input), with the scale and shift that
+    make it, in eval mode, exactly the fused bias; in training mode, batch statistics near those
+    keep it close to the shipped model."""
+    import onnx  # deferred: onnx, torch and Ultralytics, the training venv only
+    import torch  # deferred: the training venv only
+    from onnx import numpy_helper  # deferred: the training venv only
+    from ultralytics.nn.modules.conv import Conv  # deferred: the training venv only
+    from ultralytics.nn.tasks import PoseModel  # deferred: the training venv only
+
+    proto = onnx.load(str(onnx_path))
+    meta = {p.key: p.value for p in proto.metadata_props}
+    weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+    names = ast.literal_eval(meta.get("names", "{}"))
+    model = PoseModel(str(yaml_path), nc=len(names) or None, verbose=False).float().eval()
+    convs = {n: m for n, m in model.named_modules() if isinstance(m, Conv) and hasattr(m, "bn")}
+    with torch.no_grad():
+        for k, v in model.state_dict().items():
+            if k in weights and tuple(weights[k].shape) == tuple(v.shape):
+                v.copy_(torch.from_numpy(weights[k].copy()))
+        for n, m in convs.items():  # identity BatchNorm carrying the fused bias: exact in eval mode
+            bias = torch.from_numpy(weights[f"{n}.conv.bias"].copy())
+            m.bn.running_mean.zero_()
+            m.bn.running_var.fill_(1.0 - m.bn.eps)
+            m.bn.weight.fill_(1.0)
+            m.bn.bias.copy_(bias)
+    imgsz = int(ast.literal_eval(meta.get("imgsz", "[640]"))[0])
+    sums: dict[str, list] = {n: [0.0, 0.0, 0] for n in convs}
+
+    def hook(name):
+        def fn(_module, _inp, out):
+            o = out.double()
+            s = sums[name]
+            s[0] = s[0] + o.sum(dim=(0, 2, 3))
+            s[1] = s[1] + (o * o).sum(dim=(0, 2, 3))
+            s[2] += o.shape[0] * o.shape[2] * o.shape[3]
+
+        return fn
+
+    handles = [m.conv.register_forward_hook(hook(n)) for n, m in convs.items()]
+    import cv2  # deferred: images for the statistics
+
+    sys.path.insert(0, str(ROOT))
+    from vision.cards.detector_eval import letterbox  # deferred: the repository's own letterbox
+
+    with torch.no_grad():
+        for path in images:
+            img = cv2.imread(str(path))
+            if img is not None:
+                model(torch.from_numpy(letterbox(img, imgsz)[0]))
+    for h in handles:
+        h.remove()
+    with torch.no_grad():
+        for n, m in convs.items():
+            s0, s1, count = sums[n]
+            if not count:
+                continue
+            mean = (s0 / count).float()
+            var = (s1 / count).float() - mean * mean
+            var = var.clamp_min(1e-6)
+            bias = m.bn.bias.clone()
+            m.bn.running_mean.copy_(mean)
+            m.bn.running_var.copy_(var)
+            m.bn.weight.copy_(torch.sqrt(var + m.bn.eps))
+            m.bn.bias.copy_(bias + mean)
+    model.names = names
+    return model, meta
+
+
 def largest_difference(model, onnx_path: Path, imgsz: int) -> float:
     """Largest difference between the rebuilt model's raw output and onnxruntime's, over the
     output's largest value, on one random input."""
@@ -79,6 +150,12 @@ def main(argv=None) -> int:
     ap.add_argument("--onnx", type=Path, default=DETECTOR / "card_detector.onnx")
     ap.add_argument("--yaml", type=Path, default=DETECTOR / "card-pose.yaml")
     ap.add_argument("--out", type=Path, default=DETECTOR / "card_detector.pt")
+    ap.add_argument(
+        "--trainable",
+        type=Path,
+        metavar="FOLDER",
+        help="an unfused checkpoint to fine-tune from (BatchNorm statistics from the pictures in FOLDER)",
+    )
     args = ap.parse_args(argv)
     for given in (args.onnx, args.yaml):
         if not given.is_file():
@@ -93,7 +170,11 @@ def main(argv=None) -> int:
             f"{exc.name} is not installed: run this with the training environment's Python "
             "(.venv-train/bin/python, requirements-train.txt)"
         )
-    model, meta = rebuild(args.onnx, args.yaml)
+    if args.trainable:
+        pictures = sorted(p for p in args.trainable.iterdir() if p.suffix.lower() in (".jpg", ".png"))[:64]
+        model, meta = rebuild_trainable(args.onnx, args.yaml, pictures)
+    else:
+        model, meta = rebuild(args.onnx, args.yaml)
     imgsz = int(ast.literal_eval(meta.get("imgsz", "[640]"))[0])
     diff = largest_difference(model, args.onnx, imgsz)
     if diff > TOLERANCE:

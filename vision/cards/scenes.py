@@ -133,6 +133,38 @@ def _skimage_photos() -> list[np.ndarray]:
     return _PHOTOS
 
 
+# Real table surfaces (crops of real photos away from their cards: patterned cloth, newspaper,
+# carpet, wood), registered by `use_real_backgrounds` for training scenes only; none by default,
+# so a seed gives the scenes it always gave.
+REAL_BACKGROUND = "real_photo"
+_REAL: list[np.ndarray] = []
+_REAL_SHARE = 0.0
+
+
+def use_real_backgrounds(crops: list[np.ndarray], share: float = 0.5) -> None:
+    """Draw `share` of the training and validation scenes on these real surfaces (BGR crops);
+    an empty list stops it. The test split never uses them."""
+    global _REAL_SHARE
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be between 0 and 1, not {share}")
+    _REAL[:] = [np.ascontiguousarray(c) for c in crops if c is not None and c.ndim == 3 and min(c.shape[:2]) >= 16]
+    _REAL_SHARE = share if _REAL else 0.0
+
+
+def real_surface(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A real surface crop turned, scaled and mirrored into (h, w), its texture near the scale it
+    was photographed at (reflected where the crop is smaller than the frame)."""
+    crop = _REAL[int(rng.integers(len(_REAL)))].astype(np.float32)
+    ch, cw = crop.shape[:2]
+    s = rng.uniform(0.8, 2.2)  # the real photos are about 500 px high, the scenes 640 px wide
+    M: np.ndarray = cv2.getRotationMatrix2D(
+        (cw / 2, ch / 2), float(rng.choice([0, 90, 180, 270]) + rng.uniform(-20, 20)), s
+    )
+    M[:, 2] += (w / 2 - cw / 2, h / 2 - ch / 2)
+    img = cv2.warpAffine(crop, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+    return img * rng.uniform(0.75, 1.2, 3).astype(np.float32)
+
+
 def available_backgrounds(split: str, varied: bool = False) -> tuple[str, ...]:
     names: tuple[str, ...] = TEST_BACKGROUNDS if split == "test" else TRAIN_BACKGROUNDS
     if varied and split != "test":
@@ -516,8 +548,12 @@ def render_scene(
     if h is None:
         h = int(rng.choice([360, 480]))
     bgs = available_backgrounds(split, varied)
-    bg_kind = bgs[int(rng.integers(len(bgs)))]
-    img = background(bg_kind, rng, h, w).astype(np.float32)
+    if split != "test" and _REAL_SHARE and rng.random() < _REAL_SHARE:
+        bg_kind = REAL_BACKGROUND
+        img = real_surface(rng, h, w)
+    else:
+        bg_kind = bgs[int(rng.integers(len(bgs)))]
+        img = background(bg_kind, rng, h, w).astype(np.float32)
     designs: tuple[str | R.Design, ...] = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
     if split != "test" and rng.random() < RANDOM_DESIGN_SHARE:
         designs = (R.random_design(rng, varied_pips=varied),)

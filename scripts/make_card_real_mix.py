@@ -1,0 +1,54 @@
+"""Write the detector's fine-tuning dataset with real photos mixed in (`vision/cards/real_mix.py`):
+the real training photos of ../shared/testdata/cards_real/edje/train (their boxes; corners unknown),
+synthetic scenes on crops of those photos' surfaces away from the cards, plain synthetic scenes;
+validation on the *tune* real test photos; the held-out synthetic split linked with --test-from.
+The held-out real photos (first number a multiple of 3) are never written.
+
+    .venv-train/bin/python scripts/make_card_real_mix.py --out datasets/generated/cards_realmix \
+        --test-from datasets/generated/cards_v2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.cards import real_mix, scenes  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "datasets" / "generated" / "cards_realmix")
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--real-repeat", type=int, default=2, help="copies of each real training photo")
+    ap.add_argument("--scenes-real", type=int, default=500, help="synthetic scenes on real surfaces")
+    ap.add_argument("--scenes-plain", type=int, default=500, help="synthetic scenes on the usual backgrounds")
+    ap.add_argument("--val-scenes", type=int, default=40)
+    ap.add_argument("--test-from", type=Path, default=None, help="link this dataset's held-out synthetic split")
+    args = ap.parse_args(argv)
+    if not scenes.has_skimage():
+        ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
+    t0 = time.time()
+    stats = real_mix.write_mix(
+        args.out,
+        seed=args.seed,
+        real_repeat=args.real_repeat,
+        scenes_real=args.scenes_real,
+        scenes_plain=args.scenes_plain,
+        val_scenes=args.val_scenes,
+        test_from=args.test_from,
+    )
+    print(json.dumps(stats, indent=1))
+    print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

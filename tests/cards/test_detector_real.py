@@ -1,0 +1,96 @@
+"""The detector's real-photo evaluation (vision/cards/detector_real.py), the real training mix
+(vision/cards/real_mix.py) and the real surfaces of the scene generator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.cards import detector_real as R
+from vision.cards import real_mix, scenes
+
+
+def _photo(boxes) -> R.Photo:
+    return R.Photo(R.FIXTURE / "IMG_2384.JPG", np.asarray(boxes, np.float32), [False] * len(boxes))
+
+
+def test_score_counts_well_placed_fragments_and_false():
+    photo = _photo([[100, 100, 200, 240], [300, 100, 400, 240]])
+    dets = np.array(
+        [
+            [102, 98, 201, 238],  # the first card, well placed
+            [110, 110, 150, 160],  # a fragment of the first card
+            [300, 100, 345, 150],  # a fragment of the second card, not well placed
+            [500, 400, 560, 480],  # on the cloth
+        ],
+        np.float32,
+    )
+    row = R.score(photo, dets, np.array([True, True, True, False]))
+    assert (row.cards, row.detections, row.well_placed, row.face_up_right) == (2, 4, 1, 1)
+    assert (row.fragments, row.false, row.touched) == (2, 1, 2)
+
+
+def test_score_one_detection_for_one_card_and_face_down_counted_wrong():
+    photo = _photo([[100, 100, 200, 240]])
+    dets = np.array([[100, 100, 200, 240], [101, 101, 199, 239]], np.float32)
+    row = R.score(photo, dets, np.array([False, True]))
+    assert row.well_placed == 1 and row.fragments == 1  # the duplicate is a fragment
+    assert row.face_up_right == 0  # the best-placed one said face down
+
+
+def test_score_no_detections():
+    row = R.score(_photo([[0, 0, 10, 10]]), np.zeros((0, 4), np.float32), np.zeros(0, bool))
+    assert (row.touched, row.well_placed, row.fragments, row.false) == (0, 0, 0, 0)
+
+
+def test_split_of_first_number():
+    assert R.split_of("IMG_2384.JPG") == "tune"
+    assert R.split_of("IMG_2391.JPG") == "held_out"
+    assert R.split_of("cam_image45.jpg") == "held_out"
+    assert R.split_of("cam_image4.jpg") == "tune"
+
+
+def test_fixture_photos_load_with_their_boxes():
+    photos = R.load_photos(R.FIXTURE)
+    assert len(photos) == 67 and sum(len(p.boxes) for p in photos) == 143
+    assert {p.split for p in photos} == {"tune", "held_out"}
+    assert sum(p.split == "held_out" for p in photos) == 21
+
+
+def test_a_folder_without_labels_is_a_named_error(tmp_path):
+    with pytest.raises(R.NoLabelledPhotos):
+        R.load_photos(tmp_path)
+
+
+def test_real_box_lines_have_unknown_corners():
+    (line,) = real_mix.real_box_lines(np.array([[10, 20, 110, 220]]), 200, 400)
+    parts = line.split()
+    assert parts[0] == "0" and len(parts) == 17
+    assert [float(v) for v in parts[1:5]] == pytest.approx([0.3, 0.3, 0.5, 0.5])
+    assert all(float(v) == 0 for v in parts[5:])  # visibility 0: the corners are not trained on
+    assert real_mix.real_box_lines(np.array([[5, 5, 6, 6]]), 100, 100) == []  # too small to be a card
+
+
+def test_surface_crops_keep_away_from_the_cards():
+    img = np.zeros((600, 500, 3), np.uint8)
+    img[250:350, 200:270] = 255  # the card
+    crops = real_mix.surface_crops(img, np.array([[200, 250, 270, 350]]), np.random.default_rng(0), count=4)
+    assert crops, "a photo with free cloth around its card gives crops"
+    assert all(c.max() == 0 for c in crops)  # none reaches into the card
+
+
+def test_real_surfaces_only_where_registered():
+    before = scenes.render_scene(np.random.default_rng(5), "train", 320, varied=True)[0]
+    surface = np.full((64, 64, 3), (10, 200, 30), np.uint8)
+    try:
+        scenes.use_real_backgrounds([surface], share=1.0)
+        _, _, info = scenes.render_scene(np.random.default_rng(1), "train", 320, varied=True)
+        assert info["background"] == scenes.REAL_BACKGROUND
+        _, _, info = scenes.render_scene(np.random.default_rng(1), "test", 320)
+        assert info["background"] in scenes.TEST_BACKGROUNDS  # never in the held-out split
+    finally:
+        scenes.use_real_backgrounds([])
+    after = scenes.render_scene(np.random.default_rng(5), "train", 320, varied=True)[0]
+    assert np.array_equal(before, after)  # unregistered, a seed gives the scenes it always gave
+    with pytest.raises(ValueError):
+        scenes.use_real_backgrounds([surface], share=1.5)

@@ -1,0 +1,172 @@
+"""Real photos in the detector's training data (`scripts/make_card_real_mix.py`).
+
+* `real_box_lines`: a real photo's LabelImg VOC boxes as YOLO pose labels whose four corners are
+  unknown (visibility 0: Ultralytics then trains the box and class on them, not the corners);
+* `surface_crops`: crops of real photos away from their labelled cards (patterned cloth,
+  newspaper, carpet, wood, stone), for `scenes.use_real_backgrounds`;
+* `write_mix`: a dataset of the real training photos, synthetic scenes drawn on those real
+  surfaces and plain synthetic scenes, validated on the real photos of the *tune* split and
+  measured on the linked held-out synthetic split. The held-out real photos (first number a
+  multiple of 3, `detector_real.split_of`) are never written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import scenes
+from vision.cards.detector_real import SHARED_TEST, split_of, voc_boxes
+
+SHARED_TRAIN = SHARED_TEST.parent / "train"
+
+
+def real_box_lines(boxes: np.ndarray, w: int, h: int, cls: int = 0) -> list[str]:
+    """YOLO pose label lines for axis-aligned boxes (K, 4) xyxy with unknown corners."""
+    lines = []
+    for x0, y0, x1, y1 in np.asarray(boxes, np.float64).reshape(-1, 4):
+        x0, x1 = np.clip([x0, x1], 0, w)
+        y0, y1 = np.clip([y0, y1], 0, h)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
+        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + " 0 0 0" * 4)
+    return lines
+
+
+def surface_crops(
+    image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, count: int = 3, margin: float = 0.12
+) -> list[np.ndarray]:
+    """Up to `count` rectangles of `image` that touch no labelled card (its box grown by
+    `margin` of its size), each at least a quarter of the photo's shorter side."""
+    h, w = image.shape[:2]
+    blocked = np.zeros((h, w), bool)
+    for x0, y0, x1, y1 in np.asarray(boxes, np.float64).reshape(-1, 4):
+        mx, my = (x1 - x0) * margin, (y1 - y0) * margin
+        blocked[max(0, int(y0 - my)) : int(y1 + my) + 1, max(0, int(x0 - mx)) : int(x1 + mx) + 1] = True
+    integral = np.pad(blocked.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    side = min(h, w)
+    crops: list[np.ndarray] = []
+    taken: list[tuple[int, int, int, int]] = []
+    for _ in range(200):
+        if len(crops) >= count:
+            break
+        cw = int(rng.uniform(0.25, 0.9) * side)
+        ch = int(cw * rng.uniform(0.6, 1.6))
+        if cw >= w or ch >= h:
+            continue
+        x, y = int(rng.integers(0, w - cw)), int(rng.integers(0, h - ch))
+        inside = integral[y + ch, x + cw] - integral[y, x + cw] - integral[y + ch, x] + integral[y, x]
+        if inside:
+            continue
+        if any(
+            min(x + cw, a + c) - max(x, a) > 0.5 * cw and min(y + ch, b + d) - max(y, b) > 0.5 * ch
+            for a, b, c, d in taken
+        ):
+            continue
+        taken.append((x, y, cw, ch))
+        crops.append(image[y : y + ch, x : x + cw].copy())
+    return crops
+
+
+def _photos(folder: Path) -> list[Path]:
+    return sorted(
+        p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png") and p.with_suffix(".xml").is_file()
+    )
+
+
+def write_mix(
+    out: Path,
+    seed: int = 11,
+    real_repeat: int = 2,
+    scenes_real: int = 500,
+    scenes_plain: int = 500,
+    val_scenes: int = 40,
+    test_from: Path | None = None,
+    train_folder: Path = SHARED_TRAIN,
+    tune_folder: Path = SHARED_TEST,
+    width: int = 640,
+) -> dict:
+    """Write the mixed dataset to `out` (images/, labels/, data.yaml, meta.json)."""
+    out = out.resolve()
+    rng = np.random.default_rng(seed)
+    for split in ("train", "val"):
+        for sub in ("images", "labels"):
+            d = out / sub / split
+            if d.exists():
+                shutil.rmtree(d)
+            d.mkdir(parents=True)
+    stats: dict = {"seed": seed, "train": {}, "val": {}}
+    crops: list[np.ndarray] = []
+    n_real = 0
+    for path in _photos(train_folder):
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        boxes = voc_boxes(path.with_suffix(".xml"))
+        lines = real_box_lines(boxes, w, h)
+        crops += surface_crops(img, boxes, rng)
+        for k in range(real_repeat):  # the real photos weigh as much as the synthetic scenes beside them
+            name = f"real_{path.stem}_{k}"
+            shutil.copyfile(path, out / "images" / "train" / f"{name}.jpg")
+            (out / "labels" / "train" / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+        n_real += 1
+    stats["train"] |= {"real_photos": n_real, "real_repeat": real_repeat, "surface_crops": len(crops)}
+    crop_dir = out / "surfaces"
+    crop_dir.mkdir(exist_ok=True)
+    for i, c in enumerate(crops[::10]):  # a sample, to look at
+        cv2.imwrite(str(crop_dir / f"surface_{i:03d}.jpg"), c)
+
+    def synth(split: str, n: int, prefix: str, real_share: float, s: int) -> int:
+        scenes.use_real_backgrounds(crops, share=real_share) if real_share else scenes.use_real_backgrounds([])
+        g = np.random.default_rng([seed, s])
+        cards = 0
+        for i in range(n):
+            img, labels, _ = scenes.render_scene(g, split, width, varied=True)
+            hh, ww = img.shape[:2]
+            name = f"{prefix}_{i:05d}"
+            cv2.imwrite(
+                str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, int(g.integers(40, 96))]
+            )
+            (out / "labels" / split / f"{name}.txt").write_text(
+                "".join(scenes.yolo_line(c, k, v, ww, hh) + "\n" for c, k, v in labels)
+            )
+            cards += len(labels)
+        return cards
+
+    stats["train"]["scenes_real_surface"] = scenes_real
+    stats["train"]["scenes_real_surface_cards"] = synth("train", scenes_real, "surf", 1.0, 1)
+    stats["train"]["scenes_plain"] = scenes_plain
+    stats["train"]["scenes_plain_cards"] = synth("train", scenes_plain, "plain", 0.0, 2)
+    stats["val"]["scenes"] = val_scenes
+    stats["val"]["scenes_cards"] = synth("val", val_scenes, "val", 0.5, 3)
+    scenes.use_real_backgrounds([])
+    tune = 0
+    for path in _photos(tune_folder):
+        if split_of(path.name) != "tune":  # the held-out real photos are never written
+            continue
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        shutil.copyfile(path, out / "images" / "val" / f"tune_{path.stem}.jpg")
+        lines = real_box_lines(voc_boxes(path.with_suffix(".xml")), w, h)
+        (out / "labels" / "val" / f"tune_{path.stem}.txt").write_text("".join(line + "\n" for line in lines))
+        tune += 1
+    stats["val"]["real_tune_photos"] = tune
+    if test_from is not None:
+        scenes.link_test_split(out, test_from)
+    yaml = (
+        f"path: {out}\ntrain: images/train\nval: images/val\n"
+        + ("test: images/test\n" if test_from is not None else "")
+        + "kpt_shape: [4, 3]\nflip_idx: [1, 0, 3, 2]\nnames:\n"
+        + "".join(f"  {i}: {n}\n" for i, n in enumerate(scenes.CLASSES))
+    )
+    (out / "data.yaml").write_text(yaml)
+    (out / "meta.json").write_text(json.dumps(stats, indent=1))
+    return stats

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Audible drill benchmarks, all measured in one run on this machine (docs/practice-audio.md).
+"""Audible drill benchmarks, all measured in one run on this machine (docs/practice.md, "Audible drills").
 
 * **Microphone chunk to verdict** (loopback): the real hum fixture in quarter-second chunks of
   16-bit PCM, as the practice page sends them, posted one at a time to a real server on

@@ -556,7 +556,7 @@ def audible_nonchalance(
     others: list[tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """How quietly, close to the classifier's line, briefly and masked by others' talk an
-    audible signal was given while still heard. Four parts, 0..1 each (docs/practice-audio.md):
+    audible signal was given while still heard. Four parts, 0..1 each (docs/practice.md, "Audible drills"):
 
     quiet: the event's loudness above the room (90th percentile of its windows), 1 at 12 dB, 0 at 36;
     subtle: a hum or mumble's mean probability over its windows, 1 at the line (0.5), 0 at 1; a

@@ -1,5 +1,5 @@
 """The audible drills' API: hum, mumble and table talk with the browser's microphone
-(docs/practice-audio.md).
+(docs/practice.md, "Audible drills").
 
     GET  /practice-audio                                 the page
     GET  /api/practice/audio-cards                       the audible Signal cards, and the quiet drill

@@ -120,3 +120,18 @@ def test_collapsed_keypoints_give_way_to_the_box():
         np.sort(np.array([[100, 100], [200, 100], [200, 250], [100, 250]], np.float32).reshape(-1)),
     )
     assert np.allclose(out.corners[1].mean(axis=0), kpts[1, :, :2].mean(axis=0))
+
+
+def test_input_size_of_a_dynamic_model_follows_the_frame():
+    det = object.__new__(D.CardDetector)
+    det.imgsz, det.stride, det.dynamic = (480, 480), 32, True
+    assert det.input_size((720, 1280)) == (288, 480)  # as Ultralytics' predict letterboxes it
+    assert det.input_size((504, 378)) == (480, 384)
+    assert det.input_size((480, 640)) == (384, 480)
+    det.dynamic = False
+    assert det.input_size((720, 1280)) == (480, 480)
+
+
+def test_shipped_model_has_a_fixed_square_input():
+    det = D.CardDetector(threads=1)
+    assert not det.dynamic and det.input_size((720, 1280)) == det.imgsz == (480, 480)

@@ -236,6 +236,11 @@ class CardDetector:
         if isinstance(imgsz, int):
             imgsz = [imgsz, imgsz]
         self.imgsz: tuple[int, int] = (int(imgsz[0]), int(imgsz[1]))
+        # A model exported with dynamic height and width takes each frame at the smallest input
+        # that holds it at the size `imgsz` gives it, padded to the stride (Ultralytics' own
+        # predict: a 1280x720 frame becomes 480x288 rather than 480x480)
+        self.dynamic = any(not isinstance(d, int) for d in inp.shape[2:4])
+        self.stride = int(_meta(meta.get("stride"), 32))
         self.face_up_of_class = face_up_classes(self.names)
         out_shape = self.session.get_outputs()[0].shape
         nk, nd = self.kpt_shape
@@ -243,9 +248,22 @@ class CardDetector:
             len(out_shape) == 3 and out_shape[-1] == 6 + nk * nd and out_shape[1] != 4 + len(self.names) + nk * nd
         )
 
+    def input_size(self, shape: tuple[int, int]) -> tuple[int, int]:
+        """The model input (height, width) for a frame of `shape`: `imgsz`, or for a model with
+        dynamic height and width the frame scaled into `imgsz` and padded to the stride."""
+        if not self.dynamic:
+            return self.imgsz
+        h, w = shape
+        r = min(self.imgsz[0] / h, self.imgsz[1] / w)
+        s = self.stride
+        return (
+            int(np.ceil(round(h * r) / s) * s),
+            int(np.ceil(round(w * r) / s) * s),
+        )
+
     def raw(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
         """The model's raw output for a BGR image, with the letterbox ratio and padding."""
-        padded, ratio, pad = letterbox(image, self.imgsz)
+        padded, ratio, pad = letterbox(image, self.input_size((image.shape[0], image.shape[1])))
         out = self.session.run(None, {self.input_name: to_tensor(padded)})[0]
         return out, ratio, pad
 

@@ -238,6 +238,48 @@ def public_entry(engine: Engine | None, entry: Entry, viewer: Viewer = PUBLIC) -
     return dataclasses.replace(entry, payload=payload, events=events)
 
 
+HIDDEN_SIGNAL = "hidden"  # a signal seen that was a team's secret, as another viewer sees it
+
+
+def hidden_signal(entry: Entry, secrets: Mapping[str, set[str]], viewer: Viewer) -> Entry:
+    """A signal seen as `viewer` may see it: one that was a team's secret signal keeps who,
+    when and how sure, without its name or its measures, unless the viewer is of that team."""
+    p = entry.payload
+    if entry.kind != "observation" or p.get("type") != "signal" or p.get("signal") not in secrets:
+        return entry
+    if any(viewer.sees_team(team) for team in secrets[str(p["signal"])]):
+        return entry
+    kept = {k: p[k] for k in ("type", "player", "start", "end", "confidence", "unsure") if k in p}
+    return dataclasses.replace(entry, payload={**kept, "signal": HIDDEN_SIGNAL})
+
+
+def secret_signals(engine: Engine | None, contents: LogContents) -> dict[str, set[str]]:
+    """signal -> the teams it was the secret signal of at any point of the log: the setup's,
+    the ones the engine drew from the setup's seed, and each Signal Change's. Whatever names
+    one of these (a signal seen, a quiz clip's answer) is that team's to see."""
+    out: dict[str, set[str]] = {}
+
+    def add(team: Any, signal: Any) -> None:
+        if isinstance(signal, str) and signal and signal != "hidden":
+            out.setdefault(signal, set()).add(str(team))
+
+    setup = dict(contents.header.setup or {})
+    for team, signal in dict(setup.get("signals") or {}).items():
+        add(team, signal)
+    if engine is not None:
+        try:
+            drawn = getattr(engine.new_game(setup), "signals", None) or {}
+        except RefereeError:  # a setup the engine no longer takes: what the log says is all there is
+            drawn = {}
+        for team, signal in dict(drawn).items():
+            add(team, signal)
+    for e in contents.entries:
+        action = e.payload.get("action") if e.kind == "action" else None
+        if isinstance(action, Mapping) and action.get("kind") == "change_signal":
+            add(action.get("team"), action.get("signal"))
+    return out
+
+
 def public_contents(
     engine: Engine | None, contents: LogContents, viewer: Viewer = PUBLIC
 ) -> tuple[LogContents, list[str]]:
@@ -251,13 +293,16 @@ def public_contents(
     left_out = hidden_setup_keys(engine, header.setup, viewer)
     entries: list[Entry] = []
     changed = bool(left_out)
+    secrets = secret_signals(engine, contents)
     for entry in contents.entries:
-        shown = public_entry(engine, entry, viewer)
+        shown = hidden_signal(public_entry(engine, entry, viewer), secrets, viewer)
         if shown is not entry:
             changed = True
             action = entry.action
             if isinstance(action, Mapping):
                 left_out += [f"entry {entry.seq}: {f}" for f in public_action(engine, action, viewer)[1]]
+            if shown.payload.get("signal") == HIDDEN_SIGNAL and entry.payload.get("signal") != HIDDEN_SIGNAL:
+                left_out.append(f"entry {entry.seq}: signal")
             if shown.events != entry.events and not any(x.startswith(f"entry {entry.seq}:") for x in left_out):
                 left_out.append(f"entry {entry.seq}: events")
         entries.append(shown)

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.core import RefereeError
+from referee.core import Engine, RefereeError, get_engine
+from referee.secrecy import secret_signals
 from referee.sessionlog import LogContents, read_log
 from referee.signal_cards import FREE_SIGNAL
 from tablereferee.practice.clips import LENGTH, QUIET_MARGIN, Clip, ClipStore, even, signal_window
@@ -50,17 +51,11 @@ class Cut:
     team: str | None
 
 
-def team_signals(contents: LogContents) -> dict[str, set[str]]:
-    """signal -> the teams it was the secret signal of, at any point of the log."""
-    out: dict[str, set[str]] = {}
-    for team, signal in ((contents.header.setup or {}).get("signals") or {}).items():
-        if isinstance(signal, str):
-            out.setdefault(signal, set()).add(str(team))
-    for e in contents.entries:
-        action = e.payload.get("action") if e.kind == "action" else None
-        if isinstance(action, Mapping) and action.get("kind") == "change_signal" and action.get("signal"):
-            out.setdefault(str(action["signal"]), set()).add(str(action.get("team")))
-    return out
+def _engine(contents: LogContents) -> Engine | None:
+    try:
+        return get_engine(contents.header.game)
+    except RefereeError:
+        return None
 
 
 def _team_of(player: str, setup: Mapping[str, Any]) -> str | None:
@@ -84,7 +79,7 @@ def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], seed: 
     on_camera: dict[str, tuple[str, ...]] = {}
     for name, cam in seats.items():
         on_camera[cam] = (*on_camera.get(cam, ()), name)
-    secret = team_signals(contents)
+    secret = secret_signals(_engine(contents), contents)
     spans = {cam: _span(folder, cam) for cam in on_camera}
     signals = [e for e in contents.entries if e.kind == "observation" and e.payload.get("type") == "signal"]
     out: list[Cut] = []

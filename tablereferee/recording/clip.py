@@ -40,7 +40,7 @@ import numpy as np
 
 from referee.core import RefereeError, get_engine
 from referee.observations import SignalEvent
-from referee.secrecy import PUBLIC, Viewer, public_contents
+from referee.secrecy import HIDDEN_SIGNAL, PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, LogContents, read_log
 from referee.table.zones import TableZones
 from referee.voice import say_action
@@ -147,8 +147,9 @@ def _describe(entry: Entry) -> str:
         if kind == "cards":
             return f"cards in {p['zone']}: {', '.join(p['cards']) or 'none'} (confidences {p['confidences']})"
         if kind == "signal":
+            name = "a team's signal" if p["signal"] == HIDDEN_SIGNAL else f"signal {p['signal']}"
             return (
-                f"signal {p['signal']} by {p['player']} {p['start']:.2f}-{p['end']:.2f} s, confidence "
+                f"{name} by {p['player']} {p['start']:.2f}-{p['end']:.2f} s, confidence "
                 f"{p['confidence']}{' (unsure)' if p.get('unsure') else ''}"
             )
         if kind in ("decision", "ask"):

@@ -48,6 +48,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
+from referee.secrecy import secret_signals
 from referee.signal_cards import BY_ID, FREE_SIGNAL
 from tablereferee.practice.clips import Clip, ClipStore, visible
 from tablereferee.practice.drill import WINDOW, Drill, drillable
@@ -274,10 +275,8 @@ def live_secrets(app: Any) -> dict[str, set[str]]:
 
 
 def _live_secrets(keeper: Any) -> dict[str, set[str]] | None:
-    from tablereferee.practice.sessions import team_signals  # deferred: the session reader
-
     try:
-        found = team_signals(keeper.contents())
+        found = secret_signals(getattr(keeper, "engine", None), keeper.contents())
         now = getattr(keeper.state, "signals", None) or {}
     except Exception:  # noqa: BLE001  (whatever a table half set up or closed raises: the caller hides all)
         return None

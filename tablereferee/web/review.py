@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from referee.core import RefereeError, get_engine
-from referee.secrecy import PUBLIC, public_contents
+from referee.secrecy import HIDDEN_SIGNAL, PUBLIC, public_contents
 from referee.sessionlog import Entry, LogContents, read_log
 from tablereferee.recording.folder import SessionFolder, SessionFolderError, segment_start
 from tablereferee.web.auth import WebError
@@ -65,6 +65,12 @@ class NoSuchEntry(WebError):
     """An entry number the session log does not have, or one with nothing to draw."""
 
     status = 404
+
+
+class SignalIsSecret(WebError):
+    """A signal seen that was a team's secret: the review does not name it, nor draw its measure."""
+
+    status = 403
 
 
 class NoReviewFolder(WebError):
@@ -114,11 +120,17 @@ def open_session(request: Request, sid: str) -> SessionFolder:
 
 
 def _public(contents: LogContents) -> tuple[Any, LogContents]:
+    """The log as the public may see it (`referee.secrecy`): no hidden card, no seed, and a signal
+    seen that was a team's secret without its name or its measures."""
     try:
         engine = get_engine(contents.header.game)
     except RefereeError:
         return None, contents
     return engine, public_contents(engine, contents, PUBLIC)[0]
+
+
+def _signal_text(signal: str) -> str:
+    return "a team's signal" if signal == HIDDEN_SIGNAL else signal.replace("_", " ")
 
 
 def _result(engine: Any, contents: LogContents) -> list[str]:
@@ -245,7 +257,7 @@ def timeline(folder: SessionFolder) -> dict[str, Any]:
                 {
                     "entry": e.seq,
                     "signal": p["signal"],
-                    "text": str(p["signal"]).replace("_", " "),
+                    "text": _signal_text(str(p["signal"])),
                     "start": p["start"],
                     "end": p["end"],
                     "confidence": p.get("confidence"),
@@ -368,6 +380,12 @@ def evidence_png(folder: SessionFolder, entry: int) -> bytes:
     p = e.payload
     if e.kind != "observation" or p.get("type") != "signal":
         raise NoSuchEntry(f"entry {entry} is not a signal seen: it has no measure to draw", entry=entry)
+    if p["signal"] == HIDDEN_SIGNAL:
+        raise SignalIsSecret(
+            f"entry {entry} is a team's secret signal: its measure would name it; ask about the signal you "
+            "suspect by name (the question form) to see its measure",
+            entry=entry,
+        )
     with tempfile.TemporaryDirectory(prefix="review-evidence-") as out:
         _, files = answer_question(
             folder.path, p["player"], p["signal"], max(0.0, p["start"] - 1.0), p["end"] + 1.0, out
@@ -455,7 +473,7 @@ def _observation_diff(fa: SessionFolder, fb: SessionFolder) -> dict[str, list[st
             p = e.payload
             if e.kind == "observation" and p.get("type") == "signal":
                 key = (str(p["player"]), str(p["signal"]), round(float(p["start"]) * 4) / 4)
-                out[key] = f"{p['player']}: {str(p['signal']).replace('_', ' ')} at {p['start']:.2f}-{p['end']:.2f} s"
+                out[key] = f"{p['player']}: {_signal_text(str(p['signal']))} at {p['start']:.2f}-{p['end']:.2f} s"
         return out
 
     sa, sb = signals(fa), signals(fb)

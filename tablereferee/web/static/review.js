@@ -406,7 +406,10 @@
         el("img", { alt: "the cards read beside their templates", "data-testid": "evidence-cards",
           src: "/api/review/sessions/" + encodeURIComponent(state.sid) + "/cards/" + entry + ".jpg" }));
     }
-    if (ev && ev.kind === "signal") {
+    const secret = Object.values(state.data.lanes).flat().some((s) => s.entry === entry && s.signal === "hidden");
+    if (ev && ev.kind === "signal" && secret) {
+      $("evidence").append(el("p", { text: "A team's secret signal: its measure would name it. Ask about the signal you suspect below." }));
+    } else if (ev && ev.kind === "signal") {
       $("evidence").append(el("img", { alt: "the measure of the signal over time", "data-testid": "evidence-plot",
         src: "/api/review/sessions/" + encodeURIComponent(state.sid) + "/evidence/" + entry + ".png" }));
     }

@@ -4,11 +4,14 @@ Sources (none was used to train the model; see models/corner_index/README.md):
 
 * `edje/test` of ../shared/testdata/cards_real (Apache-2.0): 67 phone and webcam photos of a
   Bicycle-style deck's 9-to-ace cards, every box labelled with rank and suit
-  (`labels_test.json`). Split by photo id: a photo is in the **tune** split when
-  crc32(file name) is even, else in the **held-out** split, on which nothing is tuned.
-* `edje/train` (296 photos, boxes labelled by rank only): a further **tune** set, rank alone.
+  (`labels_test.json`). Split by photo id, the project's rule (`vision.cards.real_eval.split_of`):
+  a photo whose first number is a multiple of 3 (`IMG_2385.JPG`, `cam_image6.jpg`) is
+  **held out**: nothing is tuned or trained on it; every other photo is **tune**.
+* `edje/train` (296 photos, boxes labelled by rank only): the model was trained on its corners
+  (and on the tune split's), so its row ("train") says how well the training data is fitted.
 * tests/fixtures/cards (MIT, other decks: a casino deck's screenshots, a 2 of clubs), cards
-  given by their centres: the project's detector finds the quad that holds each. **Held out.**
+  given by their centres: the project's detector finds the quad that holds each. Split by the
+  same rule; never trained on (another design: the check that the index generalises).
 
 For each face-up card not marked partial (the requirement's "unoccluded"): the quad is guessed
 from its box the way the reader does (`vision.cards.refine.candidate_quads`, the first
@@ -26,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import xml.etree.ElementTree as ET
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,7 @@ import cv2
 import numpy as np
 
 from vision.cards import corner_index as C
+from vision.cards.real_eval import split_of as real_split_of
 from vision.cards.rectify import CANONICAL_SIZE, rectify
 from vision.cards.refine import candidate_quads
 
@@ -46,8 +49,9 @@ READ_SIZE = (180, 270)  # rectified at this size (w, h) for the read; CANONICAL_
 
 
 def split_of(photo: str) -> str:
-    """'tune' or 'heldout' for an edje/test photo, by its file name alone."""
-    return "tune" if zlib.crc32(photo.encode()) % 2 == 0 else "heldout"
+    """'tune' or 'heldout' for a photo, by its file name alone: held out when its first number
+    is a multiple of 3 (the project's rule, `vision.cards.real_eval.split_of`)."""
+    return "heldout" if real_split_of(photo) == "held_out" else "tune"
 
 
 @dataclass
@@ -229,14 +233,40 @@ def write_fixture(folder: Path, index: dict, image: np.ndarray, o: Outcome, spli
     }
 
 
+def contact_sheet(path: Path, items: list[tuple[np.ndarray, str]], per_row: int = 10) -> None:
+    """The crops (each rectified card, its corners' patches beside it) in a grid, each captioned."""
+    tiles = []
+    for crop, caption in items:
+        card = cv2.resize(crop, (120, 180))
+        corners = np.vstack([C.corner_patch(card), C.corner_patch(card, turned=True)])
+        corners = cv2.resize(corners, (60, 180))
+        tile = np.full((200, 184, 3), 255, np.uint8)
+        tile[:180, :120] = card
+        tile[:180, 122:182] = corners
+        cv2.putText(tile, caption, (2, 195), cv2.FONT_HERSHEY_SIMPLEX, 0.36, (0, 0, 200), 1, cv2.LINE_AA)
+        tiles.append(tile)
+    if not tiles:
+        return
+    while len(tiles) % per_row:
+        tiles.append(np.full_like(tiles[0], 255))
+    rows = [np.hstack(tiles[i : i + per_row]) for i in range(0, len(tiles), per_row)]
+    cv2.imwrite(str(path), np.vstack(rows))
+
+
 def evaluate(
-    settings: Settings, with_train: bool, verbose: bool, model_dir: Path = C.MODEL_DIR, fixtures: Path | None = None
+    settings: Settings,
+    with_train: bool,
+    verbose: bool,
+    model_dir: Path = C.MODEL_DIR,
+    fixtures: Path | None = None,
+    sheet: Path | None = None,
 ) -> dict:
     model = C.IndexModel.load(model_dir / C.MODEL_FILE)
     tallies: dict[str, Tally] = {}
     splits: dict[str, str] = {}
     fixture_index: dict[str, dict] = {}
     outcomes: list[dict] = []
+    failures: dict[str, list[tuple[np.ndarray, str]]] = {}
 
     def tally(key: str) -> Tally:
         return tallies.setdefault(key, Tally())
@@ -247,7 +277,7 @@ def evaluate(
         sources.append(("edje-train", edje_train()))
     for source, photos in sources:
         for photo, image, cards in photos:
-            split = split_of(photo) if source == "edje-test" else ("tune" if source == "edje-train" else "heldout")
+            split = "train" if source == "edje-train" else split_of(photo)
             splits[f"{source} {photo}"] = split
             for n, card in enumerate(cards):
                 o = read_card(image, card, settings, model)
@@ -256,6 +286,9 @@ def evaluate(
                 # edje/train marks no card partial: its group is every box
                 group = "all boxes" if card.rank_only else ("partial" if card.partial else "unoccluded")
                 tally(f"{source} {split} {group}").add(o)
+                if sheet is not None and o.kind != "right" and o.crop is not None and source != "edje-train":
+                    caption = f"{Path(photo).stem[:14]} {card.truth}>{o.name or '?'} {o.read.confidence:.2f}"
+                    failures.setdefault(f"{split}-{group}", []).append((o.crop, caption))
                 if not card.partial:
                     tally(f"photo {source} {photo}").add(o)
                     if source != "edje-train":
@@ -286,6 +319,8 @@ def evaluate(
             print(tallies[key].line(key[6:]))
     for key in sorted(k for k in tallies if not k.startswith("photo ")):
         print(tallies[key].line(key))
+    for key, items in failures.items():
+        contact_sheet(Path(f"{sheet}-{key}.png"), items)
     if fixtures is not None:
         (fixtures / "crops.json").write_text(json.dumps(fixture_index, indent=1) + "\n", encoding="utf-8")
     training = model_dir / "training.json"
@@ -319,14 +354,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=C.MODEL_DIR, help="folder of corner_index.npz and training.json")
     ap.add_argument("--write-fixtures", type=Path, help="write each unoccluded card's crop here (tests' fixtures)")
     ap.add_argument("--json", type=Path, help="write the figures and every card's outcome here")
+    ap.add_argument("--sheet", type=Path, help="contact sheets of the misses: SHEET-<split>-<group>.png")
     ap.add_argument("--scales", type=float, nargs="+", default=list(C.SCALES), help="corner sizes read and averaged")
     ap.add_argument("--size", type=int, nargs=2, default=list(READ_SIZE), help="rectified card size (w h) read at")
     ap.add_argument("--split", choices=("tune", "heldout", "all"), default="all", help="whose rows are printed")
     args = ap.parse_args(argv)
-    settings = Settings(args.guesses, args.min_confidence, tuple(args.scales), (args.size[0], args.size[1]), args.split)
+    settings = Settings(
+        args.guesses,
+        args.min_confidence,
+        tuple(args.scales),
+        (args.size[0], args.size[1]),
+        args.split,
+    )
     if args.write_fixtures:
         args.write_fixtures.mkdir(parents=True, exist_ok=True)
-    result = evaluate(settings, not args.no_train, not args.quiet, args.model, args.write_fixtures)
+    result = evaluate(settings, not args.no_train, not args.quiet, args.model, args.write_fixtures, args.sheet)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -12,8 +12,9 @@ index is left out; two that see one multiply their beliefs, so a disagreement ma
 unsure. Below `MIN_CONFIDENCE` the read is `unknown`; at `SURE` or more it is sure.
 
 The classifier (features: `features`; weights: models/corner_index/, its model card there) was
-trained on synthetic indices only (`vision.cards.index_synth`, `scripts/train_corner_index.py`)
-and checked on real photos (`scripts/eval_corner_index.py`). It runs in numpy, well under a
+trained on synthetic indices (`vision.cards.index_synth`) mixed with real index corners cut from
+the Apache-2.0 edje photos that no evaluation holds out (`scripts/train_corner_index.py`), and
+checked on the held-out real photos (`scripts/eval_corner_index.py`). It runs in numpy, well under a
 millisecond a card. Nothing is downloaded.
 """
 

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             QuantType,
             quantize_static,
         )
-        from onnxruntime.quantization.shape_inference import quant_pre_process  # deferred
+        from onnxruntime.quantization.shape_inference import quant_pre_process  # deferred: the training venv's
     except ImportError as exc:
         ap.error(f"{exc.name} is not installed: run this with .venv-train/bin/python")
     proto = onnx.load(str(args.model))

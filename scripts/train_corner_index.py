@@ -27,6 +27,8 @@ import numpy as np
 
 from vision.cards import corner_index as C
 from vision.cards import index_synth as S
+from vision.cards.rectify import rectify
+from vision.cards.refine import candidate_quads
 
 CHUNK = 5000
 TRAIN_SEED, HELDOUT_SEED = 1000, 900000
@@ -138,9 +140,6 @@ def real_corners(model: C.IndexModel, augment: int, seed: int, detector=None, gu
     the card's suit as the model reads it over all of its corners when that is sure (0.98) and
     not corrected by eye (`SUIT_BY_EYE`), else unknown (`UNSURE_SUIT`). Also, from each photo, two
     patches of the table beyond every box: no index."""
-    from vision.cards.rectify import rectify
-    from vision.cards.refine import candidate_quads
-
     rng = np.random.default_rng(seed)
     xs: list[np.ndarray] = []
     rs: list[int] = []

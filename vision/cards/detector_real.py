@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -164,8 +165,6 @@ def score(photo: Photo, xyxy: np.ndarray, face_up: np.ndarray) -> Row:
 
 def evaluate(detect: Callable[[np.ndarray], Any], photos: Sequence[Photo]) -> list[Row]:
     """Run `detect` (a `CardDetector` or anything returning `CardDetections`) on every photo."""
-    import time
-
     rows = []
     for photo in photos:
         img = cv2.imread(str(photo.path))

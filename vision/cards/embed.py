@@ -49,7 +49,6 @@ class CardEmbedder:
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
-        so.enable_cpu_mem_arena = False  # the arena kept its peak (~35 MB) for good; no slower without it
         self.path = Path(path)
         try:
             self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])

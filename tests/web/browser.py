@@ -97,6 +97,45 @@ def errors_of(page: Any) -> list[str]:
     return seen
 
 
+# -- a server script of the test's own on 127.0.0.1 --------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(script: str, *args: str, wait: float = 60.0) -> Iterator[str]:
+    """`python -c script PORT *args` in its own process from the repository root, until it
+    accepts connections on 127.0.0.1:PORT (or dies): its address; stopped after."""
+    import subprocess  # deferred: only the tests that start a server script
+    import sys  # deferred: as above
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", script, str(port), *args], cwd=Path(__file__).resolve().parents[2])
+    deadline = time.monotonic() + wait
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("the test's server exited before it listened")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)  # a retry of the connection, not a wait for a result
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 # -- phones on loopback WebSockets -----------------------------------------------------------
 PLAYERS = ["Anna", "Ben", "Carla", "Dan"]
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # as a browser's sockets: each request goes out at once

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium
+from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIP = ROOT / "tests" / "fixtures" / "people" / "mps_gesture_recognizer_test_video.mp4"
@@ -58,32 +54,10 @@ def make_mjpeg(path: Path, seconds: float = 4.0, fps: float = 30.0, width: int =
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
-    folder = tmp_path_factory.mktemp("practice")
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(folder)], cwd=ROOT)
-    deadline = time.monotonic() + 30
-    while True:  # until the server accepts connections (or has died)
-        if proc.poll() is not None:
-            raise RuntimeError("the practice server exited before it listened")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
-            time.sleep(0.05)  # a retry of the connection, not a wait for a result
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving(SERVER, str(tmp_path_factory.mktemp("practice"))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

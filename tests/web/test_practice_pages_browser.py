@@ -18,17 +18,13 @@ spans above the eyes) for the calibration.
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import cv2
 import pytest
 
 from tests.practice.tables import demo_sessions
-from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium
+from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIP = ROOT / "tests" / "fixtures" / "people" / "mps_gesture_recognizer_test_video.mp4"
@@ -74,33 +70,11 @@ def mjpeg(path: Path, start: float, seconds: float, fps: float = 30.0, width: in
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
     sessions = demo_sessions(tmp_path_factory.mktemp("sessions"))
-    practice = tmp_path_factory.mktemp("practice")
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(sessions), str(practice)], cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while True:  # until the server accepts connections (or has died)
-        if proc.poll() is not None:
-            raise RuntimeError("the practice server exited before it listened")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
-            time.sleep(0.05)  # a retry of the connection, not a wait for a result
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving(SERVER, str(sessions), str(tmp_path_factory.mktemp("practice"))) as url:
+        yield url
 
 
 def _browser(p, clip: Path):

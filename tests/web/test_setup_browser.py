@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tablereferee.run import TableConfig
-from tests.web.browser import CHROMIUM, FLAGS, needs_chromium
+from tests.web.browser import CHROMIUM, FLAGS, needs_chromium, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PREVIEW = ROOT / "datasets" / "demo" / "preview.jpg"
@@ -40,32 +36,11 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 pytestmark = needs_chromium
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
 def server(tmp_path):
-    port = _free_port()
     out = tmp_path / "table.json"
-    proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(out)], cwd=ROOT)
-    deadline = time.monotonic() + 30
-    while True:  # wait until the server accepts connections (or has died)
-        if proc.poll() is not None:
-            raise RuntimeError("the server exited before it listened")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
-            time.sleep(0.05)  # deferred retry of a connection, not a wait for a result
-    yield f"http://127.0.0.1:{port}", out
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serving(SERVER, str(out)) as url:
+        yield url, out
 
 
 @pytest.fixture()

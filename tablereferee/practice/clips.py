@@ -66,13 +66,23 @@ class Clip:
         return cls(**d)
 
 
-def visible(clip: Clip, teams: Collection[str], secret_signals: Mapping[str, Collection[str]]) -> bool:
+def visible(
+    clip: Clip,
+    teams: Collection[str],
+    secret_signals: Mapping[str, Collection[str]],
+    members: Mapping[str, Collection[str]] | None = None,
+) -> bool:
     """Whether a caller holding `teams`' PINs may see `clip`: never a team's secret signal of a
     team they do not hold (`clip.team`, or a signal that is a team's now: `secret_signals`,
-    signal -> teams, the live table's)."""
+    signal -> teams, the live table's), when one of that team signals it. With `members` (team ->
+    players, the live table's), a clip of someone outside the team making the team's signal is
+    everyone's: hiding it would tell which card is the team's (drill every card, see which clip
+    never shows)."""
     if clip.team is not None and clip.team not in teams:
         return False
-    owners = secret_signals.get(clip.truth_signal or "", ())
+    owners = list(secret_signals.get(clip.truth_signal or "", ()))
+    if members is not None and clip.truth_player is not None:
+        owners = [t for t in owners if t not in members or clip.truth_player in members[t]]
     return not owners or any(t in teams for t in owners)
 
 

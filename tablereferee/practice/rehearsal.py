@@ -45,7 +45,8 @@ class Rehearsal:
     spotter: str | None
     drill: Drill
     taps: list[float] = dataclasses.field(default_factory=list)  # server clock (monotonic)
-    created: float = dataclasses.field(default_factory=time.monotonic)
+    # the teammate's link carries it: without it or the team's PIN the round is not seen, tapped or ended
+    key: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(12))
     result: dict[str, Any] | None = None
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
@@ -74,8 +75,8 @@ class Rehearsal:
         return None if zero is None else server - zero
 
     def status(self) -> dict[str, Any]:
-        """What anyone with the round's id may see: who, the state, and once over the figures.
-        Never the signal."""
+        """What the team (its PIN or the round's link) sees of the round: who, the state, and
+        once over the figures. Never the signal."""
         out: dict[str, Any] = {
             "rehearsal": self.id,
             "team": self.team,

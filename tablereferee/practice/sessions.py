@@ -108,7 +108,7 @@ def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], seed: 
         team = None
         if signal == FREE_SIGNAL:  # a Free Signal is always its team's own
             team = (p.get("evidence") or {}).get("team") or own or "a team"
-        elif teams:
+        elif teams and (own is None or own in teams):  # someone of another team making it gives nothing away
             team = own if own in teams else sorted(teams)[0]
         a, b = signal_window(start, end, first, last, random.Random(f"{seed}:{e.seq}"))
         out.append(Cut(where, a, b, player, signal, on_camera[where], str(team) if team else None))

@@ -40,6 +40,7 @@ import random
 import secrets
 import threading
 import time
+import urllib.parse
 from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any
@@ -274,6 +275,17 @@ def live_secrets(app: Any) -> dict[str, set[str]]:
     return dict(found)
 
 
+def live_members(app: Any) -> dict[str, set[str]] | None:
+    """team -> its players, on the table this server referees (None: it referees none)."""
+    hub = getattr(app.state, "hub", None)
+    if hub is None or getattr(hub, "keeper", None) is None:
+        return None
+    try:
+        return {str(team): set(players) for team, players in hub.teams().items()}
+    except Exception:  # noqa: BLE001  (a table half set up or closed: every team's clips hidden, as if unknown)
+        return None
+
+
 def _live_secrets(keeper: Any) -> dict[str, set[str]] | None:
     try:
         found = secret_signals(getattr(keeper, "engine", None), keeper.contents())
@@ -490,10 +502,10 @@ def _shown(request: Request, practice: Practice, taker: str | None = None) -> li
     """The clips this caller may be shown: none of a team's secret signal unless the caller
     holds its PIN; with `taker`, none of the taker's own drills or own signals."""
     teams = _teams(request)
-    secret = live_secrets(request.app)
+    secret, members = live_secrets(request.app), live_members(request.app)
     out = []
     for clip in practice.clips.all():
-        if not visible(clip, teams, secret):
+        if not visible(clip, teams, secret, members):
             continue
         if taker and (clip.truth_player == taker or (clip.kind == "drill" and clip.player == taker)):
             continue
@@ -503,7 +515,7 @@ def _shown(request: Request, practice: Practice, taker: str | None = None) -> li
 
 def _clip(request: Request, practice: Practice, clip_id: str) -> Clip:
     clip = practice.clips.get(clip_id)
-    if clip is None or not visible(clip, _teams(request), live_secrets(request.app)):
+    if clip is None or not visible(clip, _teams(request), live_secrets(request.app), live_members(request.app)):
         raise NoSuchClip(f"there is no clip {clip_id!r}")  # a clip the caller may not see does not exist for them
     return clip
 
@@ -607,18 +619,32 @@ def start_rehearsal(body: RehearsalIn, request: Request) -> dict[str, Any]:
     spotter = (body.spotter or "").strip() or None
     rehearsal = Rehearsal.start(drill, team=body.team, signaller=signaller, spotter=spotter)
     practice.add_rehearsal(rehearsal)
+    link = {"rehearsal": rehearsal.id, "key": rehearsal.key, **({"player": spotter} if spotter else {})}
     return {
         **rehearsal.status(),
         "drill": drill.id,
         "card": drill.card(),
         "countdown": 3,
-        "spot": f"/practice?rehearsal={rehearsal.id}" + (f"&player={spotter}" if spotter else ""),
+        "spot": "/practice?" + urllib.parse.urlencode(link),
     }
+
+
+def _round_of(request: Request, rid: str, key: str | None) -> Rehearsal:
+    """The round, for its team only: the link its signaller shared (`key`) or the team's PIN."""
+    rehearsal = practice_of(request).rehearsal(rid)
+    if not (key and secrets.compare_digest(key, rehearsal.key)) and rehearsal.team not in _teams(request):
+        raise NotAllowed(
+            f"this round is {rehearsal.team}'s: open it from the link its signaller shared, or unlock the team",
+            team=rehearsal.team,
+        )
+    return rehearsal
 
 
 @router.get("/api/practice/rehearsal")
 def open_rehearsals(request: Request, team: Annotated[str, Query(min_length=1, max_length=60)]) -> dict[str, Any]:
-    """A team's rounds not yet over, newest first (the teammate's page finds its round here)."""
+    """A team's rounds not yet over, newest first (the teammate's page finds its round here;
+    needs the team's PIN)."""
+    _secret(request, team)
     practice = practice_of(request)
     with practice.lock:
         rounds = [r for r in practice.rehearsals.values() if r.team == team and r.result is None]
@@ -632,9 +658,12 @@ def _with_card(request: Request, rehearsal: Rehearsal, out: dict[str, Any]) -> d
     return out
 
 
+KeyQuery = Annotated[str | None, Query(max_length=64, description="the key of the round's link")]
+
+
 @router.get("/api/practice/rehearsal/{rid}")
-def rehearsal_status(rid: str, request: Request) -> dict[str, Any]:
-    rehearsal = practice_of(request).rehearsal(rid)
+def rehearsal_status(rid: str, request: Request, key: KeyQuery = None) -> dict[str, Any]:
+    rehearsal = _round_of(request, rid, key)
     return _with_card(request, rehearsal, rehearsal.status())
 
 
@@ -643,10 +672,10 @@ class SeenIn(BaseModel):
 
 
 @router.post("/api/practice/rehearsal/{rid}/seen")
-def rehearsal_seen(rid: str, request: Request, body: SeenIn | None = None) -> dict[str, Any]:
+def rehearsal_seen(rid: str, request: Request, body: SeenIn | None = None, key: KeyQuery = None) -> dict[str, Any]:
     """The teammate spotted the signal: the tap's arrival is its time."""
     now = time.monotonic()
-    rehearsal = practice_of(request).rehearsal(rid)
+    rehearsal = _round_of(request, rid, key)
     if rehearsal.result is not None:
         raise RehearsalFinished("this round is over: the signaller starts a new one")
     if body is not None and body.spotter and rehearsal.spotter is None:
@@ -655,10 +684,10 @@ def rehearsal_seen(rid: str, request: Request, body: SeenIn | None = None) -> di
 
 
 @router.post("/api/practice/rehearsal/{rid}/finish")
-def rehearsal_finish(rid: str, request: Request) -> dict[str, Any]:
+def rehearsal_finish(rid: str, request: Request, key: KeyQuery = None) -> dict[str, Any]:
     """The round's figures: the referee's verdict, the teammate's reaction, the quiz's record."""
     practice = practice_of(request)
-    rehearsal = practice.rehearsal(rid)
+    rehearsal = _round_of(request, rid, key)
     if rehearsal.result is None:
         verdict = _finish(practice, rehearsal.drill)
         result = rehearsal.finish(verdict, practice.store.spotting(rehearsal.drill.signal))

@@ -80,11 +80,18 @@ def test_a_rehearsal_round_times_the_teammates_tap(served, frames):
     start = r.json()
     assert start["state"] == "waiting" and "right hand" in start["card"]["text"].lower()
     rid = start["rehearsal"]
-    assert start["spot"] == f"/practice?rehearsal={rid}&player=Carla"
-    opened = c.get("/api/practice/rehearsal", params={"team": "Reds"}).json()  # the teammate's page, no PIN
+    key = {"key": practice_for(app).rehearsals[rid].key}
+    assert start["spot"] == f"/practice?rehearsal={rid}&key={key['key']}&player=Carla"
+    # without the team's PIN or the round's link nobody lists, sees, taps or ends the round
+    _refused(c.get("/api/practice/rehearsal", params={"team": "Reds"}), 403, "NotAllowed")
+    for call in (c.get(f"/api/practice/rehearsal/{rid}"), c.post(f"/api/practice/rehearsal/{rid}/seen")):
+        _refused(call, 403, "NotAllowed")
+    _refused(c.post(f"/api/practice/rehearsal/{rid}/finish", params={"key": "guessed"}), 403, "NotAllowed")
+    opened = c.get("/api/practice/rehearsal", params={"team": "Reds"}, headers=bearer(reds)).json()
     assert [o["rehearsal"] for o in opened["open"]] == [rid]
     assert "raise" not in str(opened) and "card" not in opened["open"][0]
-    assert c.post(f"/api/practice/rehearsal/{rid}/seen", json={"spotter": "Carla"}).json()["tap"] == 1  # too early
+    first = c.post(f"/api/practice/rehearsal/{rid}/seen", params=key, json={"spotter": "Carla"})  # the link, no PIN
+    assert first.json()["tap"] == 1  # too early
     tapped = False
     began = time.monotonic()
     while (t := time.monotonic() - began) <= 2.8:  # as the page does: the clip plays on in real time
@@ -92,10 +99,10 @@ def test_a_rehearsal_round_times_the_teammates_tap(served, frames):
         out = c.post(f"/api/practice/drill/{start['drill']}/frame", params={"t": t}, content=jpeg).json()
         assert out["tapped"] is True
         if out["seen"] and not tapped:
-            assert c.post(f"/api/practice/rehearsal/{rid}/seen").status_code == 200
+            assert c.post(f"/api/practice/rehearsal/{rid}/seen", params=key).status_code == 200
             tapped = True
     assert tapped
-    assert c.get(f"/api/practice/rehearsal/{rid}").json()["state"] == "watching"
+    assert c.get(f"/api/practice/rehearsal/{rid}", params=key).json()["state"] == "watching"
     done = c.post(f"/api/practice/rehearsal/{rid}/finish", headers=bearer(reds)).json()
     res = done["result"]
     assert done["state"] == "over" and res["seen"] and res["early_taps"] == 1
@@ -103,10 +110,10 @@ def test_a_rehearsal_round_times_the_teammates_tap(served, frames):
     assert 0 < res["reaction"] < 1.5 and res["reaction"] >= res["referee_delay"] - 0.05  # the tap followed the read
     assert res["words"].startswith(f"Carla saw it {res['reaction']:.2f} s after the gesture began")
     assert done["drill"]["card"]["signal"] == "raise_hand_right"  # the PIN's caller: the whole verdict
-    public = c.get(f"/api/practice/rehearsal/{rid}")
+    public = c.get(f"/api/practice/rehearsal/{rid}", params=key)  # the teammate's link
     assert public.json()["result"]["reaction"] == res["reaction"] and "drill" not in public.json()
     assert "raise" not in public.text and "right hand" not in public.text.lower()
-    _refused(c.post(f"/api/practice/rehearsal/{rid}/seen"), 409, "RehearsalFinished")
+    _refused(c.post(f"/api/practice/rehearsal/{rid}/seen", params=key), 409, "RehearsalFinished")
     # the history: the PIN's only; the drill kept as the team's own signal, no quiz clip of it
     _refused(c.get("/api/practice/teams/Reds/rehearsals"), 403, "NotAllowed")
     h = c.get("/api/practice/teams/Reds/rehearsals", headers=bearer(reds)).json()

@@ -132,23 +132,26 @@ def test_a_sessions_secret_signal_is_shown_to_its_team_only(tmp_path):
     keeper.close()
 
 
-def test_the_live_tables_secret_signal_hides_even_a_drills_clip(tmp_path):
+def test_the_live_tables_secret_signal_hides_a_clip_of_its_team_making_it(tmp_path):
+    """A clip of the Reds making the Reds' signal is the Reds' only; a clip of anyone else making
+    it (Carla of the Reds winking, the Blues' signal; Bruno of the Blues raising his hand in a
+    recorded session) is everyone's: hiding those would tell which card is whose."""
     sessions = demo_sessions(tmp_path / "sessions")  # no teams in its log: its raise is nobody's secret
     app, hub, keeper = _app_with_hub(tmp_path, sessions, {"Reds": "raise_hand_right", "Blues": "wink_left"})
     with TestClient(app) as c:
         jpeg = cv2.imencode(".jpg", np.zeros((48, 64, 3), np.uint8))[1].tobytes()
-        wink = practice_for(app).clips.add("Carla", ("Carla", "wink_left"), [jpeg] * 3, 10.0, "drill test")
+        store = practice_for(app).clips
+        wink = store.add("Carla", ("Carla", "wink_left"), [jpeg] * 3, 10.0, "drill test")
+        raised = store.add("Anna", ("Anna", "raise_hand_right"), [jpeg] * 3, 10.0, "drill test")
         public = c.get("/api/practice/quiz", params={"n": 20}).json()
-        assert public["sources"] == {
-            "sessions": 2,
-            "drills": 0,
-        }  # neither the raise (the Reds') nor the wink (the Blues')
+        assert public["sources"] == {"sessions": 3, "drills": 1}  # all but Anna's raise
+        assert raised.id not in {x["clip"] for x in public["clips"]} and wink.id in {x["clip"] for x in public["clips"]}
         reds = c.post("/api/teams/Reds/unlock", json={"pin": PINS["Reds"]}).json()["token"]
-        seen = c.get("/api/practice/quiz", params={"n": 20}, headers=bearer(reds)).json()
-        assert seen["sources"] == {"sessions": 3, "drills": 0}  # their own raise, never the Blues' wink
-        assert wink.id not in {x["clip"] for x in seen["clips"]}
+        assert c.get("/api/practice/quiz/sources", headers=bearer(reds)).json() == {"sessions": 3, "drills": 2}
         blues = c.post("/api/teams/Blues/unlock", json={"pin": PINS["Blues"]}).json()["token"]
-        assert c.get("/api/practice/quiz/sources", headers=bearer(blues)).json() == {"sessions": 2, "drills": 1}
+        assert c.get("/api/practice/quiz/sources", headers=bearer(blues)).json() == {"sessions": 3, "drills": 1}
+        frame = c.get(f"/api/practice/quiz/clips/{raised.id}/0.jpg", headers=bearer(blues))
+        assert frame.status_code == 404 and frame.json()["error"]["name"] == "NoSuchClip"
     practice_for(app).close()
     keeper.close()
 

@@ -322,7 +322,7 @@ async function spot(id) {
   for (;;) {
     if (state.spotting !== id) return;
     let s;
-    try { s = await api("GET", `/api/practice/rehearsal/${id}`); } catch (e) { $("spot-status").textContent = e.message; return; }
+    try { s = await api("GET", `/api/practice/rehearsal/${id}${spotKey()}`); } catch (e) { $("spot-status").textContent = e.message; return; }
     if (s.state === "over") {
       $("seen").disabled = true;
       $("spot-status").textContent = s.result.words;
@@ -335,13 +335,19 @@ async function spot(id) {
   }
 }
 
+// the key of the teammate's link (`/practice?rehearsal=ID&key=K`): the round without the team's PIN
+function spotKey() {
+  const key = params.get("rehearsal") === state.spotting ? params.get("key") : null;
+  return key ? `?key=${encodeURIComponent(key)}` : "";
+}
+
 async function seen() {
   const id = state.spotting;
   if (!id) return;
   try {
     let who = null;
     try { who = player(); } catch { who = null; }
-    const r = await api("POST", `/api/practice/rehearsal/${id}/seen`, { spotter: who });
+    const r = await api("POST", `/api/practice/rehearsal/${id}/seen${spotKey()}`, { spotter: who });
     $("spot-status").textContent = `Tapped${r.at === null ? "" : ` at ${r.at.toFixed(2)} s`}: waiting for the round to end…`;
   } catch (e) { $("spot-status").textContent = e.message; }
 }

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from vision.signals.free import (
+    FEATURES,
     FORMAT,
     DemonstrationsDisagree,
     FreeSignal,
@@ -166,3 +167,16 @@ def test_a_take_with_nobody_in_view_is_refused_by_name():
     )
     with pytest.raises(FreeSignalError, match="demonstration 3 shows neither a face nor a hand in 0 of its 13"):
         FreeSignal.learn([*fs_takes[:2], empty])
+
+
+@pytest.mark.parametrize("hole", ["everywhere", "one row"])
+def test_a_damaged_saved_signal_is_refused_by_name(hole):
+    """A template of nothing but nulls would match any stream at cost 0; a part null in some rows
+    only cannot come from a demonstration: both are damaged files, refused by name."""
+    rows = [[0.1 * (j + 1)] * FEATURES for j in range(3)]
+    if hole == "everywhere":
+        rows = [[None] * FEATURES for _ in range(3)]
+    else:
+        rows[1][0] = None
+    with pytest.raises(FreeSignalError, match="damaged"):
+        FreeSignal.from_dict({"format": FORMAT, "name": "Reds", "threshold": 1.0, "templates": [rows]})

@@ -541,6 +541,13 @@ class FreeSignal:
                 raise FreeSignalError(
                     f"template {k} must be 2 or more rows of {FEATURES} finite numbers (or null, not seen)"
                 )
+            seen = np.isfinite(x)
+            if not seen.any() or not (seen.all(axis=0) | ~seen.any(axis=0)).all():
+                # a learnt part is seen in every row or in none (`resample`): anything else is a
+                # damaged file, and a template seen nowhere would match any stream at no cost
+                raise FreeSignalError(
+                    f"template {k} is damaged: a part is seen in some of its rows only, or nothing is seen at all"
+                )
             templates.append(x)
         try:
             name, threshold, margin = str(d["name"]), float(d["threshold"]), float(d.get("margin", 1.5))

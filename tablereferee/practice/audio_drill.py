@@ -114,9 +114,8 @@ def check_signal(signal: str) -> str:
         return signal
     if signal in BY_ID or signal == "free":
         raise NotAnAudibleSignal(
-            "that Signal card is seen, not heard: drill it with the camera on the practice page (/practice)",
-            signal=signal,
-        )
+            "that Signal card is seen, not heard: drill it with the camera on the practice page (/practice)"
+        )  # the card is not named: it may be the team's own
     raise NotAnAudibleSignal(f"there is no audible Signal card {signal!r}; audible: {', '.join(AUDIBLE)}")
 
 

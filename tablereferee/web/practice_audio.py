@@ -39,6 +39,7 @@ from tablereferee.practice.audio_drill import (
     WINDOW,
     AudioDrill,
     AudioHistory,
+    NotPCM,
     card_text,
     check_signal,
 )
@@ -211,6 +212,11 @@ async def audio_chunk(
     from starlette.concurrency import run_in_threadpool  # deferred: only chunks run the classifier off the loop
 
     drill = audio_practice_of(request).get(drill_id)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/octet-stream":
+        raise NotPCM(f"a chunk is sent as application/octet-stream (16-bit PCM), not {kind or 'without a type'}")
+    if int(request.headers.get("content-length") or 0) > MAX_CHUNK_BYTES:  # refused before it is read
+        raise ChunkTooBig(f"a chunk may be at most {MAX_CHUNK_BYTES // 1_000_000} MB")
     data = await request.body()
     if len(data) > MAX_CHUNK_BYTES:
         raise ChunkTooBig(f"a chunk may be at most {MAX_CHUNK_BYTES // 1_000_000} MB")
@@ -228,10 +234,12 @@ async def finish_audio_drill(drill_id: str, request: Request) -> dict[str, Any]:
     drill = practice.get(drill_id)
     fresh = drill.result is None
     result = await run_in_threadpool(drill.finish)
-    if fresh and drill.chunks:
+    # a team's own audible card is not kept in the player's history, which anyone may read: its
+    # rows would tell that the team's signal is one of the five heard ones
+    if fresh and drill.chunks and not drill.secret:
         if drill.signal is not None:
-            practice_of(request).store.add_drill(result, secret=drill.secret)
-        practice.history.add(result, secret=drill.secret)
+            practice_of(request).store.add_drill(result, secret=False)
+        practice.history.add(result, secret=False)
     return result
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
@@ -34,21 +33,17 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.cards.detector import box_iou
+from vision.cards.real_eval import split_of  # the project's one held-out rule
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_TEST = ROOT.parent / "shared" / "testdata" / "cards_real" / "edje" / "test"
 FIXTURE = ROOT / "tests" / "fixtures" / "cards_real" / "edje"
-HELD_OUT_EVERY = 3
 WELL_PLACED_IOU = 0.5
 
 
 class NoLabelledPhotos(ValueError):
     """A folder with no photo that has labelled card boxes."""
-
-
-def split_of(name: str) -> str:
-    """ "held_out" when the first number in the file name is a multiple of 3, else "tune"."""
-    m = re.search(r"\d+", name)
-    return "held_out" if m is not None and int(m.group()) % HELD_OUT_EVERY == 0 else "tune"
 
 
 @dataclasses.dataclass
@@ -98,15 +93,6 @@ def load_photos(folder: Path = SHARED_TEST) -> list[Photo]:
     if not photos:
         raise NoLabelledPhotos(f"no photo with labelled card boxes in {folder}")
     return photos
-
-
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
-    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
-    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
 def share_inside(dets: np.ndarray, cards: np.ndarray) -> np.ndarray:

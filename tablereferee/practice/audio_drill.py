@@ -30,7 +30,6 @@ import secrets
 import sqlite3
 import threading
 import time
-import wave
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from referee.observations import SignalEvent
 from referee.signal_cards import BY_ID, SIGNAL_CARDS
 from vision.audio import features as F
 from vision.audio.pipeline import TALKING, AudioAnalysis, AudioListener, WindowClass
-from vision.audio.sources import SAMPLE_RATE, AudioClip, from_array, load
+from vision.audio.sources import SAMPLE_RATE, AudioClip, from_array, load, save_wav
 
 AUDIBLE = tuple(c.id for c in SIGNAL_CARDS if c.cue == "audio")  # the cards a microphone drill scores
 TALK = frozenset({"talk_tv", "talk_games", "talk_sport"})
@@ -141,29 +140,13 @@ def build_table_talk(fixtures: Path = FIXTURES) -> np.ndarray:
     return np.concatenate(parts).astype(np.float32)
 
 
-def write_wav(samples: np.ndarray, path: Path) -> None:
-    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(SAMPLE_RATE)
-        w.writeframes(pcm.tobytes())
-
-
-def read_wav(path: Path) -> np.ndarray:
-    with wave.open(str(path), "rb") as w:
-        if w.getframerate() != SAMPLE_RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
-            raise ValueError(f"{path}: not 16 kHz mono 16-bit")
-        return np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float32) / 32768.0
-
-
 _BED: np.ndarray | None = None
 
 
 def table_talk() -> np.ndarray:
     global _BED
     if _BED is None:
-        _BED = read_wav(TABLE_TALK)
+        _BED = load(TABLE_TALK).samples
     return _BED
 
 
@@ -765,5 +748,5 @@ class AudioHistory:
 
 
 if __name__ == "__main__":  # rebuild the shipped table talk from the fixtures
-    write_wav(build_table_talk(), TABLE_TALK)
+    save_wav(AudioClip(build_table_talk()), TABLE_TALK)
     print(f"wrote {TABLE_TALK}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablereferee.practice.audio_drill import TABLE_TALK, AudioDrill, build_table_talk, read_wav
+from tablereferee.practice.audio_drill import TABLE_TALK, AudioDrill, build_table_talk
 from vision.audio.sources import load
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
@@ -70,6 +70,6 @@ def test_a_muted_microphone_after_the_room_is_no_mumble():
 
 
 def test_the_shipped_table_talk_is_built_from_the_fixtures():
-    built, shipped = build_table_talk(AUDIO), read_wav(TABLE_TALK)
+    built, shipped = build_table_talk(AUDIO), load(TABLE_TALK).samples
     assert len(built) == len(shipped) == int(10.7 * SR)
     assert np.max(np.abs(np.clip(built, -1, 1) - shipped)) <= 3 / 32768  # written at 32767, read at 32768

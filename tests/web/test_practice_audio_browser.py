@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablereferee.practice.audio_drill import write_wav
 from tests.web.browser import CHROMIUM, FLAGS, errors_of, needs_chromium, serving
-from vision.audio.sources import load
+from vision.audio.sources import AudioClip, load, save_wav
 
 ROOT = Path(__file__).resolve().parents[2]
 HUM = ROOT / "tests" / "fixtures" / "audio" / "hum.wav"
@@ -35,7 +34,7 @@ def microphone_file(path: Path) -> Path:
     """The hum fixture with more of its own room around it: what the fake microphone plays."""
     x = load(HUM).samples
     room = x[:16000]
-    write_wav(np.concatenate([room, room[:8000], x, room, room]), path)
+    save_wav(AudioClip(np.concatenate([room, room[:8000], x, room, room])), path)
     return path
 
 

@@ -100,7 +100,10 @@ def cuts(folder: SessionFolder, contents: LogContents, visible: set[str], seed: 
         if where is None or span is None or (signal not in visible and signal != FREE_SIGNAL):
             continue
         first, last = span
-        start, end = float(p["start"]), float(p["end"])
+        try:
+            start, end = float(p["start"]), float(p["end"])
+        except (KeyError, TypeError, ValueError):
+            continue  # a signal entry without its moment: nothing to cut
         if start < first or end > last:
             continue  # the camera did not record the moment
         teams = secret.get(signal, set())

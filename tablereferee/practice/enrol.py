@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from referee.core import RefereeError
+from referee.signal_cards import BY_ID
 from tablereferee.practice.drill import DRILL_RATES, MAX_SIDE
 from vision.landmarks.calibration import TableCalibration, whole_frame
 from vision.landmarks.extract import LandmarkExtractor
@@ -104,6 +105,19 @@ def calibrate_player(
     if signal not in new.params:
         params.pop(signal, None)
     return Profile(player, params, {**old.radius, **new.radius}, new.notes)
+
+
+def calibration_words(signal: str, profile: Profile, lines: Sequence[dict[str, Any]]) -> str:
+    """What a calibration did to `signal`'s lines, for the player: the card's words, then each
+    note with its line's name said in words ("top of the right hand above the eyes, in eye
+    spans 0.4 -> 0.23 ...")."""
+    notes = [n.split(": ", 1)[1] for n in profile.notes if n.startswith(f"{signal}: ")]
+    if not notes:
+        return "the catalogue's lines already fit"
+    for line in lines:
+        notes = [n.replace(line["name"], line["what"]) for n in notes]
+    card = BY_ID[signal].text.rstrip(".") if signal in BY_ID else signal
+    return f"{card}: " + "; ".join(notes)
 
 
 def lines_of(signal: str, profile: Profile | dict[str, Any] | None) -> list[dict[str, Any]]:

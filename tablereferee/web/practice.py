@@ -53,7 +53,7 @@ from referee.secrecy import secret_signals
 from referee.signal_cards import BY_ID, FREE_SIGNAL
 from tablereferee.practice.clips import Clip, ClipStore, visible
 from tablereferee.practice.drill import WINDOW, Drill, drillable
-from tablereferee.practice.enrol import Enrolment, calibrate_player, enrol, lines_of, try_free
+from tablereferee.practice.enrol import Enrolment, calibrate_player, calibration_words, enrol, lines_of, try_free
 from tablereferee.practice.rehearsal import Rehearsal
 from tablereferee.practice.store import PracticeStore
 from tablereferee.web.auth import Grant, NotAllowed, WebError
@@ -468,8 +468,7 @@ def calibration(body: CalibrationIn, request: Request) -> dict[str, Any]:
         **profile.to_dict(),
         "signal": body.signal,
         "lines": lines,
-        "words": "; ".join(n for n in profile.notes if n.startswith(body.signal))
-        or "the catalogue's lines already fit",
+        "words": calibration_words(body.signal, profile, lines),
     }
 
 

@@ -209,7 +209,9 @@ def test_a_calibration_moves_the_shown_line_and_the_drill_tried_at_once_uses_it(
             f"() => document.getElementById('cal-count').textContent === '{n} performance{'s' if n > 1 else ''}'"
         )
     page.click("#cal-go")
-    page.wait_for_function("() => /top_above_eyes 0.4 ->/.test(document.getElementById('cal-words').textContent)")
+    page.wait_for_function(
+        "() => /above the eyes, in eye spans 0.4 ->/.test(document.getElementById('cal-words').textContent)"
+    )
     cells = page.locator(row).all_inner_texts()
     assert cells[1:3] == ["0.4", "0.4"] and 0.1 <= float(cells[3]) < 0.3, cells
     page.click("#cal-try")

@@ -141,7 +141,7 @@ def test_a_calibration_moves_the_line_and_shows_it_before_and_after(served, fram
     body = r.json()
     moved = next(x for x in body["lines"] if x["name"] == "top_above_eyes")
     assert moved["before"] == 0.4 and 0.1 <= moved["yours"] < 0.3
-    assert "top_above_eyes 0.4 ->" in body["words"]
+    assert "above the eyes, in eye spans 0.4 ->" in body["words"] and "_" not in body["words"]
     kept = c.get("/api/practice/calibration/Eva").json()
     assert (
         next(x for x in kept["lines"]["raise_hand_right"] if x["name"] == "top_above_eyes")["yours"] == moved["yours"]

@@ -449,7 +449,7 @@ async function answer(nobody) {
     if (!nobody) { body.said_player = $("said-player").value; body.said_signal = $("said-signal").value; }
     $("answer").disabled = $("nobody").disabled = true;
     const r = await api("POST", "/api/practice/quiz/answer", body);
-    const text = (id) => (q.signals.find((s) => s.signal === id) || { text: id }).text;
+    const text = (id) => (q.signals.find((s) => s.signal === id) || { text: id === "free" ? "their team's Free Signal" : id.replaceAll("_", " ") }).text;
     const truth = r.truth.player ? `${r.truth.player}: ${text(r.truth.signal)}` : "nobody signalled";
     $("outcome").textContent = `${r.outcome}: ${truth}. You: ${r.tally.hits} hits, ${r.tally.misses} misses, ${r.tally.false_alarms} false alarms, d′ ${r.tally.d_prime.toFixed(2)}`;
     $("outcome").dataset.answered = String(q.at + 1);

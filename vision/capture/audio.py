@@ -126,15 +126,21 @@ def _events_of(clip: AudioClip) -> tuple[list[SignalEvent], float]:
 def _child() -> None:
     """The process of `analyse_apart`: a pickled clip in on stdin, its events out on stdout."""
     clip = pickle.load(sys.stdin.buffer)
+    answer = os.fdopen(os.dup(1), "wb")  # the events go here; whatever a library prints, to stderr
+    os.dup2(2, 1)
     out = _events_of(clip)
     sys.stdout.flush()
-    sys.stdout.buffer.write(pickle.dumps(out))
+    answer.write(pickle.dumps(out))
+    answer.close()
 
 
-def analyse_apart(clip: AudioClip, timeout: float = 600.0) -> tuple[list[SignalEvent], float]:
+def analyse_apart(clip: AudioClip, timeout: float | None = None) -> tuple[list[SignalEvent], float]:
     """The events of `clip` (`AudioListener().analyse(clip).events`, the same ones) found in a
     process of its own that ends with it (a fresh interpreter: nothing of the caller's is
-    imported or run again there), and its seconds of analysis. `AudioPathFailed` when it fails."""
+    imported or run again there), and its seconds of analysis. `AudioPathFailed` when it fails
+    or takes longer than `timeout` (default: 10 minutes, or 3 times the clip's length if longer)."""
+    if timeout is None:
+        timeout = max(600.0, 3.0 * len(getattr(clip, "samples", ())) / SAMPLE_RATE)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
     code = "import sys; from vision.capture.audio import _child; _child()"
@@ -147,5 +153,8 @@ def analyse_apart(clip: AudioClip, timeout: float = 600.0) -> tuple[list[SignalE
     if res.returncode != 0:
         tail = res.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
         raise AudioPathFailed(f"the audio path failed: {tail[0]}", returncode=res.returncode)
-    events, seconds = pickle.loads(res.stdout)
+    try:
+        events, seconds = pickle.loads(res.stdout)
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        raise AudioPathFailed("the audio path answered nothing readable") from None
     return list(events), float(seconds)

@@ -101,11 +101,7 @@ class StagePipeline:
     def process(self, frames: Sequence[CameraFrame]) -> list[StageOutput]:
         """Every stage due on `frames` run at once; their outputs in frame order, and for one
         frame in stage order. A stage given two frames of its camera takes them in turn."""
-        futures = []
-        for frame in frames:
-            for w in self._by_camera.get(frame.camera, []):
-                if w.stage.due(frame.t):
-                    futures.append(w.pool.submit(self._run, w, frame))
+        futures = [f for frame in frames for f in self.submit(frame)]
         return [f.result() for f in futures]
 
     def submit(self, frame: CameraFrame) -> list[Future[StageOutput]]:
@@ -139,10 +135,6 @@ class StagePipeline:
                 w.busy = w.pool.submit(run, w, frame)
             started.append(w.busy)
         return started
-
-    def stages(self, camera: str) -> int:
-        """How many stages run on `camera`'s frames."""
-        return len(self._by_camera.get(camera, []))
 
     def collect(self, timeout: float | None = None) -> list[StageOutput]:
         """The outputs finished since the last call (waits up to `timeout` s for a first one

@@ -39,6 +39,7 @@ from vision.cards.decks import CARD_SIZE_MM, deck, faces
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import aspect_range, order_corners, quad_overlap, skew_deg
 from vision.cards.outlines import find_quads_by_contour
+from vision.cards.reader import INDEX_DECKS, INDEX_NAMES_FROM
 from vision.cards.rectify import CANONICAL_SIZE, rectify
 from vision.cards.refine import Refined, refine_quad, snap_and_refine
 from vision.cards.templates import default_decks_dir, safe_file_name, write_deck_folder
@@ -375,8 +376,8 @@ def whole_card(image: np.ndarray, quads: np.ndarray, aspect: float | None = None
     return fit.corners if fit.refined else best
 
 
-INDEX_BASES = ("french52", "french40")  # decks whose corner index `vision.cards.corner_index` reads
-CLAIM_INDEX = 0.85  # a corner-index read this sure names the card found (`vision.cards.reader.INDEX_NAMES_FROM`)
+INDEX_BASES = INDEX_DECKS  # decks whose corner index `vision.cards.corner_index` reads
+CLAIM_INDEX = INDEX_NAMES_FROM  # a corner-index read this sure names the card found, as in the reader
 
 
 def claimed_card(image: np.ndarray, quads: np.ndarray, claim: str, base: str | None) -> np.ndarray | None:

@@ -174,8 +174,8 @@ def extra_enrolment_photos(root: Path = MEDIA) -> dict[str, Photo]:
     """card -> a single-card photo of the source's train set (edje/enrolment_extra): for the cards
     the test set's single-card photos lack."""
     folder = root / "edje" / EXTRA
-    if not (folder / "labels.json").is_file():
-        return {}
+    if not (folder / "labels.json").is_file():  # without them `enrolled-full` would be `enrolled` in silence
+        raise FileNotFoundError(f"the extra enrolment photos are missing: no {folder / 'labels.json'}")
     labels = json.loads((folder / "labels.json").read_text())
     return {
         card: Photo("edje", name, folder / name, (Truth(card, None, (0.0, 0.0), False),))

@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,15 @@ def demo(tree: Path, out: Path, no_clip: bool) -> dict:
         "--quiet",
     ] + (["--no-clip"] if no_clip else [])
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    res = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=900)
+    with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=so, stderr=se, text=True)
+        tree_peak = 0
+        while proc.poll() is None:  # the process and its children (the audio path's) together
+            tree_peak = max(tree_peak, tree_rss_kb(proc.pid))
+            time.sleep(0.05)
+        so.seek(0)
+        se.seek(0)
+        res = subprocess.CompletedProcess(cmd, proc.returncode, so.read(), se.read())
     err = res.stderr
 
     def field(name: str) -> str:
@@ -59,11 +68,28 @@ def demo(tree: Path, out: Path, no_clip: bool) -> dict:
         "ok": res.returncode == 0 and "result: as expected" in res.stdout,
         "wall_s": round(wall, 2),
         "peak_rss_mb": round(int(field("Maximum resident set size (kbytes)")) / 1024, 1),
+        "peak_tree_mb": round(tree_peak / 1024, 1),
         "cpu_cores": round(
             (float(field("User time (seconds)")) + float(field("System time (seconds)"))) / max(wall, 1e-9), 2
         ),
         "referee_s": float(referee.group(1)) if referee else None,
     }
+
+
+def tree_rss_kb(pid: int) -> int:
+    """The resident memory of `pid` and all its descendants, summed (kB; 0 once gone). `/usr/bin/time`
+    gives the largest single process's peak; a child running beside its parent adds to it."""
+    total = 0
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                total += sum(tree_rss_kb(int(c)) for c in f.read().split())
+    except (OSError, ValueError):
+        pass
+    return total
 
 
 def tracks(folder: Path) -> dict[str, bytes]:
@@ -101,7 +127,8 @@ def main() -> None:
     report: dict = {"rounds": args.repeat, "clip": not args.no_clip, "same_log_every_round": all(same)}
     for name, rs in runs.items():
         report[name] = {
-            key: med(r[key] for r in rs if r[key] is not None) for key in ("wall_s", "peak_rss_mb", "cpu_cores")
+            key: med(r[key] for r in rs if r[key] is not None)
+            for key in ("wall_s", "peak_rss_mb", "peak_tree_mb", "cpu_cores")
         }
         report[name]["referee_s"] = med(r["referee_s"] for r in rs if r["referee_s"] is not None)
         report[name]["as_expected"] = all(r["ok"] for r in rs)
@@ -113,7 +140,8 @@ def main() -> None:
     for name in ("before", "after"):
         x = report[name]
         print(
-            f"{name:6s} wall {x['wall_s']:6.1f} s  referee {x['referee_s']:6.1f} s  peak {x['peak_rss_mb']:6.0f} MB  "
+            f"{name:6s} wall {x['wall_s']:6.1f} s  referee {x['referee_s']:6.1f} s  peak {x['peak_rss_mb']:6.0f} MB "
+            f"(with its children at once {x['peak_tree_mb']:6.0f} MB)  "
             f"cpu {x['cpu_cores']:.2f}  as expected: {x['as_expected']}"
         )
     print(

@@ -422,6 +422,43 @@ class Seen:
         return self._out
 
 
+class _Apart:
+    """`audio_events(folder, apart=True)` on a thread of its own (the audio path's process runs
+    beside this one): `result()` waits for it and answers the events, the seconds from the
+    start to the answer, and the seconds `result()` itself waited; the path's error is raised
+    there, on the caller's thread."""
+
+    def __init__(self, folder: SessionFolder) -> None:
+        self.folder = folder
+        self._events: list[SignalEvent] = []
+        self._error: BaseException | None = None
+        self._seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="audio-apart", daemon=True)
+
+    def start(self) -> _Apart:
+        self._t0 = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self._events = audio_events(self.folder, apart=True)
+        except BaseException as exc:  # raised again by result(), on the table's thread
+            self._error = exc
+        self._seconds = time.perf_counter() - self._t0
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def result(self) -> tuple[list[SignalEvent], float, float]:
+        t0 = time.perf_counter()
+        self.join()
+        waited = time.perf_counter() - t0
+        if self._error is not None:
+            raise self._error
+        return self._events, self._seconds, waited
+
+
 def audio_events(folder: SessionFolder, apart: bool = False) -> list[SignalEvent]:
     """The audible signals of a recorded table microphone (`vision.audio`), on the session clock.
     `apart`: found in a process of its own (`vision.capture.audio.analyse_apart`: the same
@@ -725,13 +762,22 @@ def run_recorded(
     origin = src.created
     cameras = src.camera_names()
     heard: list[SignalEvent] = []
-    audio_s = None
+    audio_s = audio_wait = None
+    hearing = None
     if not reuse and config.audio and src.has_audio():
-        # first, and apart: the audio path's memory is given back before the video models load
-        t0 = time.perf_counter()
-        heard = sorted(audio_events(src, apart=True), key=lambda e: e.end)
-        audio_s = time.perf_counter() - t0
-    perception = None if reuse else Perception(config, threads=threads, cameras=cameras, parallel=parallel)
+        # apart, in its own process, while this one loads the card models (the other core);
+        # its answer is awaited before the first frame, so its memory is given back before
+        # the seats' graphs are built (they are made at the first frame)
+        hearing = _Apart(src).start()
+    try:
+        perception = None if reuse else Perception(config, threads=threads, cameras=cameras, parallel=parallel)
+    except BaseException:
+        if hearing is not None:
+            hearing.join()  # no process left behind; the table's own error is the one to say
+        raise
+    if hearing is not None:
+        events, audio_s, audio_wait = hearing.result()
+        heard = sorted(events, key=lambda e: e.end)
     manifest = _manifest(
         config,
         origin,
@@ -777,7 +823,9 @@ def run_recorded(
     finally:
         if perception:
             perception.close()
-    seconds = time.perf_counter() - started + (audio_s or 0.0)  # the sounds were heard before the clock started
+    # the sounds were heard before the clock started: the time spent waiting for them counts
+    # (the part of the audio path that ran while the models loaded does not, as loading does not)
+    seconds = time.perf_counter() - started + (audio_wait or 0.0)
     return RunResult(
         folder,
         session,

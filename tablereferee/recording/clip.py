@@ -44,7 +44,7 @@ from referee.secrecy import HIDDEN_SIGNAL, PUBLIC, Viewer, public_contents
 from referee.sessionlog import Entry, LogContents, read_log
 from referee.table.zones import TableZones
 from referee.voice import say_action
-from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, read_segments
+from tablereferee.recording.folder import SegmentWriter, SessionFolder, VideoGap, bgr, read_pictures
 from tablereferee.recording.report import write_report
 from tablereferee.recording.tracks import landmarks_stored, read_cards, read_landmarks
 from vision.capture.stages import CardStage
@@ -511,7 +511,7 @@ class _View:
     ) -> None:
         # decoded as the clip is drawn, a frame ahead: a window of several cameras held whole
         # cost about 135 MB at the demo's peak
-        self._frames = _window(read_segments(folder.camera_dir(camera)), t0 - 1, t1)
+        self._frames = _window(read_pictures(folder.camera_dir(camera)), t0 - 1, t1)
         self._next = next(self._frames, None)
         self.camera = camera
         self.zones = manifest.get("zones") or [] if cards else []
@@ -540,10 +540,12 @@ class _View:
     def at(self, t: float, signals: Sequence[Mapping[str, Any]], width: int | None = None) -> np.ndarray:
         """The camera's latest frame at `t`, drawn, `width` pixels wide (None: its own size)."""
         while self._next is not None and self._next[0] <= t + 1e-6:
-            ft, img = self._next
+            ft, picture = self._next
             self.i += 1
-            self.last = (ft, self._drawn(ft, img, signals))
             self._next = next(self._frames, None)
+            if self.reader is None and self.extractor is None and self._next is not None and self._next[0] <= t + 1e-6:
+                continue  # drawn over by the next frame before it is shown (nothing to track on it)
+            self.last = (ft, self._drawn(ft, bgr(picture), signals))
         if self.last is None or t - self.last[0] > 1.0:
             w = width or 640
             blank = np.zeros((int(w * 9 / 16), w, 3), np.uint8)

@@ -248,10 +248,26 @@ def read_segments(
     silence: each is appended to `problems` as a `SegmentProblem`, with the frames that could
     be read from it yielded first. With `images=False` the frames are decoded but not
     converted (the image is an empty array): enough to know which times have video."""
+    empty = np.zeros((0, 0, 3), np.uint8)
+    for t, picture in read_pictures(folder, problems):
+        yield t, bgr(picture) if images else empty
+
+
+def bgr(picture: Any) -> np.ndarray:
+    """A decoded picture of `read_pictures` as a BGR image."""
+    image: np.ndarray = picture.to_ndarray(format="bgr24")
+    return image
+
+
+def read_pictures(
+    folder: str | os.PathLike[str], problems: list[SegmentProblem] | None = None
+) -> Iterator[tuple[float, Any]]:
+    """As `read_segments`, with each frame as its decoded picture (a PyAV `VideoFrame`, its
+    planes as decoded), for `bgr` to convert when it is needed: a frame nothing looks at costs
+    its decoding only."""
     import av  # deferred: PyAV loads FFmpeg (~0.1 s); only reading video needs it
 
     found = problems if problems is not None else []
-    empty = np.zeros((0, 0, 3), np.uint8)
     for path in sorted(Path(folder).glob("seg_*.mp4")):
         t0 = segment_start(path)
         if t0 is None:
@@ -269,7 +285,7 @@ def read_segments(
                 t = float(frame.pts * frame.time_base) if frame.pts is not None and frame.time_base else 0.0
                 last = round(t0 + t, 4)
                 n += 1
-                yield last, frame.to_ndarray(format="bgr24") if images else empty
+                yield last, frame
         except (av.error.FFmpegError, IndexError) as exc:
             found.append(SegmentProblem(path, t0, f"is damaged ({_plain(exc)})", n, last))
         else:

@@ -11,12 +11,13 @@ is lost for the rest of it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from referee.observations import CameraStatus
-from tablereferee.recording.folder import SegmentProblem, read_segments
+from tablereferee.recording.folder import SegmentProblem, bgr, read_pictures, read_segments
 from vision.capture.sources import CameraFrame, CaptureSource, SessionClock
 from vision.video import MediaNotFound
 
@@ -56,11 +57,12 @@ def camera_stream(
 ) -> Iterator[CameraFrame | CameraStatus]:
     last: float | None = None
     index = 0
-    for t, image in read_segments(folder):
+    for t, picture in read_pictures(folder):
         if last is not None and t - last > lost_after:
             yield CameraStatus(round(last + lost_after, 3), name, False, f"no frame for {lost_after:g} s")
             yield CameraStatus(t, name, True, "frames again")
-        yield CameraFrame(name, index, t, image)
+        # converted to BGR only if a stage takes the frame (the card stage takes one in two)
+        yield CameraFrame.deferred(name, index, t, functools.partial(bgr, picture))
         index += 1
         last = t
     if last is None:

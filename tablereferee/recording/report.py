@@ -112,11 +112,11 @@ def card_evidence(
     if seen is None:
         return []
     frame = None
-    from tablereferee.recording.folder import read_segments  # deferred: PyAV, only here
+    from tablereferee.recording.folder import bgr, read_pictures  # deferred: PyAV, only here
 
-    for ft, image in read_segments(folder.camera_dir(camera)):
+    for ft, picture in read_pictures(folder.camera_dir(camera)):
         if ft >= seen["t"] - 1e-3:
-            frame = image
+            frame = bgr(picture)  # only the frame shown is converted
             break
     if frame is None:
         return []

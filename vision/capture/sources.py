@@ -11,6 +11,7 @@ speed they were filmed).
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,12 +26,52 @@ class StreamUnavailable(MediaError):
     """A stream URL that does not answer."""
 
 
-@dataclasses.dataclass(frozen=True)
 class CameraFrame:
+    """One frame of one camera: `camera`, `index` (its place in that camera's frames), `t`
+    (seconds on the session clock) and `image` (BGR uint8). Read-only once made.
+
+    `CameraFrame.deferred(camera, index, t, convert)`: a frame whose image is made by
+    `convert()` when first asked for (a recording's decoded picture, converted to BGR), once,
+    on whichever thread asks first: a frame that no stage takes is never converted."""
+
+    __slots__ = ("camera", "index", "t", "_image", "_convert", "_lock")
     camera: str
     index: int
-    t: float  # seconds on the session clock
-    image: np.ndarray  # BGR uint8
+    t: float
+    _image: np.ndarray
+    _convert: Callable[[], np.ndarray] | None
+    _lock: threading.Lock | None
+
+    def __init__(self, camera: str, index: int, t: float, image: np.ndarray) -> None:
+        for name, value in (("camera", camera), ("index", index), ("t", t), ("_image", image)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_convert", None)
+        object.__setattr__(self, "_lock", None)
+
+    @classmethod
+    def deferred(cls, camera: str, index: int, t: float, convert: Callable[[], np.ndarray]) -> CameraFrame:
+        frame = cls(camera, index, t, None)  # type: ignore[arg-type]  # made by convert, when asked
+        object.__setattr__(frame, "_convert", convert)
+        object.__setattr__(frame, "_lock", threading.Lock())
+        return frame
+
+    @property
+    def image(self) -> np.ndarray:
+        if self._convert is not None:
+            assert self._lock is not None  # made with the converter
+            with self._lock:  # two stages of one camera may ask at once: converted once
+                convert = self._convert
+                if convert is not None:
+                    object.__setattr__(self, "_image", convert())
+                    object.__setattr__(self, "_convert", None)  # what it held is let go
+        image: np.ndarray = self._image
+        return image
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"CameraFrame(camera={self.camera!r}, index={self.index!r}, t={self.t!r})"
 
 
 class SessionClock:

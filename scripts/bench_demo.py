@@ -9,6 +9,7 @@ medians over the rounds; ratios within each round.
 
     git archive BASE_COMMIT | tar -x -C /tmp/base     # and the tree measured: --new (default: this one)
     nice .venv/bin/python scripts/bench_demo.py --base /tmp/base [--new DIR] [--repeat 3] [--no-clip] [--json OUT]
+        [--new-args=--low-memory]   # options for the new tree's demo only
 """
 
 from __future__ import annotations
@@ -31,18 +32,22 @@ sys.path.insert(0, str(ROOT))
 from tablereferee.run import compare_logs  # noqa: E402
 
 
-def demo(tree: Path, out: Path, no_clip: bool) -> dict:
-    cmd = [
-        "/usr/bin/time",
-        "-v",
-        sys.executable,
-        "-c",
-        "import sys; from tablereferee.cli import main; sys.argv[0] = 'referee'; main()",
-        "demo",
-        "--out",
-        str(out),
-        "--quiet",
-    ] + (["--no-clip"] if no_clip else [])
+def demo(tree: Path, out: Path, no_clip: bool, extra: list[str] | None = None) -> dict:
+    cmd = (
+        [
+            "/usr/bin/time",
+            "-v",
+            sys.executable,
+            "-c",
+            "import sys; from tablereferee.cli import main; sys.argv[0] = 'referee'; main()",
+            "demo",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+        + (["--no-clip"] if no_clip else [])
+        + list(extra or [])
+    )
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
         proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=so, stderr=se, text=True)
@@ -108,6 +113,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-clip", action="store_true", help="without the dispute clip")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--new-args", default="", help="more options for the new tree's demo (e.g. --low-memory)")
     args = ap.parse_args()
     trees = {"before": Path(args.base).resolve(), "after": Path(args.new).resolve()}
     runs: dict[str, list[dict]] = {"before": [], "after": []}
@@ -118,7 +124,7 @@ def main() -> None:
             outs = {}
             for name in order:
                 outs[name] = Path(tmp) / f"{name}-{k}"
-                r = demo(trees[name], outs[name], args.no_clip)
+                r = demo(trees[name], outs[name], args.no_clip, args.new_args.split() if name == "after" else None)
                 runs[name].append(r)
                 print(f"round {k + 1} {name:6s} {r}", file=sys.stderr, flush=True)
             cmp = compare_logs(outs["before"] / "log.db", outs["after"] / "log.db")

@@ -23,7 +23,9 @@ camera's own thread, and processes the latest frame of each camera whenever a st
 from __future__ import annotations
 
 import collections
+import ctypes
 import dataclasses
+import gc
 import heapq
 import itertools
 import math
@@ -238,18 +240,26 @@ class Perception:
         threads: int | None = None,
         cameras: Iterable[str] | None = None,
         parallel: bool = True,
+        kinds: Iterable[str] = ("cards", "signals"),
+        signals_seen: Mapping[str, _Replayed] | None = None,
     ) -> None:
+        """`kinds`: the stages to make ("cards", "signals"). `signals_seen`: per camera, what
+        its signal stage answered on every frame of an earlier pass (`_signals_first`), given
+        again in its place."""
         present = None if cameras is None else set(cameras)
+        kinds = set(kinds)
+        # the cameras that read cards: a signal stage on one also reports the hands on its cloth
+        self._card_cameras = {c for c in config.card_cameras() if present is None or c in present}
 
         self.config = config
         self.tracks: TrackWriter | None = None  # set to keep every frame's cards and landmarks
         self.card: dict[str, CardStage] = {}
-        self.signal: dict[str, SignalStage] = {}
+        self.signal: dict[str, SignalStage | _Replayed] = {}
         self.seconds: dict[str, float] = {"cards": 0.0, "signals": 0.0}
         self.frames: dict[str, int] = {"cards": 0, "signals": 0}
         self.pipeline: StagePipeline | None = None
         for cam in config.card_cameras():
-            if present is not None and cam not in present:
+            if (present is not None and cam not in present) or "cards" not in kinds:
                 continue
             try:
                 self.card[cam] = CardStage(
@@ -263,18 +273,25 @@ class Perception:
                 )
             except RefereeError as exc:
                 raise TableConfigError(f"the card reader of camera {cam!r} cannot start: {exc}") from None
-        if config.calibration:
+        self.signal_seen = dict(signals_seen or {})
+        if config.calibration and "signals" in kinds:
             calib = TableCalibration.from_dict(config.calibration)
             for cam in config.signal_cameras():
                 if present is not None and cam not in present:
                     continue
-                self.signal[cam] = SignalStage(cam, calib.for_camera(cam), fps=config.landmark_fps)
+                stage = self.signal_seen.get(cam)
+                self.signal[cam] = (
+                    stage if stage is not None else SignalStage(cam, calib.for_camera(cam), fps=config.landmark_fps)
+                )
         if parallel and (self.card or self.signal):
             self.pipeline = StagePipeline(self._stages())
 
     def _stages(self) -> list[_PerceptionStage]:
         out = [_PerceptionStage("cards", cam, s, self._cards_of) for cam, s in self.card.items()]
-        out += [_PerceptionStage("signals", cam, s, self._signals_of) for cam, s in self.signal.items()]
+        out += [
+            _PerceptionStage("signals", cam, s, _Replayed.answer if cam in self.signal_seen else self._signals_of)
+            for cam, s in self.signal.items()
+        ]
         return out
 
     @staticmethod
@@ -288,7 +305,7 @@ class Perception:
         at a time: `stage.landmarks[-1]` is this frame's."""
         out = list(stage(frame))
         fl = stage.landmarks[-1] if stage.landmarks else None
-        if frame.camera in self.card and fl is not None:
+        if frame.camera in self._card_cameras and fl is not None:
             out.append(hands_seen(fl, frame.camera))
         if fl is not None:
             out.append(fl)
@@ -313,11 +330,12 @@ class Perception:
     def seen(self, frame: CameraFrame) -> list[Any]:
         """The observations of `frame`, its stages one after another here; its landmarks last."""
         out: list[Any] = []
+        stages: Mapping[str, Any]
         for kind, stages, run in (("cards", self.card, self._cards_of), ("signals", self.signal, self._signals_of)):
             stage = stages.get(frame.camera)
             if stage is not None and stage.due(frame.t):
                 t0 = time.perf_counter()
-                obs = run(stage, frame)
+                obs = stage.answer(frame) if isinstance(stage, _Replayed) else run(stage, frame)
                 out.extend(self._book(kind, frame.camera, obs, time.perf_counter() - t0))
         return _landmarks_last(out)
 
@@ -396,6 +414,84 @@ class _PerceptionStage:
 
     def __call__(self, frame: CameraFrame) -> list[Any]:
         return self._run(self._stage, frame)
+
+
+class _Replayed:
+    """What a camera's signal stage answered on each frame it took, kept by an earlier pass
+    over the recording (`_signals_first`) and given again in the same order: `due(t)` is true
+    on the frames it took, `answer` gives its observations (events, hands on the cloth,
+    landmarks last, as `Perception._signals_of` made them), `flush()` what it reported at the
+    end. `seconds`: the stage's own time on that pass."""
+
+    def __init__(self, camera: str) -> None:
+        self.camera = camera
+        self.answers: dict[float, list[Any]] = {}
+        self.flushed: list[SignalEvent] = []
+        self.seconds = 0.0
+
+    def due(self, t: float) -> bool:
+        return t in self.answers
+
+    def answer(self, frame: CameraFrame) -> list[Any]:
+        return self.answers[frame.t]
+
+    def flush(self) -> list[SignalEvent]:
+        return list(self.flushed)
+
+    def close(self) -> None:
+        pass
+
+
+def _signals_first(
+    src: SessionFolder, config: TableConfig, cameras: Iterable[str], threads: int | None, hearing: _Apart | None
+) -> tuple[dict[str, _Replayed], Any, float]:
+    """The signal stages over the whole recording first, their answers kept (`_Replayed`), and
+    their models let go before the card stage loads: a recording is refereed with one kind of
+    stage's models in memory at a time (the seats' MediaPipe graphs, about 300 MB, or the card
+    models), not both. The sounds (`hearing`) are awaited before the stages are made (MediaPipe
+    and SciPy loading beside the audio path's process add up to more than either). Answers
+    the kept answers, the sounds' result (None: no sounds) and the seconds of the pass (its
+    models' loading aside, as a run's)."""
+    cams = [c for c in cameras if c in config.signal_cameras()]
+    heard = hearing.result() if hearing is not None else None  # its 200-250 MB gone before any model's
+    perception = Perception(config, threads=threads, cameras=cams, kinds=("signals",))
+    started = time.perf_counter()
+    kept = {cam: _Replayed(cam) for cam in perception.signal}
+    try:
+        for cam in kept:
+            assert perception.pipeline is not None  # a signal stage was made
+            flight: collections.deque[tuple[float, list[Any]]] = collections.deque()
+            for item in camera_stream(cam, src.camera_dir(cam), config.lost_after, config.duration):
+                if isinstance(item, CameraFrame):
+                    flight.append((item.t, perception.pipeline.submit(item)))
+                while len(flight) > IN_FLIGHT:
+                    _keep(kept[cam], *flight.popleft())
+            while flight:
+                _keep(kept[cam], *flight.popleft())
+        for cam, stage in perception.signal.items():
+            kept[cam].flushed = stage.flush()
+    finally:
+        perception.close()
+    del perception
+    _give_back_memory()
+    return kept, heard, time.perf_counter() - started
+
+
+def _keep(kept: _Replayed, t: float, futures: list[Any]) -> None:
+    for f in futures:
+        r = f.result()  # a stage's error is raised here
+        kept.answers[t] = r.observations
+        kept.seconds += r.seconds
+
+
+def _give_back_memory() -> None:
+    """What Python and the native libraries freed goes back to the system now (glibc keeps
+    freed heap for reuse otherwise: the seats' graphs leave about 100 MB of it)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to ask
+        pass
 
 
 class Seen:
@@ -754,9 +850,13 @@ def run_recorded(
     copy_media: bool = True,
     echo: Callable[[Decision], None] | None = None,
     parallel: bool = True,
+    one_kind_at_a_time: bool = False,
 ) -> RunResult:
     """Referee a recorded session folder into a new session folder `out` (see the module doc).
-    `parallel=False`: the stages one after another on this thread (the baseline; the same log)."""
+    `parallel=False`: the stages one after another on this thread (the baseline; the same log).
+    `one_kind_at_a_time`: the signal stages over the whole recording first, then the card
+    stages with the table (`_signals_first`): the same log and tracks with one kind of stage's
+    models in memory at a time, at the cost of the two kinds no longer running side by side."""
     src = SessionFolder.open(source)
     config = config or TableConfig.from_manifest(src.manifest)
     origin = src.created
@@ -769,15 +869,29 @@ def run_recorded(
         # its answer is awaited before the first frame, so its memory is given back before
         # the seats' graphs are built (they are made at the first frame)
         hearing = _Apart(src).start()
+    answered = None
+    seen_first: dict[str, _Replayed] = {}
+    first_s = 0.0
     try:
-        perception = None if reuse else Perception(config, threads=threads, cameras=cameras, parallel=parallel)
+        if one_kind_at_a_time and not reuse and config.signal_cameras():
+            seen_first, answered, first_s = _signals_first(src, config, cameras, threads, hearing)
+            hearing = None
+        perception = (
+            None
+            if reuse
+            else Perception(config, threads=threads, cameras=cameras, parallel=parallel, signals_seen=seen_first)
+        )
     except BaseException:
         if hearing is not None:
             hearing.join()  # no process left behind; the table's own error is the one to say
         raise
     if hearing is not None:
-        events, audio_s, audio_wait = hearing.result()
+        answered = hearing.result()
+    if answered is not None:
+        events, audio_s, audio_wait = answered
         heard = sorted(events, key=lambda e: e.end)
+    if seen_first:  # the first pass's time counts (its loading aside, as the run's)
+        audio_wait = (audio_wait or 0.0) + first_s
     manifest = _manifest(
         config,
         origin,
@@ -817,6 +931,8 @@ def run_recorded(
         else:
             if audio_s is not None:
                 perception.seconds["audio"] = audio_s
+            for stage in seen_first.values():
+                perception.seconds["signals"] += stage.seconds
             items = _recorded_items(src, cameras, config, heard)
         end = table.run(items, end)
         table.finish()

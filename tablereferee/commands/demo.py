@@ -40,11 +40,19 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
 @click.option("--threads", type=int, default=None)
 @click.option("--no-clip", is_flag=True, help="do not cut the dispute clip")
+@click.option(
+    "--low-memory",
+    is_flag=True,
+    help=(
+        "one kind of model in memory at a time: the seats' landmarks over the whole recording first, "
+        "then the cards (about 190 MB less at the peak; slower where a core is free)"
+    ),
+)
 @click.option("--quiet", is_flag=True, help="print only the result")
 @click.option("--serve", is_flag=True, help="then open the refereed session in the browser (docs/web.md)")
 @click.option("--host", default="127.0.0.1", show_default=True, help="with --serve: the address to listen on")
 @click.option("--port", default=8000, show_default=True, type=int, help="with --serve: the port (0: a free one)")
-def command(out, source, finder, model, threads, no_clip, quiet, serve, host, port):
+def command(out, source, finder, model, threads, no_clip, low_memory, quiet, serve, host, port):
     """Run the live-table pipeline on the bundled demo session."""
     from tablereferee.recording.clip import make_dispute  # deferred: loads OpenCV; --help starts without it
     from tablereferee.recording.folder import SessionFolder  # deferred: loads NumPy; --help starts without it
@@ -60,7 +68,7 @@ def command(out, source, finder, model, threads, no_clip, quiet, serve, host, po
                 f"cards found by the {config.finder} finder, read against the {config.deck} templates)"
             )
         echo = None if quiet else (lambda d: d.kind != "cards" and click.echo(f"{d.t:7.2f}  {d.message}"))
-        result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo)
+        result = run_recorded(src.path, out_dir, config, threads=threads, echo=echo, one_kind_at_a_time=low_memory)
     session = result.session
     click.echo("")
     click.echo(session.engine.render(session.state))

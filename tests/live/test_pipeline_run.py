@@ -183,20 +183,65 @@ def test_a_stage_that_fails_is_an_error_on_the_tables_thread_and_the_run_ends_in
     assert (tmp_path / "s" / "session.json").is_file()
 
 
-def test_a_recording_through_the_stages_side_by_side_gives_the_log_of_one_after_another(tmp_path):
+def _demo_config() -> TableConfig:
     """The demo's cards camera (contour finder: no model) and its people camera (MediaPipe),
-    sounds off: every due frame processed, the observations in frame order."""
+    sounds off."""
     config = TableConfig.from_manifest(json.loads((DEMO / "session.json").read_text()), finder="contour")
     config.audio, config.duration = False, 6.0
-    a = run_recorded(DEMO, tmp_path / "seq", config, parallel=False, copy_media=False)
-    b = run_recorded(DEMO, tmp_path / "par", config, parallel=True, copy_media=False)
+    return config
+
+
+@pytest.fixture(scope="module")
+def one_after_another(tmp_path_factory):
+    """The demo refereed with its stages one after another on the table's thread (the baseline)."""
+    a = run_recorded(DEMO, tmp_path_factory.mktemp("seq"), _demo_config(), parallel=False, copy_media=False)
     a.session.close()
+    return a
+
+
+def test_a_recording_through_the_stages_side_by_side_gives_the_log_of_one_after_another(one_after_another, tmp_path):
+    """Every due frame processed, the observations in frame order."""
+    a = one_after_another
+    b = run_recorded(DEMO, tmp_path / "par", _demo_config(), parallel=True, copy_media=False)
     b.session.close()
     assert a.stage_frames == b.stage_frames and a.stage_frames["cards"] > 0 and a.stage_frames["signals"] > 0
     same = compare_logs(a.folder.log_path, b.folder.log_path)
     assert same["same_log"], same["first_difference"]
     assert same["entries"][0] > 3
     assert _tracks(a.folder.path) == _tracks(b.folder.path) and _tracks(a.folder.path)
+
+
+def test_a_recording_with_the_signal_stages_first_gives_the_same_log_and_tracks(
+    one_after_another, tmp_path, monkeypatch
+):
+    """One kind of stage at a time: the seats' landmarks over the whole recording first, their
+    graphs closed before the card stage is made, then the cards with the table; what the signal
+    stage answered is given again in frame order, so the log and tracks are those of one stage
+    after another."""
+    made: list[str] = []
+    closed: list[str] = []
+    card_stage, signal_close = R.CardStage, R.SignalStage.close
+
+    def card(*args, **kwargs):
+        made.append("cards")
+        return card_stage(*args, **kwargs)
+
+    def close(self):
+        closed.append(f"signals:{len(made)} card stages made")
+        signal_close(self)
+
+    monkeypatch.setattr(R, "CardStage", card)
+    monkeypatch.setattr(R.SignalStage, "close", close)
+    a = one_after_another
+    b = run_recorded(DEMO, tmp_path / "first", _demo_config(), copy_media=False, one_kind_at_a_time=True)
+    b.session.close()
+    assert closed == ["signals:0 card stages made"] and made == ["cards"]  # the graphs went before the cards came
+    assert a.stage_frames == b.stage_frames and b.stage_frames["signals"] > 0
+    assert b.stage_seconds["signals"] > 0  # the first pass's time is counted
+    same = compare_logs(a.folder.log_path, b.folder.log_path)
+    assert same["same_log"], same["first_difference"]
+    assert any(e.payload.get("type") == "signal" for e in b.session.log.entries)  # the replayed stage's events
+    assert _tracks(a.folder.path) == _tracks(b.folder.path)
 
 
 def _tracks(folder: Path) -> dict[str, bytes]:

@@ -154,8 +154,9 @@ def test_two_corners_that_disagree_make_the_read_unsure():
 
     queen, king, spades = C.RANKS.index("Q"), C.RANKS.index("K"), C.SUITS.index("S")
     agree = C.combine(np.stack([one_hot(queen, 14)] * 2), np.stack([one_hot(spades, 5)] * 2))
-    assert agree.card == "QS" and agree.sure and agree.corners == 2
+    assert agree.card == "QS" and agree.sure and agree.corners == 2 and agree.agree
     differ = C.combine(np.stack([one_hot(queen, 14), one_hot(king, 14)]), np.stack([one_hot(spades, 5)] * 2))
-    assert differ.confidence < 0.6
+    assert differ.confidence < 0.6 and not differ.agree
     hidden = C.combine(np.stack([one_hot(queen, 14), one_hot(13, 14)]), np.stack([one_hot(spades, 5), one_hot(4, 5)]))
     assert hidden.card == "QS" and hidden.corners == 1  # a corner under a thumb leaves the other to read
+    assert not hidden.agree  # one corner alone: no second reader of the index

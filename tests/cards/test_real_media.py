@@ -126,13 +126,38 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
     assert res.labels == ["10C"] and (res.folder / E.CONTACT_SHEET).is_file()
 
 
+def test_a_face_up_card_the_detector_calls_face_down_is_read_face_up(detector):
+    # IMG_2482 (tune split): the detector's box round the queen of clubs says face down; her face
+    # and her corner index both name her
+    photo = next(p for p in R.edje_photos() if p.name == "IMG_2482.JPG")
+    image = cv2.imread(str(photo.path))
+    raw = detector(image)
+    assert not raw.face_up[int(np.argmax([R._iou(photo.cards[0].box, b) for b in raw.xyxy]))]
+    rows = R.read_photo(R.CardReader(detector, R.load_deck("french52")), "french52", photo)
+    assert rows[0].found and rows[0].read == "QC", R.format_table(rows)
+
+
+def test_a_back_called_face_down_stays_face_down():
+    from tests.cards.helpers import cloth, place, quad
+    from vision.cards.decks import card
+    from vision.cards.detections import CardDetections
+
+    corners = quad(480, 360, 300, 10)
+    image = place(cloth(720, 960), card("french52", "back:french"), corners)
+    dets = CardDetections.from_corners(corners[None], face_up=[False])
+    reader = R.CardReader(lambda img: dets.copy(), R.load_deck("french52"))
+    out = reader.read(image)
+    assert len(out) == 1 and not out.face_up[0]
+    assert out.label[0] in (None, "back:french")
+
+
 @pytest.mark.slow
 def test_every_real_photo_floors(detector):
-    """The whole set (about 3 minutes): measured 0 wrong of every reader; clear cards right: 85
-    of 111 (built-in French deck, with the corner index), 49 of 81 (the 16 cards enrolled from
-    the test set's single-card photos; 27 of the cards found are cards it lacks, none named), 68
-    of 81 (every card enrolled: `enrolled-full`), 22 of 26 of them held out
-    (docs/card-reading.md, "Real media")."""
+    """The whole set (about 3 minutes): measured no sure read wrong of any reader; clear cards
+    right: 97 of 111 (built-in French deck, with the corner index), 29 of 32 of them held out; 50
+    of 81 (the 16 cards enrolled from the test set's single-card photos; the cards found that it
+    lacks, none named), 72 of 81 (every card enrolled: `enrolled-full`), 23 of 26 of them held
+    out (docs/card-reading.md, "Real media")."""
     rows = R.evaluate(detector)
     s = R.summary(rows)
     for reader in ("french52", "enrolled", "enrolled-full"):
@@ -140,10 +165,10 @@ def test_every_real_photo_floors(detector):
             t = s[reader][split]["all"]
             assert t["sure_wrong"] <= t["sure"] // 100, (reader, split, t)  # at most 1 sure read in 100 wrong
             assert t["wrong"] <= 2, (reader, split, t)
-    assert s["french52"]["all"]["clear"]["right"] >= 80
-    assert s["french52"]["held_out"]["clear"]["right"] >= 24  # measured 26 of 32
-    assert s["enrolled"]["all"]["clear"]["right"] >= 46  # measured 49 of 81 (25 of them not in the deck)
+    assert s["french52"]["all"]["clear"]["right"] >= 93
+    assert s["french52"]["held_out"]["clear"]["right"] >= 27  # measured 29 of 32
+    assert s["enrolled"]["all"]["clear"]["right"] >= 47  # measured 50 of 81 (25 of them not in the deck)
     assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1  # measured 0 of 27
-    assert s["enrolled-full"]["all"]["clear"]["right"] >= 64  # measured 68 of 81 (76 found)
-    assert s["enrolled-full"]["held_out"]["clear"]["right"] >= 20  # measured 22 of 26
-    assert s["french52"]["all"]["clear"]["found"] >= 100
+    assert s["enrolled-full"]["all"]["clear"]["right"] >= 69  # measured 72 of 81 (79 found)
+    assert s["enrolled-full"]["held_out"]["clear"]["right"] >= 21  # measured 23 of 26
+    assert s["french52"]["all"]["clear"]["found"] >= 105  # measured 109

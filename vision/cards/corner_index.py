@@ -65,6 +65,7 @@ class IndexRead:
     rank_confidence: float = 0.0
     suit_confidence: float = 0.0
     corners: int = 0
+    agree: bool = False  # both corners show an index and each alone reads the same rank and suit
 
     @property
     def card(self) -> str | None:
@@ -202,7 +203,14 @@ def combine(
     there = min((1 - r[-1]) * (1 - s[-1]) for r, s in seen)
     i, j = int(np.argmax(pr)), int(np.argmax(ps))
     conf = float(pr[i] * ps[j] * min(1.0, there / 0.9))
-    return IndexRead(RANKS[i], SUITS[j], conf, conf < min_confidence, float(pr[i]), float(ps[j]), corners=len(seen))
+    agree = len(seen) == 2 and all(
+        int(np.argmax(np.where(np.isfinite(lr), r[:-1], -1.0))) == i
+        and int(np.argmax(np.where(np.isfinite(ls), s[:-1], -1.0))) == j
+        for r, s in seen
+    )
+    return IndexRead(
+        RANKS[i], SUITS[j], conf, conf < min_confidence, float(pr[i]), float(ps[j]), corners=len(seen), agree=agree
+    )
 
 
 def read_index(

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 import cv2
 import numpy as np
 
+from vision.cards.corner_index import CORNER as INDEX_CORNER
 from vision.cards.decks import CARD_SIZE_MM
 from vision.cards.decks import deck as deck_cards
 from vision.cards.detections import CardDetections
@@ -52,6 +53,11 @@ INDEX_GUESSES = 4  # the corners read for the index: the face's, then the other 
 INDEX_NAMES_FROM = 0.85
 
 MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says nothing)
+# a card the detector calls face down is read face up with its index corner this much paper
+# (`paper_in_corner`): paper is under PAPER_SATURATION (HSV, 0-255) and over PAPER_VALUE of the
+# crop's bright level
+FACE_PAPER, PAPER_SATURATION, PAPER_VALUE = 0.5, 70.0, 0.6
+NOT_READ = Identification(None, 0.0, False, False, -1.0, None, 0.0)  # no guess at the corners big enough to read
 
 
 class CardReader:
@@ -118,6 +124,17 @@ class CardReader:
         snap = self.snap if snap is None else snap
         possible = list(possible) if possible is not None else None
         for i in range(len(out)):
+            if not out.face_up[i] and self.index_reader and self.deck.faces is not None:
+                # the detector's face-down class is often wrong on real photos (a face-up card
+                # lying on or under another: docs/card-reading.md); a French card "face down"
+                # whose corner index names the card read is face up when an index corner shows
+                # paper round it (the index reads a red lattice back as a king at 0.9)
+                quad, ident, agreed = self._read_one(image, out.corners[i], self.deck.faces, possible, snap, True)
+                if ident.known and agreed and quad is not None and paper_in_corner(rectify(image, quad)) >= FACE_PAPER:
+                    out.face_up[i] = True
+                    out.corners[i] = quad
+                    apply_identification(out, i, ident)
+                    continue
             templates = self.deck.faces if out.face_up[i] else self.deck.backs
             if templates is None:
                 if snap:
@@ -125,44 +142,62 @@ class CardReader:
                     out.orientation[i] = orientation_of(out.corners[i])[0]
                 continue
             pos = possible if out.face_up[i] else None
-            guesses = candidate_quads(image, out.corners[i], aspect=self.aspect) if snap else [out.corners[i]]
-            best = None
-            tried = []
-            for quad in itertools.islice(guesses, self.max_guesses):
-                if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
-                    continue
-                width = float(np.linalg.norm(quad[1] - quad[0]))
-                feats = templates.features(rectify(image, quad))  # made once, for the read and the alignment
-                ident: Identification = templates.identify(None, pos, width=width, feats=feats)
-                tried.append((ident.similarity, quad, ident, feats, width))
-                # a later guess must match clearly better: among many crops one matches some face
-                # by chance (measured: without the margin, more wrong reads)
-                if best is None or ident.similarity > best[1].similarity + self.guess_margin:
-                    best = (quad, ident, feats, width)
-                if best[1].known and best[1].confidence >= self.sure:
-                    break  # sure already: the other guesses would cost time for nothing
-            if best is None:
+            quad, ident, _ = self._read_one(image, out.corners[i], templates, pos, snap, bool(out.face_up[i]))
+            if quad is None:
                 continue
-            quad, ident, feats, width = best
-            if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
-                quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
-                # still unsure: the next best guesses are aligned the same way (a guess a few
-                # percent off, that read worse, may align where the best one did not)
-                for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1 : self.align_guesses]:
-                    if ident.known and ident.confidence >= self.sure or sim < self.align_from:
-                        break
-                    nq, ni = self.aligned(image, q2, f2, templates, pos, w2, i2)
-                    if ni.known and ni.similarity > ident.similarity + self.guess_margin:
-                        quad, ident = nq, ni
-            if self.index_reader and out.face_up[i]:
-                quad, ident = self._second_opinion(image, quad, ident, pos, [q for _, q, *_ in tried])
-            if not ident.known and snap:
-                # the guesses serve the read: an unread card (under a hand, another deck's) keeps
-                # the plain snapped quad, which a tracker can follow from frame to frame
-                quad = order_corners(snapped(image, out.corners[i])[None], hint=out.corners[i][None])[0]
             out.corners[i] = quad
             apply_identification(out, i, ident)
         return out
+
+    def _read_one(
+        self,
+        image: np.ndarray,
+        corners: np.ndarray,
+        templates,
+        pos: list[str] | None,
+        snap: bool,
+        face_up: bool,
+    ) -> tuple[np.ndarray | None, Identification, bool]:
+        """One card read from its detected `corners` on `templates`: the corners read on (None:
+        no guess big enough to read), the identification, and whether the corner index agreed
+        with the face (read the same card)."""
+        guesses = candidate_quads(image, corners, aspect=self.aspect) if snap else [corners]
+        best = None
+        tried = []
+        for quad in itertools.islice(guesses, self.max_guesses):
+            if min(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)) < MIN_CARD_SIDE:
+                continue
+            width = float(np.linalg.norm(quad[1] - quad[0]))
+            feats = templates.features(rectify(image, quad))  # made once, for the read and the alignment
+            ident: Identification = templates.identify(None, pos, width=width, feats=feats)
+            tried.append((ident.similarity, quad, ident, feats, width))
+            # a later guess must match clearly better: among many crops one matches some face
+            # by chance (measured: without the margin, more wrong reads)
+            if best is None or ident.similarity > best[1].similarity + self.guess_margin:
+                best = (quad, ident, feats, width)
+            if best[1].known and best[1].confidence >= self.sure:
+                break  # sure already: the other guesses would cost time for nothing
+        if best is None:
+            return None, NOT_READ, False
+        quad, ident, feats, width = best
+        if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
+            quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
+            # still unsure: the next best guesses are aligned the same way (a guess a few
+            # percent off, that read worse, may align where the best one did not)
+            for sim, q2, i2, f2, w2 in sorted(tried, key=lambda x: -x[0])[1 : self.align_guesses]:
+                if ident.known and ident.confidence >= self.sure or sim < self.align_from:
+                    break
+                nq, ni = self.aligned(image, q2, f2, templates, pos, w2, i2)
+                if ni.known and ni.similarity > ident.similarity + self.guess_margin:
+                    quad, ident = nq, ni
+        agreed = False
+        if self.index_reader and face_up:
+            quad, ident, agreed = self._second_opinion(image, quad, ident, pos, [q for _, q, *_ in tried])
+        if not ident.known and snap:
+            # the guesses serve the read: an unread card (under a hand, another deck's) keeps
+            # the plain snapped quad, which a tracker can follow from frame to frame
+            quad = order_corners(snapped(image, corners)[None], hint=corners[None])[0]
+        return quad, ident, agreed
 
     def _second_opinion(
         self,
@@ -171,7 +206,7 @@ class CardReader:
         ident: Identification,
         possible: list[str] | None,
         guesses: list[np.ndarray],
-    ) -> tuple[np.ndarray, Identification]:
+    ) -> tuple[np.ndarray, Identification, bool]:
         """A French card's corner index (`vision.cards.corner_index`), read on the corners the
         face was read on and the other guesses at them: it names a card the face left unknown
         (below sure unless the index itself is sure), it makes unknown a face read it
@@ -193,11 +228,11 @@ class CardReader:
         assert best is not None
         read, q = best
         if read.unknown or read.card is None:
-            return quad, ident  # the index has no opinion
+            return quad, ident, False  # the index has no opinion
         label = self.deck.faces.label_of(read.card) if self.deck is not None else None
         if ident.known:
             if ident.label == label:
-                return quad, ident
+                return quad, ident, True
             if label is not None and read.confidence >= INDEX_NAMES_FROM and _suit_sibling(ident.label, read.card):
                 # the face and the index agree on the rank and the colour, not on the suit: where the
                 # face is weakest (a club and a spade of one printing differ by a few pixels) and the
@@ -206,13 +241,20 @@ class CardReader:
                 if not pips.against(read.card[-1]):
                     sure = pips.says(read.card[-1], SUIT_SWITCH)
                     confidence = read.confidence if sure else min(read.confidence, float(np.nextafter(SURE, 0.0)))
-                    return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False)
+                    return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False), True
             # a contradiction, the index's card in the deck or not (a card the deck lacks is
             # read as its nearest enrolled face): unknown
-            return quad, dataclasses.replace(ident, label=None, confidence=min(ident.confidence, read.confidence))
+            return (
+                quad,
+                dataclasses.replace(ident, label=None, confidence=min(ident.confidence, read.confidence)),
+                False,
+            )
         if label is None or read.confidence < INDEX_NAMES_FROM:
-            return quad, ident
-        return q, dataclasses.replace(ident, label=label, confidence=read.confidence, upside_down=False)
+            return quad, ident, False
+        # the index alone names the card: sure only when both its corners read that card alone
+        # (a quad astride two cards, or one that cuts a corner off, shows one index or two unlike)
+        confidence = read.confidence if read.agree else min(read.confidence, float(np.nextafter(SURE, 0.0)))
+        return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False), True
 
     def aligned(
         self,
@@ -278,6 +320,19 @@ class CardReader:
         if self.layout is not None:
             cards = self.layout.assign(cards, (image.shape[1], image.shape[0]))
         return cards
+
+
+def paper_in_corner(crop: np.ndarray) -> float:
+    """The share of paper (bright, nearly colourless) in the crop's more papery index corner
+    (its top-left `CORNER` or its bottom-right one): a French face's index is ink on paper, a
+    back's corner its pattern (rendered backs of every design: 0.44 at most; real faces read
+    face up on the tune split: 0.5 and more, mostly)."""
+    hsv = cv2.cvtColor(np.asarray(crop), cv2.COLOR_BGR2HSV).astype(np.float32)
+    v, s = hsv[..., 2], hsv[..., 1]
+    paper = (s < PAPER_SATURATION) & (v > PAPER_VALUE * float(np.percentile(v, 95)))
+    h, w = paper.shape
+    ch, cw = max(1, int(h * INDEX_CORNER[1])), max(1, int(w * INDEX_CORNER[0]))
+    return float(max(paper[:ch, :cw].mean(), paper[h - ch :, w - cw :].mean()))
 
 
 def _suit_sibling(face: str | None, card: str) -> bool:

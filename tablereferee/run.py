@@ -453,7 +453,15 @@ def _signals_first(
     the kept answers, the sounds' result (None: no sounds) and the seconds of the pass (its
     models' loading aside, as a run's)."""
     cams = [c for c in cameras if c in config.signal_cameras()]
-    heard = hearing.result() if hearing is not None else None  # its 200-250 MB gone before any model's
+    heard = None
+    if hearing is not None:
+        # deferred: the seats' libraries (about 100 MB, a second of loading) load beside the
+        # audio path's process; its 200-250 MB are gone before any model is made
+        import mediapipe  # noqa: F401
+
+        import vision.landmarks.extract  # noqa: F401
+
+        heard = hearing.result()
     perception = Perception(config, threads=threads, cameras=cams, kinds=("signals",))
     started = time.perf_counter()
     kept = {cam: _Replayed(cam) for cam in perception.signal}
@@ -942,15 +950,11 @@ def run_recorded(
     # the sounds were heard before the clock started: the time spent waiting for them counts
     # (the part of the audio path that ran while the models loaded does not, as loading does not)
     seconds = time.perf_counter() - started + (audio_wait or 0.0)
-    return RunResult(
-        folder,
-        session,
-        table.decisions,
-        seconds,
-        end,
-        dict(perception.seconds) if perception else {},
-        dict(perception.frames) if perception else {},
-    )
+    stage_seconds = dict(perception.seconds) if perception else {}
+    stage_frames = dict(perception.frames) if perception else {}
+    table.perception = perception = None
+    _give_back_memory()  # the stages' memory back before what comes next (a dispute clip)
+    return RunResult(folder, session, table.decisions, seconds, end, stage_seconds, stage_frames)
 
 
 def _live_items(

@@ -89,3 +89,17 @@ def test_enrolling_with_the_detector(detector, tmp_path):
     img = degrade(place(cloth(720, 1280, seed=7), cards[1], quad(700, 380, 300, 30), "outline"), seed=7)
     read = reader.read(img)
     assert read.label.tolist() == ["7H"]
+
+
+def test_a_second_guess_never_drops_a_more_confident_card_inside_it():
+    from vision.cards.detections import CardDetections
+    from vision.cards.reader import drop_second_guesses
+
+    card = quad(300, 300, 200)  # a card the detector is sure of
+    around = quad(320, 320, 300)  # a weaker box taking it in with the card beside it
+    dets = CardDetections.from_corners(np.stack([card, around]), confidence=np.float32([0.74, 0.27]))
+    kept = drop_second_guesses(dets, np.array([True, True]))
+    assert len(kept) == 2  # the weak one does not hold the sure one as its second guess
+    inside = CardDetections.from_corners(np.stack([around, card]), confidence=np.float32([0.74, 0.27]))
+    kept = drop_second_guesses(inside, np.array([True, True]))
+    assert len(kept) == 1 and kept.confidence[0] == np.float32(0.74)

@@ -356,11 +356,12 @@ def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetec
     were made precise (`snapped`): a second guess at that card (a card that hidden under a
     clearly visible one is not a detection in the first place)."""
     keep = np.ones(len(cards), bool)
-    for i in np.argsort(-cards.confidence):
+    order = np.argsort(-cards.confidence, kind="stable")
+    for n, i in enumerate(order):
         if not keep[i]:
             continue
-        for j in range(len(cards)):
-            if j != i and keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
+        for j in order[n + 1 :]:  # the less confident only
+            if keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
                 keep[j] = False
     return cards[keep]
 

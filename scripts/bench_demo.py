@@ -19,6 +19,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -113,6 +114,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-clip", action="store_true", help="without the dispute clip")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--keep", default=None, help="a folder to copy the two sessions of a round that differ into")
     ap.add_argument("--new-args", default="", help="more options for the new tree's demo (e.g. --low-memory)")
     args = ap.parse_args()
     trees = {"before": Path(args.base).resolve(), "after": Path(args.new).resolve()}
@@ -128,7 +130,17 @@ def main() -> None:
                 runs[name].append(r)
                 print(f"round {k + 1} {name:6s} {r}", file=sys.stderr, flush=True)
             cmp = compare_logs(outs["before"] / "log.db", outs["after"] / "log.db")
-            same.append(bool(cmp["same_log"]) and tracks(outs["before"]) == tracks(outs["after"]))
+            ta, tb = tracks(outs["before"]), tracks(outs["after"])
+            same.append(bool(cmp["same_log"]) and ta == tb)
+            if not same[-1]:  # say what differs, and keep both sessions to look at
+                differ = sorted(k for k in set(ta) | set(tb) if ta.get(k) != tb.get(k))
+                print(
+                    f"round {k + 1}: NOT the same: first log difference {cmp['first_difference']}; tracks {differ}",
+                    file=sys.stderr,
+                )
+                if args.keep:
+                    for name, folder in outs.items():
+                        shutil.copytree(folder, Path(args.keep) / f"{name}-{k}", dirs_exist_ok=True)
     med = statistics.median
     report: dict = {"rounds": args.repeat, "clip": not args.no_clip, "same_log_every_round": all(same)}
     for name, rs in runs.items():

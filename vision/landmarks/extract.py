@@ -11,6 +11,13 @@ seat's face (`zoom_box`): a hand at the face or raised beside it is small in the
 often missed there. A mirrored source is flipped
 before inference and the points flipped back, so sides are always the player's own.
 
+Each seat keeps its own turns: the seats' first turns are put back by their share of a period,
+so that a frame pays one seat's Pose, not all four. A seat whose view has not moved since its
+Hands or Pose last ran (`still_thumbnail`, `thumbnail_change`: sensor noise, JPEG and a
+camera's gain do not count) keeps their result, re-stamped at the frame's time, without running
+them (at least once every STILL_REFRESH seconds they run anyway); FaceMesh always runs at its
+rate (winks and lips are small changes).
+
 Only `model_complexity=1` is used: the other complexities download models at run time.
 """
 
@@ -40,6 +47,9 @@ class Rates:
     zoom: float | None = (
         3.0  # Hands again around a face where it missed a hand (then every hands frame while it finds one)
     )
+    # Hands on a seat where it found no hand and Pose sees no wrist in its crop (None: at `hands`).
+    # Off: it saves little once still seats are not run again, and looks for a hand arriving later.
+    hands_search: float | None = None
 
 
 def _mp():
@@ -57,6 +67,34 @@ def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = 
     pts[:, 1] = pts[:, 1] * h + y0
     pts[:, 2] = pts[:, 2] * w
     return pts
+
+
+STILL_SIDE = 80  # px: the longer side of the grey thumbnail a seat's stillness is judged on
+STILL_CHANGE = 4.0  # its 8 most changed pixels, mean, in 1/50 of its contrast: over this, it moved
+STILL_REFRESH = 1.0  # s: a still seat's hands and pose run again at least this often
+SEARCH_WRIST_VISIBILITY = 0.5  # a Pose wrist this visible inside the crop: a hand may be there
+
+
+def still_thumbnail(crop: np.ndarray) -> np.ndarray:
+    """A seat crop as a small grey picture brought to zero mean and unit contrast: averaging
+    8x8 pixels or so washes out sensor noise and JPEG blocks, the normalising a camera's gain."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    h, w = grey.shape[:2]
+    s = STILL_SIDE / max(h, w)
+    small = cv2.resize(grey, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    small = small.astype(np.float32)
+    return (small - small.mean()) / (float(small.std()) + 1e-3)
+
+
+def thumbnail_change(a: np.ndarray, b: np.ndarray) -> float:
+    """How much a seat's view moved between two `still_thumbnail`s: the mean of the 8 most
+    changed pixels, in 1/50 of the contrast (sensor noise, JPEG and a 3% gain change stay under
+    2.5 on real pictures; a moving player's consecutive 25 fps frames are over 4 in 95%)."""
+    if a.shape != b.shape:
+        return float("inf")
+    d = np.abs(a - b).ravel() * 50.0
+    k = min(8, d.size)
+    return float(np.partition(d, d.size - k)[-k:].mean())
 
 
 ZOOM_SIDE = 384  # px: the face-centred crop Hands looks at again when it missed a hand
@@ -107,6 +145,7 @@ class _ZoomGraph:
 
 
 PALM = (0, 5, 9, 13, 17)
+MODELS = ("face", "hands", "pose")
 
 
 def _overlap(a: RawHand, b: RawHand) -> bool:
@@ -155,6 +194,7 @@ class LandmarkExtractor:
         max_crop_side: int | None = 640,
         workers: int = 2,
         zoom_hands: bool = True,
+        still: bool = True,
     ) -> None:
         self.calibration = calibration
         self.zoom_hands = zoom_hands
@@ -165,7 +205,13 @@ class LandmarkExtractor:
         self._pool = ThreadPoolExecutor(self.workers, "seat") if self.workers > 1 else None
         self._graphs = {s.name: _SeatGraphs(static) for s in calibration.seats}
         self._zoom = _ZoomGraph() if zoom_hands else None
-        self._last_run: dict[str, float] = {}
+        self.still = still
+        self._order = {s.name: k for k, s in enumerate(calibration.seats)}
+        self._last_run: dict[tuple[str, str], float] = {}  # (seat, model): when its last turn was taken
+        self._ref: dict[tuple[str, str], tuple[float, np.ndarray]] = {}  # (seat, model): last real run, its view
+        self._raw: dict[str, list[RawHand]] = {s.name: [] for s in calibration.seats}  # hands of each seat's last run
+        self._no_hand: dict[str, bool] = {}  # per seat: its last Hands run found no hand
+        self._box: dict[str, tuple[int, int, int, int]] = {}  # per seat: its crop in the working frame
         self._zoom_found: dict[str, bool] = {}  # per seat: the last look around the face found a hand
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
 
@@ -185,77 +231,146 @@ class LandmarkExtractor:
         if self._zoom is not None:
             self._zoom.close()
 
-    def _due(self, model: str, t: float) -> bool:
+    def _period(self, seat: str, model: str) -> float | None:
+        """Seconds between a seat's runs of a model; None: on every frame."""
         rate = getattr(self.rates, model)
         if self.static or rate is None:
+            return None
+        if model == "hands" and self.rates.hands_search and self._searching(seat):
+            rate = min(rate, self.rates.hands_search)
+        return 1.0 / rate
+
+    def _searching(self, seat: str) -> bool:
+        """Hands found no hand in this seat's crop on its last run, and the seat's pose shows
+        no wrist inside the crop: no hand is being followed there, only looked for."""
+        if not self._no_hand.get(seat, False):
+            return False
+        pose, box = self._carry[seat].pose, self._box.get(seat)
+        if pose is None or box is None:
             return True
-        last = self._last_run.get(model)
-        return last is None or t - last >= 1.0 / rate - 1e-6
+        x0, y0, x1, y1 = box
+        for side in ("left", "right"):
+            x, y, _z, vis = pose[POSE_WRIST[side]]
+            if vis >= SEARCH_WRIST_VISIBILITY and x0 <= x < x1 and y0 <= y < y1:
+                return False
+        return True
+
+    def _due(self, seat: str, model: str, t: float) -> bool:
+        period = self._period(seat, model)
+        if period is None:
+            return True
+        last = self._last_run.get((seat, model))
+        return last is None or t - last >= period - 1e-6
+
+    def _mark(self, seat: str, model: str, t: float) -> None:
+        """A model's turn on a seat is taken at t. The first one is put back by the seat's share
+        of the period (seat k of n: k/n of it), so the seats' turns fall on different frames:
+        a frame pays one or two seats' Pose, not all four."""
+        key = (seat, model)
+        period = self._period(seat, model)
+        if key not in self._last_run and period is not None:
+            self._last_run[key] = t - period * self._order[seat] / len(self._order)
+        else:
+            self._last_run[key] = t
 
     def process(self, image: np.ndarray, t: float, index: int = 0) -> FrameLandmarks:
         """Landmarks of one BGR frame taken at time t (seconds)."""
         height, width = image.shape[:2]
         mirrored = self.calibration.mirrored
         work = cv2.flip(image, 1) if mirrored else image
-        ran = [m for m in ("face", "hands", "pose") if self._due(m, t)]
-        zoom = "hands" in ran and self.zoom_hands and self._due("zoom", t)
-        for m in ran + ["zoom"] * zoom:
-            self._last_run[m] = t
         seats = self.calibration.seats
+        plans: list[tuple[list[str], bool]] = []
+        for seat in seats:
+            due = [m for m in ("face", "hands", "pose") if self._due(seat.name, m, t)]
+            zoom = "hands" in due and self.zoom_hands and self._due(seat.name, "zoom", t)
+            for m in due + ["zoom"] * zoom:
+                self._mark(seat.name, m, t)
+            plans.append((due, zoom))
         if self._pool is not None:
-            results = list(self._pool.map(lambda seat: self._seat(seat, work, t, ran, mirrored, zoom), seats))
+            results = list(
+                self._pool.map(lambda sp: self._seat(sp[0], work, t, sp[1][0], mirrored, sp[1][1]), zip(seats, plans))
+            )
         else:
-            results = [self._seat(seat, work, t, ran, mirrored, zoom) for seat in seats]
+            results = [self._seat(seat, work, t, due, mirrored, zoom) for seat, (due, zoom) in zip(seats, plans)]
         faces: dict[str, np.ndarray | None] = {}
         poses: dict[str, np.ndarray | None] = {}
-        raw_hands: list[RawHand] = []
-        for seat, (person, seat_hands) in zip(seats, results):  # in seat order, as one thread would
+        ran: set[str] = set()
+        hands_new = False
+        for seat, (person, seat_hands, seat_ran) in zip(seats, results):  # in seat order, as one thread would
             faces[seat.name], poses[seat.name] = person.face, person.pose
             self._carry[seat.name] = person
-            raw_hands.extend(seat_hands)
-        if "hands" in ran:
-            # Assignment happens in the un-mirrored frame, where pose and handedness agree.
-            seats_work = [self._work_seat(s, mirrored) for s in self.calibration.seats]
+            ran |= seat_ran
+            if seat_hands is not None:  # Hands ran on this seat: its hands as found now
+                self._raw[seat.name] = seat_hands
+                hands_new = True
+        unassigned: tuple[Hand, ...] = ()
+        if hands_new:
+            # Assignment happens in the un-mirrored frame, where pose and handedness agree; the
+            # seats whose Hands did not run this frame take part with the hands of their last run.
+            raw_hands = [h for s in seats for h in self._raw[s.name]]
+            seats_work = [self._work_seat(s, mirrored) for s in seats]
             owned, _rest = assign_hands(raw_hands, seats_work, faces, poses, width, height, mirrored=False)
-            for seat in self.calibration.seats:
-                self._carry[seat.name] = self._carry[seat.name].replace(hands=owned[seat.name], hands_t=t)
+            for seat in seats:
+                self._carry[seat.name] = self._carry[seat.name].replace(hands=owned[seat.name])
             unassigned = tuple(_rest)
-        else:
-            unassigned = ()
-        persons = tuple(self._carry[s.name] for s in self.calibration.seats)
+        persons = tuple(self._carry[s.name] for s in seats)
         if mirrored:
             persons = tuple(_unflip_person(p, width) for p in persons)
             unassigned = tuple(_unflip_hand(h, width) for h in unassigned)
-        return FrameLandmarks(index, t, width, height, persons, unassigned, tuple(ran))
+        return FrameLandmarks(index, t, width, height, persons, unassigned, tuple(m for m in MODELS if m in ran))
+
+    def _still(self, seat: str, model: str, t: float, thumb: np.ndarray) -> bool:
+        """Whether a seat's view has not moved since this model last really ran on it (less
+        than STILL_REFRESH ago): its result then still holds, and the model is not run."""
+        if not self.still or self._period(seat, model) is None:
+            return False
+        ref = self._ref.get((seat, model))
+        return ref is not None and t - ref[0] < STILL_REFRESH and thumbnail_change(thumb, ref[1]) < STILL_CHANGE
 
     def _seat(
-        self, seat: Seat, work: np.ndarray, t: float, ran: list[str], mirrored: bool, zoom: bool = False
-    ) -> tuple[Person, list[RawHand]]:
-        """One seat's models on its crop of the frame: its carried-over person with the face and
-        pose updated where they ran, and the hands found in its crop."""
+        self, seat: Seat, work: np.ndarray, t: float, due: list[str], mirrored: bool, zoom: bool = False
+    ) -> tuple[Person, list[RawHand] | None, set[str]]:
+        """One seat's models on its crop of the frame: its carried-over person with the parts
+        that were due updated (measured again, or re-stamped at t where the seat's view has not
+        moved since they were measured), the hands found in its crop (None when Hands did not
+        run) and the models that ran."""
         height, width = work.shape[:2]
         carry = self._carry[seat.name]
         x0, y0, x1, y1 = self._seat_box(seat, width, height, mirrored)
+        self._box[seat.name] = (x0, y0, x1, y1)  # one key per seat: one thread writes it
+        if not due:
+            return carry, None, set()
         crop = work[y0:y1, x0:x1]
         if self.max_crop_side and max(crop.shape[:2]) > self.max_crop_side:
             scale = self.max_crop_side / max(crop.shape[:2])
             crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
-        rgb.flags.writeable = False
+        thumb = still_thumbnail(crop) if self.still and not self.static else None
+        kept = {m for m in ("hands", "pose") if m in due and thumb is not None and self._still(seat.name, m, t, thumb)}
+        run = [m for m in due if m not in kept]
+        for m in run:
+            if thumb is not None and m in ("hands", "pose"):
+                self._ref[(seat.name, m)] = (t, thumb)
         g = self._graphs[seat.name]
         cw, ch = x1 - x0, y1 - y0
-        face, face_t = carry.face, carry.face_t
-        if "face" in ran:
+        changes: dict[str, Any] = {}
+        if kept:
+            changes.update({f"{m}_t": t for m in kept})
+        rgb = None
+        if run:
+            rgb = cv2.cvtColor(crop, cv2.COLOR_BGR2RGB)
+            rgb.flags.writeable = False
+        face = carry.face
+        if "face" in run:
             res = g.face.process(rgb)
             face = _to_px(res.multi_face_landmarks[0], x0, y0, cw, ch) if res.multi_face_landmarks else None
-            face_t = t
-        pose, pose_t = carry.pose, carry.pose_t
-        if "pose" in ran:
+            changes.update(face=face, face_t=t)
+        if "pose" in run:
             res = g.pose.process(rgb)
             pose = _to_px(res.pose_landmarks, x0, y0, cw, ch, True) if res.pose_landmarks else None
-            pose_t = t
-        hands: list[RawHand] = []
-        if "hands" in ran:
+            changes.update(pose=pose, pose_t=t)
+        hands: list[RawHand] | None = None
+        if "hands" in run:
+            hands = []
             res = g.hands.process(rgb)
             for lm, hd in zip(res.multi_hand_landmarks or [], res.multi_handedness or []):
                 c = hd.classification[0]
@@ -269,7 +384,9 @@ class LandmarkExtractor:
                 self._zoom_found[seat.name] = bool(new)  # one key per seat: one thread writes it
             else:
                 self._zoom_found[seat.name] = False
-        return carry.replace(face=face, face_t=face_t, pose=pose, pose_t=pose_t), hands
+            self._no_hand[seat.name] = not hands
+            changes["hands_t"] = t
+        return carry.replace(**changes), hands, set(run)
 
     @staticmethod
     def _zoom_hands(graph, work: np.ndarray, face: np.ndarray, bounds: tuple[int, int, int, int]) -> list[RawHand]:

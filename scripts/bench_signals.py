@@ -11,14 +11,24 @@ gesture to the frame at which its event is decided) on the landmark-stream suite
 events per minute on the real clips (the seated-table clip has no signal; in the gesture clip
 everything but the right-hand raise counts as false).
 
-    .venv/bin/python scripts/bench_signals.py [--frames 60] [--accuracy] [--out bench.json]
+With `--moving` every seat is the gesture clip (at four offsets, two of them mirrored), so no
+seat is still; the default table has two still pictures below (a still seat's Hands and Pose
+are not run again while its view stays the same). `--tree DIR` measures the landmark code of
+another checkout of this repository (e.g. a git worktree of an earlier commit) on the same
+frames: a before/after in one run, alternating with this tree's (`--against DIR`).
+
+    .venv/bin/python scripts/bench_signals.py [--frames 60] [--moving] [--accuracy] [--out bench.json]
+    nice .venv/bin/python scripts/bench_signals.py --frames 60 --against /tmp/base --repeat 3
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,14 +36,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.landmarks.calibration import TableCalibration, quadrant_seats
-from vision.landmarks.extract import HolisticPerSeat, LandmarkExtractor, Rates
-from vision.signals.engine import detect_signals, landmarks_from_media, seat_series
-from vision.signals.free import FreeSignal
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if "--tree" in sys.argv:  # another checkout's landmark code, measured on this tree's frames
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()))
+else:
+    sys.path.insert(0, str(ROOT))
 PEOPLE = ROOT / "tests" / "fixtures" / "people"
+
+from vision.landmarks.calibration import TableCalibration, quadrant_seats  # noqa: E402
+from vision.landmarks.extract import HolisticPerSeat, LandmarkExtractor, Rates  # noqa: E402
+from vision.signals.engine import detect_signals, landmarks_from_media, seat_series  # noqa: E402
+from vision.signals.free import FreeSignal  # noqa: E402
 
 
 def _fit(img: np.ndarray, w: int = 640, h: int = 360) -> np.ndarray:
@@ -45,12 +58,13 @@ def _fit(img: np.ndarray, w: int = 640, h: int = 360) -> np.ndarray:
     return tile
 
 
-def table_frames(n: int) -> list[np.ndarray]:
+def table_frames(n: int, moving: bool = False) -> list[np.ndarray]:
     """n frames of a 4-seat 1280x720 table: the gesture clip (and its mirror image, 1 s later)
-    on top, two real still pictures below."""
+    on top, two real still pictures below; `moving`: below too the clip (2 s and 3 s later,
+    the second mirrored), so that every seat moves."""
     cap = cv2.VideoCapture(str(PEOPLE / "mps_gesture_recognizer_test_video.mp4"))
-    clip = []
-    while len(clip) < n + 25:
+    clip: list[np.ndarray] = []
+    while len(clip) < n + 75:
         ok, img = cap.read()
         if not ok:
             break
@@ -61,58 +75,99 @@ def table_frames(n: int) -> list[np.ndarray]:
     for i in range(n):
         a = clip[i % len(clip)]
         b = cv2.flip(clip[(i + 25) % len(clip)], 1)
-        frames.append(np.vstack([np.hstack([a, b]), np.hstack(still)]))
+        below = [clip[(i + 50) % len(clip)], cv2.flip(clip[(i + 75) % len(clip)], 1)] if moving else still
+        frames.append(np.vstack([np.hstack([a, b]), np.hstack(below)]))
     return frames
 
 
-def speed(n: int) -> dict:
-    frames = table_frames(n)
-    calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
-    fps_src = 25.0
-    out = {
+def calibration() -> TableCalibration:
+    return TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
+
+
+FPS_SRC = 25.0
+
+
+def pipeline(n: int, moving: bool) -> dict:
+    """The landmark pipeline on n frames: wall and process CPU time (all threads) per frame."""
+    frames = table_frames(n, moving)
+    with LandmarkExtractor(calibration(), Rates()) as ex:
+        ex.process(frames[0], 0.0, 0)  # warm-up: graphs start, first detections
+        t0, c0 = time.perf_counter(), time.process_time()
+        found = 0
+        for i, f in enumerate(frames[1:], 1):
+            lm = ex.process(f, i / FPS_SRC, i)
+            found += sum(p.face is not None for p in lm.persons)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    m = n - 1
+    return {
+        "fps": round(m / wall, 2),
+        "ms_per_frame": round(1000 * wall / m, 1),
+        "cpu_ms_per_frame": round(1000 * cpu / m, 1),
+        "faces_per_frame": round(found / m, 2),
+    }
+
+
+def _pipeline_apart(n: int, moving: bool, tree: Path | None) -> dict:
+    """`pipeline` in a fresh interpreter, of this tree's landmark code or of `tree`'s."""
+    cmd = [sys.executable, __file__, "--frames", str(n), "--pipeline-only"] + ["--moving"] * moving
+    cmd += ["--tree", str(tree)] if tree else []
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    if res.returncode != 0:
+        raise SystemExit(f"the pipeline run failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def speed(n: int, moving: bool = False, against: Path | None = None, repeat: int = 1) -> dict:
+    frames = table_frames(n, moving)
+    calib = calibration()
+    out: dict = {
         "frames": n,
         "frame_size": [1280, 720],
         "seats": 4,
-        "source_fps": fps_src,
+        "moving_seats": 4 if moving else 2,
+        "source_fps": FPS_SRC,
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "rates": dataclasses.asdict(Rates()),
     }
-
-    rates = Rates()
-    with LandmarkExtractor(calib, rates) as ex:
-        ex.process(frames[0], 0.0, 0)  # warm-up: graphs start, first detections
-        t0 = time.perf_counter()
-        found = 0
-        for i, f in enumerate(frames[1:], 1):
-            lm = ex.process(f, i / fps_src, i)
-            found += sum(p.face is not None for p in lm.persons)
-        ours = time.perf_counter() - t0
-    base = HolisticPerSeat(calib)
-    try:
-        base.process(frames[0], 0.0, 0)
-        t0 = time.perf_counter()
-        base_found = 0
-        for i, f in enumerate(frames[1:], 1):
-            base_found += base.process(f, i / fps_src, i)
-        naive = time.perf_counter() - t0
-    finally:
-        base.close()
-    m = n - 1
-    out.update(
-        {
-            "pipeline": {
-                "fps": round(m / ours, 2),
-                "ms_per_frame": round(1000 * ours / m, 1),
-                "rates": {"face": rates.face or fps_src, "hands": rates.hands, "pose": rates.pose},
-                "faces_per_frame": round(found / m, 2),
-            },
-            "baseline_holistic_per_seat": {
-                "fps": round(m / naive, 2),
-                "ms_per_frame": round(1000 * naive / m, 1),
-                "people_per_frame": round(base_found / m, 2),
-            },
-            "speedup": round(naive / ours, 2),
-        }
-    )
+    rounds: list[dict] = []
+    for k in range(repeat):
+        row: dict = {}
+        order = ["ours", "holistic", "against"] if k % 2 == 0 else ["against", "holistic", "ours"]
+        for who in order:
+            if who == "ours":
+                row["pipeline"] = _pipeline_apart(n, moving, None) if against else pipeline(n, moving)
+            elif who == "against" and against:
+                row["against"] = _pipeline_apart(n, moving, against)
+            elif who == "holistic":
+                base = HolisticPerSeat(calib)
+                try:
+                    base.process(frames[0], 0.0, 0)
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    base_found = 0
+                    for i, f in enumerate(frames[1:], 1):
+                        base_found += base.process(f, i / FPS_SRC, i)
+                    naive, cpu = time.perf_counter() - t0, time.process_time() - c0
+                finally:
+                    base.close()
+                m = n - 1
+                row["baseline_holistic_per_seat"] = {
+                    "fps": round(m / naive, 2),
+                    "ms_per_frame": round(1000 * naive / m, 1),
+                    "cpu_ms_per_frame": round(1000 * cpu / m, 1),
+                    "people_per_frame": round(base_found / m, 2),
+                }
+        hol = row["baseline_holistic_per_seat"]
+        row["speedup"] = round(hol["ms_per_frame"] / row["pipeline"]["ms_per_frame"], 2)
+        row["cpu_speedup"] = round(hol["cpu_ms_per_frame"] / row["pipeline"]["cpu_ms_per_frame"], 2)
+        if against:
+            row["against_speedup"] = round(hol["ms_per_frame"] / row["against"]["ms_per_frame"], 2)
+            row["cpu_vs_against"] = round(row["against"]["cpu_ms_per_frame"] / row["pipeline"]["cpu_ms_per_frame"], 2)
+        rounds.append(row)
+    out.update(rounds[0] if repeat == 1 else {"rounds": rounds})
+    if repeat > 1:
+        for key in ("speedup", "cpu_speedup", "against_speedup", "cpu_vs_against"):
+            if key in rounds[0]:
+                out[key + "_median"] = statistics.median(r[key] for r in rounds)
     return out
 
 
@@ -178,9 +233,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--accuracy", action="store_true")
+    ap.add_argument("--moving", action="store_true", help="every seat moves (the clip at four offsets)")
+    ap.add_argument("--against", type=Path, help="another checkout: its landmark code in the same run")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds, alternating who goes first")
+    ap.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--pipeline-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out")
     args = ap.parse_args()
-    result = {"speed": speed(args.frames)}
+    if args.pipeline_only:
+        print(json.dumps(pipeline(args.frames, args.moving)))
+        return
+    result = {"speed": speed(args.frames, args.moving, args.against, args.repeat)}
     if args.accuracy:
         result["accuracy"] = accuracy()
     text = json.dumps(result, indent=2)

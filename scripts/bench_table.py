@@ -12,7 +12,9 @@ latest-frame grabber (`vision.capture.grabber`), as `run_live` reads webcams:
   down a little further every half second (a card played: read again); each frame has its own
   sensor noise and goes through JPEG, as a webcam's MJPEG does (decoded on the grabber's thread);
 * `people`: four seats at 1280x720, the real people of tests/fixtures/people tiled as
-  scripts/bench_signals.py does (the gesture clip, its mirror image, two real stills).
+  scripts/bench_signals.py does (the gesture clip, its mirror image, two real stills); with
+  `--moving`, the gesture clip at four offsets, so that no seat is still (a still seat's Hands
+  and Pose are not run again while its view stays the same).
 
 The stages run on every frame they can take (no rate gates; the landmark models keep their own
 rates: face 15/s, hands 12/s, pose 5/s). Variants (each in its own process, so that memory and
@@ -37,7 +39,7 @@ included); cards named right per frame. Figures are medians over the rounds; rat
 within each round.
 
     nice .venv/bin/python scripts/bench_table.py [--cards 4 10 20] [--seconds 6] [--repeat 3] [--json OUT]
-    nice .venv/bin/python scripts/bench_table.py --quick
+    nice .venv/bin/python scripts/bench_table.py --quick [--moving]
 """
 
 from __future__ import annotations
@@ -130,8 +132,8 @@ def card_frames(n: int) -> tuple[list[list[bytes]], list[str]]:
     return positions, [card("beccato", c).face_key for c in ids]
 
 
-def people_frames(n: int) -> list[bytes]:
-    return [jpeg(f) for f in table_frames(n)]
+def people_frames(n: int, moving: bool = False) -> list[bytes]:
+    return [jpeg(f) for f in table_frames(n, moving)]
 
 
 class Camera(CaptureSource):
@@ -158,9 +160,9 @@ class Camera(CaptureSource):
         return frame
 
 
-def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int) -> dict:
+def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int, moving: bool = False) -> dict:
     positions, truth = card_frames(n)
-    people = people_frames(60)
+    people = people_frames(60, moving)
     options: dict[str, Any] = {"deck": "beccato", "fps": None, "threads": ort_threads}
     options["read_once"] = variant in ("parallel", "process")
     card: Any = CardStage("cards", **options)
@@ -268,6 +270,7 @@ def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int) -
         if still is None or variant == "process"
         else {"read": still.read - read0[0], "reused": still.reused - read0[1]},
         "ort_threads": ort_threads,
+        "moving_seats": 4 if moving else 2,
     }
 
 
@@ -285,7 +288,7 @@ def run_child(variant: str, n: int, args) -> dict:
         str(args.fps),
         "--ort-threads",
         str(args.ort_threads),
-    ]
+    ] + ["--moving"] * args.moving
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if res.returncode != 0:
         raise SystemExit(f"{variant} with {n} cards failed:\n{res.stderr[-3000:]}")
@@ -302,10 +305,11 @@ def main() -> None:
     ap.add_argument("--ort-threads", type=int, default=2, help="onnxruntime threads of the card detector")
     ap.add_argument("--quick", action="store_true", help="4 and 20 cards, 3 s, one round, two variants")
     ap.add_argument("--json", default=None, help="write the figures here")
+    ap.add_argument("--moving", action="store_true", help="every seat of the people camera moves")
     ap.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.cards[0], args.seconds, args.fps, args.ort_threads)))
+        print(json.dumps(worker(args.worker, args.cards[0], args.seconds, args.fps, args.ort_threads, args.moving)))
         return
     if args.quick:
         args.cards, args.seconds, args.repeat = [4, 20], 3.0, 1

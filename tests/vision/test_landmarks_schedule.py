@@ -19,7 +19,7 @@ SEATS = ["ana", "bruno", "carla", "dario"]
 
 def _clip(n: int) -> list[np.ndarray]:
     cap = cv2.VideoCapture(str(PEOPLE / "mps_gesture_recognizer_test_video.mp4"))
-    out = []
+    out: list[np.ndarray] = []
     while len(out) < n:
         ok, img = cap.read()
         if not ok:

@@ -467,8 +467,10 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = 
     keypoints collapsed), the cards inscribed in it turned either way (`inscribed_cards`),
     refined; refined from the paper around the quad's centre (`paper_region`:
     a quad the detector turned far off) and from what differs from the table around it
-    (`unlike_table`), as detected, refined from the quad as detected, a
-    snap that grew or turned the quad implausibly (refined, and as it is), refined from each
+    (`unlike_table`), as detected, refined from the quad as detected, the cards inscribed in
+    the quad's upright box turned either way, refined (keypoints turned 15-35 degrees within a
+    box that fits the card, or a quad astride two overlapping cards), a snap that grew or
+    turned the quad implausibly (refined, and as it is), refined from each
     card outline around the quad (`outlines_around`). (Guesses turned from the quad were tried
     and never won on the held-out scenes, so none are made.) Each clockwise,
     short side first, corner 0 nearest the detector's; near duplicates (2% of the diagonal) are
@@ -497,6 +499,9 @@ def candidate_quads(image: np.ndarray, quad: np.ndarray, aspect: float | None = 
         yield quad
         if not np.array_equal(base, quad):
             yield refine_quad(image, quad, aspect=shape).corners
+        if not axis_aligned(quad):  # keypoints turned within a box that fits the card
+            for card in inscribed_cards(quad, aspect):
+                yield refine_quad(image, card, aspect=shape).corners
         if not plausible:  # a row's outline, or the card's own around keypoints that gathered
             yield refine_quad(image, snap, aspect=shape).corners  # on a picture inside it
             yield snap

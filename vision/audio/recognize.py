@@ -19,6 +19,10 @@ from vision.audio.errors import RecognitionModelMissing
 from vision.audio.sources import SAMPLE_RATE, AudioClip
 
 DITHER_DBFS = -60.0  # added before decoding: digital silence otherwise upsets the front end
+# One forward pass, then the best path through its word lattice: PocketSphinx's second, flat
+# forward pass (`fwdflat`) roughly doubled the decoding time and found no more topics on the
+# held-out talk (scripts/eval_audio.py; docs/audio.md, "Numbers").
+DECODER_OPTIONS = {"fwdflat": False, "bestpath": True}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +49,7 @@ class SphinxRecognizer:
     ) -> None:
         from pocketsphinx import Decoder  # deferred: loads PocketSphinx's C library; only a recognizer needs it
 
-        kwargs = {"samprate": SAMPLE_RATE, "loglevel": "FATAL"}
+        kwargs = {"samprate": SAMPLE_RATE, "loglevel": "FATAL", **DECODER_OPTIONS}
         if hmm:
             kwargs.update(hmm=hmm, lm=lm, dict=dict)
         self.lang = lang

@@ -16,6 +16,11 @@ Reported: the median milliseconds per frame of
 * `detect+identify`: the reader as it runs with a deck: guesses at every card's corners, each
   rectified and identified against the deck's templates (the rendered deck in the scenes'
   design) until one reads surely, template alignment of unsure reads;
+* `stream`: the card stage as it runs on a live stream (`vision.capture.stages.CardStage`,
+  read once: a card lying still keeps what it was read as, `vision.cards.track.StillCards`), on
+  clips of `--still-frames` (10) frames of each scene, the scene then the same with new sensor
+  noise and a slight exposure change: the mean milliseconds per frame of a clip, the first frame's
+  full reading included; the median over the clips;
 * `ultralytics`: `YOLO(pt).predict(frame, imgsz, conf)` of the same model in PyTorch (the
   checkpoint `scripts/detector_pt_from_onnx.py` rebuilds from the shipped ONNX file, or `--pt`), run by
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
@@ -45,6 +50,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.capture.stages import CardStage
 from vision.cards import scenes
 from vision.cards.detector import CardDetector
 from vision.cards.reader import CardReader
@@ -147,6 +153,34 @@ def detect_alone(detector, images, warmup: int) -> tuple[float, int]:
     return statistics.median(ms), cards
 
 
+def noisy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The frame again as a camera gives it a moment later: new sensor noise, a slight exposure change."""
+    out = img.astype(np.float32) * rng.uniform(0.96, 1.04) + rng.normal(0, 3.0, img.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def make_clips(images, still_frames: int, seed: int) -> list[tuple[list[np.ndarray], str]]:
+    """Per scene, a clip of a still table: the scene, then `still_frames - 1` noisy repeats."""
+    rng = np.random.default_rng(seed + 1)
+    return [([img] + [noisy(img, rng) for _ in range(still_frames - 1)], deck) for img, deck in images]
+
+
+def measure_stream(stages: dict, clips, warmup: int) -> dict:
+    """The card stage reading once per still card: the median over the clips of the mean
+    milliseconds per frame of a clip, and the cards it named on the clips' last frames."""
+    ms, named = [], 0
+    for i, (clip, deck) in enumerate(clips):
+        stage = stages[deck]
+        stage.still.reset()
+        t0 = time.perf_counter()
+        for img in clip:
+            dets = stage.read(img)
+        if i >= warmup:
+            ms.append((time.perf_counter() - t0) * 1000 / len(clip))
+            named += sum(lbl is not None for lbl in dets.label)
+    return {"stream_ms": statistics.median(ms), "stream_cards_named": named}
+
+
 def run_baseline(python: str, pt: Path, detector, frames, warmup: int, cpus: list[int], tmp: Path) -> dict:
     """Ultralytics' own predict of the same model on the same frames, in the training environment."""
     env = dict(os.environ, OMP_NUM_THREADS="2", YOLO_CONFIG_DIR=str(tmp / "yolo"))
@@ -199,6 +233,19 @@ def main(argv=None) -> int:
         default=[],
         help="other ONNX models (an int8 one, another input size): their detection alone timed in the same rounds",
     )
+    ap.add_argument(
+        "--still-frames",
+        type=int,
+        default=10,
+        help="frames of each still-table clip for the stream measure (0: no stream measure)",
+    )
+    ap.add_argument(
+        "--compare-threads",
+        type=int,
+        nargs="*",
+        default=[],
+        help="onnxruntime intra-op thread counts to time the shipped detector at beside --threads",
+    )
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
@@ -232,10 +279,20 @@ def main(argv=None) -> int:
         ours: list[dict] = []
         theirs: list[dict] = []
         others = {m: CardDetector(m, threads=args.threads) for m in args.compare}
+        others.update(
+            {f"threads={n}": CardDetector(args.model, threads=n) for n in args.compare_threads if n != args.threads}
+        )
+        clips = make_clips(images, args.still_frames, args.seed) if args.still_frames > 0 else []
+        stages = {
+            d: CardStage("bench", deck=f"{d}:{HELD_OUT_DESIGN}", fps=None, model=args.model, threads=args.threads)
+            for d in readers
+        }
         other_ms: dict[str, list[float]] = {m: [] for m in others}
         other_cards: dict[str, int] = {}
         for _ in range(args.rounds):  # alternated, so that a change of the machine's load hits both sides
             ours.append(measure_ours(detector, readers, plain, images, args.warmup))
+            if clips:
+                ours[-1].update(measure_stream(stages, clips, args.warmup))
             for m, det in others.items():
                 ms, n = detect_alone(det, images, args.warmup)
                 other_ms[m].append(ms)
@@ -257,6 +314,10 @@ def main(argv=None) -> int:
                 "cards_named_from_detector_corners": first["cards_named_from_detector_corners"],
             }
         )
+        if clips:
+            result["still_frames"] = args.still_frames
+            result["stream_cards_named"] = first["stream_cards_named"]
+            result["stream_ms"] = round(statistics.median(o["stream_ms"] for o in ours), 2)
         for key in ("detect_ms", "detect_refine_ms", "detect_identify_detector_corners_ms", "detect_identify_ms"):
             result[key] = round(statistics.median(o[key] for o in ours), 2)
         if theirs:
@@ -266,7 +327,10 @@ def main(argv=None) -> int:
                 median_ms=round(statistics.median(t["median_ms"] for t in theirs), 2),
                 median_ms_per_round=[round(t["median_ms"], 2) for t in theirs],
             )
-            for name, key in (("ratio_detect", "detect_ms"), ("ratio_detect_identify", "detect_identify_ms")):
+            keys = [("ratio_detect", "detect_ms"), ("ratio_detect_identify", "detect_identify_ms")]
+            if clips:
+                keys.append(("ratio_stream", "stream_ms"))
+            for name, key in keys:
                 per_round = [t["median_ms"] / o[key] for o, t in zip(ours, theirs)]
                 result[name] = round(statistics.median(per_round), 2)
                 result[name + "_per_round"] = [round(r, 2) for r in per_round]

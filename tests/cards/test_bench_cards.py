@@ -51,6 +51,8 @@ def test_rounds_alternate_and_ratio_is_per_round(tmp_path):
                 "1",
                 "--rounds",
                 "2",
+                "--still-frames",
+                "2",
                 "--pt",
                 str(pt),
                 "--baseline-python",
@@ -72,6 +74,9 @@ def test_rounds_alternate_and_ratio_is_per_round(tmp_path):
     assert all(r > 1 for r in result["ratio_detect_per_round"])  # 1000 ms a frame is slower than ours
     assert abs(result["ratio_detect"] - sum(result["ratio_detect_per_round"]) / 2) <= 0.01
     assert result["detect_identify_ms"] >= result["detect_ms"] > 0
+    # the stream measure (read once per still card) has its ratio per round too
+    assert result["still_frames"] == 2 and result["stream_ms"] > 0
+    assert len(result["ratio_stream_per_round"]) == 2 and all(r > 0 for r in result["ratio_stream_per_round"])
 
 
 def test_without_baseline_reports_why(tmp_path):
@@ -85,6 +90,8 @@ def test_without_baseline_reports_why(tmp_path):
                 "0",
                 "--rounds",
                 "1",
+                "--still-frames",
+                "0",
                 "--pt",
                 str(tmp_path / "none.pt"),
                 "--baseline-python",
@@ -96,7 +103,7 @@ def test_without_baseline_reports_why(tmp_path):
         == 0
     )
     result = json.loads(out.read_text())
-    assert "error" in result["ultralytics"] and "ratio_detect" not in result
+    assert "error" in result["ultralytics"] and "ratio_detect" not in result and "stream_ms" not in result
     assert result["detect_ms"] > 0
 
 

@@ -29,6 +29,11 @@ def main(argv=None) -> int:
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--no-ultralytics", action="store_true")
+    ap.add_argument(
+        "--post",
+        action="store_true",
+        help="drop fragments as CardDetector does at run time (default: the model's raw detections)",
+    )
     ap.add_argument("--json", type=Path, help="also write the metrics here")
     ap.add_argument("--images", type=Path, nargs="*", help="only detect on these images (no ground truth)")
     ap.add_argument("--overlay", type=Path, help="with --images: write pictures with the detections here")
@@ -45,7 +50,7 @@ def main(argv=None) -> int:
         print(json.dumps(detector_eval.real_photos(args.model, args.imgsz, args.conf), indent=1))
         return 0
     res = detector_eval.evaluate(
-        args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics, args.limit
+        args.model, args.data, args.split, args.imgsz, args.conf, not args.no_ultralytics, args.limit, post=args.post
     )
     print(json.dumps(res, indent=1))
     if args.json:

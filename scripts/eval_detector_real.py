@@ -5,6 +5,7 @@ false detections).
     .venv/bin/python scripts/eval_detector_real.py                      # the shipped model, shared photos
     .venv/bin/python scripts/eval_detector_real.py --model runs/card_detector/ft/weights/best.onnx
     .venv/bin/python scripts/eval_detector_real.py --raw --totals-only  # without the fragment merge
+    .venv/bin/python scripts/eval_detector_real.py --post --totals-only # fragments dropped
     .venv/bin/python scripts/eval_detector_real.py --folder tests/fixtures/cards_real/edje --json out.json
 """
 
@@ -29,15 +30,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--raw", action="store_true", help="the model's detections alone, no post-step")
+    ap.add_argument("--post", action="store_true", help="drop fragments (CardDetector.post, off by default)")
     ap.add_argument("--totals-only", action="store_true")
     ap.add_argument("--json", dest="json_out", type=Path, default=None)
     args = ap.parse_args(argv)
     detector = CardDetector(args.model, conf=args.conf, threads=args.threads)
     if args.raw and hasattr(detector, "post"):
         detector.post = False
+    if args.post:
+        detector.post = True
     rows = R.evaluate(detector, R.load_photos(args.folder))
     print(f"# Card detector on real photos: {args.folder} (held out: first number a multiple of 3)\n")
-    print(f"model {detector.path}, conf {args.conf}{', raw' if args.raw else ''}\n")
+    print(f"model {detector.path}, conf {args.conf}{', fragments dropped' if detector.post else ''}\n")
     print(R.format_table(rows, per_file=not args.totals_only))
     if args.json_out:
         report = {"model": str(detector.path), "rows": [dataclasses.asdict(r) for r in rows], "totals": R.totals(rows)}

@@ -135,3 +135,35 @@ def test_input_size_of_a_dynamic_model_follows_the_frame():
 def test_shipped_model_has_a_fixed_square_input():
     det = D.CardDetector(threads=1)
     assert not det.dynamic and det.input_size((720, 1280)) == det.imgsz == (480, 480)
+
+
+def square(x, y, side):
+    return np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
+
+
+def test_a_part_of_a_card_inside_the_whole_card_is_dropped():
+    whole, part = square(0, 0, 100), square(20, 20, 40)
+    keep = D.drop_fragments(np.stack([whole, part]), np.array([0.9, 0.8]))
+    assert keep.tolist() == [True, False]
+
+
+def test_cards_of_a_pile_or_a_fan_are_kept():
+    """Two cards of the same size overlapping heavily (a closed fan), a card beside another, and a
+    part inside a box scored much lower than it: none is a fragment."""
+    fan = np.stack([square(0, 0, 100), square(5, 5, 100)])
+    assert D.drop_fragments(fan, np.array([0.9, 0.9])).all()
+    apart = np.stack([square(0, 0, 100), square(150, 0, 40)])
+    assert D.drop_fragments(apart, np.array([0.9, 0.9])).all()
+    weak_whole = np.stack([square(0, 0, 100), square(20, 20, 40)])
+    assert D.drop_fragments(weak_whole, np.array([0.3, 0.9])).all()
+
+
+def test_detector_drops_fragments_only_when_asked():
+    det = D.CardDetector(threads=1)
+    boxes = np.array([[0, 0, 100, 100], [20, 20, 60, 60]], np.float32)
+    kpts = np.zeros((2, 4, 3), np.float32)
+    kpts[0, :, :2], kpts[1, :, :2] = square(0, 0, 100), square(20, 20, 40)
+    args = (np.array([0.9, 0.8], np.float32), np.array([0, 0]), kpts, 1.0, (0, 0), (480, 640))
+    assert len(det.to_detections(boxes, *args)) == 2  # off by default: the model's detections as they are
+    det.post = True
+    assert len(det.to_detections(boxes, *args)) == 1

@@ -151,10 +151,20 @@ def evaluate(
     with_ultralytics: bool = True,
     limit: int | None = None,
     sweep=SWEEP,
+    post: bool = False,
 ) -> dict:
     """Recall, precision and corner error of the ONNX model on a split with ground truth; recall
     of face-up cards also by background, deck, the card's short side in the model's input and
-    how much of it shows, and recall and precision at the `sweep` thresholds."""
+    how much of it shows, and recall and precision at the `sweep` thresholds. With `post`, the
+    fragments are dropped at each threshold as `CardDetector` drops them (`drop_fragments`)."""
+    from vision.cards.detector import drop_fragments
+
+    def kept(ds: list) -> list:
+        if not post or len(ds) < 2:
+            return ds
+        keep = drop_fragments(np.stack([d[3] for d in ds]), np.array([d[1] for d in ds]))
+        return [d for d, k in zip(ds, keep) if k]
+
     import onnxruntime as ort  # deferred: loads the ONNX runtime; only an evaluation needs it
 
     root = read_yaml_path(data)
@@ -187,7 +197,7 @@ def evaluate(
         all_dets = decode(sess.run(None, {name: blob})[0], r, pad, min((conf, *sweep)))
         # greedy NMS drops a box only for a higher-scoring one: filtering after it at a higher
         # threshold gives what decoding at that threshold gives
-        dets = [d for d in all_dets if d[1] >= conf]
+        dets = kept([d for d in all_dets if d[1] >= conf])
         n_det += len(dets)
         label_lines = (root / "labels" / split / (p.stem + ".txt")).read_text().splitlines()
         gts = [parse_label_line(x) for x in label_lines if x.strip()]
@@ -198,7 +208,7 @@ def evaluate(
         used = set(match.values())
         face_up = [g for g, gt in enumerate(gts) if gt[0] == 0]
         for t in sweep:
-            dets_t = [d for d in all_dets if d[1] >= t]
+            dets_t = kept([d for d in all_dets if d[1] >= t])
             match_t = match_detections(gt_boxes, dets_t)
             at_conf[t][0] += sum(g in match_t for g in face_up)
             at_conf[t][1] += len(dets_t)

@@ -19,17 +19,20 @@ the part up to the frame that decided (the stabiliser's dwell and the card stage
 that frame's way to the log (processing, the rules, the log's write).
 
     nice .venv/bin/python scripts/bench_live.py [--repeat 3] [--threads 2] [--finder contour|detector]
-        [--variants sequential parallel] [--no-live] [--json OUT]
+        [--variants sequential parallel] [--no-live] [--no-replay] [--card-fps 10] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +57,19 @@ def appear_time(action: dict) -> float | None:
     if action["kind"] == "reveal":
         times = [a for a, b, slot, cid in demo.TIMELINE if slot.startswith(action["player"])]
         return max(times) if times else None
+    return None
+
+
+def config_of(src: SessionFolder, args) -> TableConfig:
+    config = TableConfig.from_manifest(src.manifest, finder=args.finder)
+    return dataclasses.replace(config, card_fps=args.card_fps) if args.card_fps else config
+
+
+def zone_content_before(entries, seq: int) -> dict | None:
+    """The zone content (`type: cards`) an action rests on: the last one logged before it."""
+    for e in reversed([e for e in entries if e.seq < seq]):
+        if e.kind == "observation" and e.payload.get("type") == "cards":
+            return e.payload
     return None
 
 
@@ -82,9 +98,7 @@ def p95(values: list[float]) -> float | None:
 
 
 def replay_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> dict:
-    r = run_recorded(
-        DEMO, out, TableConfig.from_manifest(src.manifest, finder=args.finder), threads=args.threads, parallel=parallel
-    )
+    r = run_recorded(DEMO, out, config_of(src, args), threads=args.threads, parallel=parallel)
     actions = [{"source": e.source, **e.payload["action"]} for e in r.session.log.entries if e.kind == "action"]
     r.session.close()
     return {
@@ -101,7 +115,7 @@ def live_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> 
     r = run_live(
         cams,
         out,
-        TableConfig.from_manifest(src.manifest, finder=args.finder),
+        config_of(src, args),
         keyboard=typed_at_their_times(src.inputs()),
         paced=True,
         threads=args.threads,
@@ -109,10 +123,13 @@ def live_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> 
         parallel=parallel,
     )
     delays = []
-    by_seq = {e.seq: e for e in r.session.log.entries}
+    entries = r.session.log.entries
+    by_seq = {e.seq: e for e in entries}
     for d in r.delays:
         action = by_seq[d["entry"]].payload["action"]
         appeared = appear_time(action)
+        content = zone_content_before(entries, d["entry"])
+        since = content.get("since") if content else None
         if appeared is not None:
             delays.append(
                 {
@@ -123,6 +140,14 @@ def live_once(src: SessionFolder, out: Path, args, parallel: bool, expected) -> 
                     "delay_s": round(d["logged_t"] - appeared, 3),
                     # the stabiliser's dwell (and the card stage's rate): appeared -> the frame that decided
                     "to_frame_s": round(d["frame_t"] - appeared, 3),
+                    # of which: appeared -> the first frame of the agreeing run (the card stage's rate,
+                    # a frame skipped, a card not yet read) ...
+                    "to_first_s": round(since - appeared, 3) if since is not None else None,
+                    # ... and that first frame -> the frame that decided (the stabiliser's confirmation)
+                    "confirm_s": round(d["frame_t"] - since, 3) if since is not None else None,
+                    "confirm_frames": content.get("frames") if content else None,
+                    # the deciding frame -> its observations in (the card stage's time, and its wait)
+                    "stage_s": round(d["seen_t"] - d["frame_t"], 3) if d.get("seen_t") is not None else None,
                     # processing that frame, the table's rules and the log's write
                     "frame_to_log_s": round(d["logged_t"] - d["frame_t"], 3),
                     # of which the table's rules and the log's writes (every entry fsynced)
@@ -156,6 +181,13 @@ def summary(lives: list[dict]) -> dict:
         "to_frame_s": dist("to_frame_s"),
         "frame_to_log_s": dist("frame_to_log_s"),
         "rules_and_log_s": dist("rules_and_log_s"),
+        "to_first_s": dist("to_first_s"),
+        "confirm_s": dist("confirm_s"),
+        "stage_s": dist("stage_s"),
+        "confirm_frames": dict(
+            sorted(Counter(x["confirm_frames"] for run in lives for x in run["delays"]).items(), key=str)
+        ),
+        "delays": [run["delays"] for run in lives],
         "dropped_fraction": {
             c: round(sum(r["dropped"][c] for r in lives) / max(1, sum(r["captured"][c] for r in lives)), 3)
             for c in lives[0]["dropped"]
@@ -178,13 +210,22 @@ def main() -> None:
         help="sequential: the stages one after another (the baseline); parallel: side by side",
     )
     ap.add_argument("--no-live", action="store_true", help="the replay only")
+    ap.add_argument("--card-fps", type=float, default=None, help="the card stage's rate (default: the session's, 5)")
+    ap.add_argument("--no-replay", action="store_true", help="the live run only (the delays)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     src = SessionFolder.open(DEMO)
-    config = TableConfig.from_manifest(src.manifest, finder=args.finder)
+    config = config_of(src, args)
     duration = float(src.manifest["duration"])
     expected = json.loads((DEMO / "expected.json").read_text())["actions"]
-    report: dict = {"session_seconds": duration, "finder": config.finder, "threads": args.threads, "variants": {}}
+    report: dict = {
+        "card_fps": config.card_fps,
+        "session_seconds": duration,
+        "finder": config.finder,
+        "threads": args.threads,
+        "variants": {},
+        "load_average": os.getloadavg(),
+    }
     base = statistics.median(decode_baseline(src) for _ in range(args.repeat))
     replays: dict[str, list[dict]] = {v: [] for v in args.variants}
     lives: dict[str, list[dict]] = {v: [] for v in args.variants}
@@ -192,11 +233,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
             order = args.variants if k % 2 == 0 else args.variants[::-1]
-            for v in order:
+            for v in order if not args.no_replay else ():
                 r = replay_once(src, Path(tmp) / f"replay-{v}-{k}", args, v == "parallel", expected)
                 replays[v].append(r)
                 print(f"round {k + 1} replay {v:10s} {r['processing_s']:6.2f} s", file=sys.stderr, flush=True)
-            if len(args.variants) == 2:
+            if len(args.variants) == 2 and not args.no_replay:
                 cmp = compare_logs(*(replays[v][-1]["log"] for v in args.variants))
                 same_log.append(bool(cmp["same_log"]))
             if args.no_live:
@@ -212,6 +253,9 @@ def main() -> None:
     med = statistics.median
     for v in args.variants:
         rs = replays[v]
+        if not rs:
+            report["variants"][v] = {"replay": None, "live": summary(lives[v]) if lives[v] else None}
+            continue
         secs = med(r["processing_s"] for r in rs)
         stage = {key: med(r["stage_s"].get(key, 0.0) for r in rs) for key in rs[0]["stage_s"]}
         frames = rs[0]["stage_frames"]
@@ -227,7 +271,7 @@ def main() -> None:
             },
             "live": summary(lives[v]) if lives[v] else None,
         }
-    if len(args.variants) == 2:
+    if len(args.variants) == 2 and not args.no_replay:
         a, b = args.variants
         report["replay_speedup"] = round(
             med(x["processing_s"] / y["processing_s"] for x, y in zip(replays[a], replays[b])), 2
@@ -240,11 +284,12 @@ def main() -> None:
     print(f"decode only (baseline):     {base:6.2f} s")
     for v in args.variants:
         rp = report["variants"][v]["replay"]
-        print(
-            f"{v:10s} replay: {rp['processing_s']:6.2f} s = {rp['speed_over_real_time']:.2f}x real time "
-            f"({rp['vs_decode_baseline']:.1f} x decoding); per frame {rp['ms_per_frame']} ms; "
-            f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}"
-        )
+        if rp:
+            print(
+                f"{v:10s} replay: {rp['processing_s']:6.2f} s = {rp['speed_over_real_time']:.2f}x real time "
+                f"({rp['vs_decode_baseline']:.1f} x decoding); per frame {rp['ms_per_frame']} ms; "
+                f"audio {rp['stage_s'].get('audio', 0):.2f} s; as expected: {rp['as_expected']}"
+            )
         lv = report["variants"][v]["live"]
         if lv:
             print(
@@ -255,6 +300,16 @@ def main() -> None:
                 f"the log's writes median {lv['rules_and_log_s']['median']} s, p95 {lv['rules_and_log_s']['p95']} s); "
                 f"frames skipped: {lv['dropped_fraction']}, by busy stages {lv['stage_dropped']}; "
                 f"as expected: {lv['as_expected']}"
+            )
+
+            def m(key: str, lv: dict = lv) -> str:
+                return f"{lv[key]['median']} / {lv[key]['p95']} s"
+
+            print(
+                f"{v:10s} live, where it goes (median / p95): the card appears -> the first frame of the "
+                f"agreeing run {m('to_first_s')}; -> the deciding frame (confirmation) {m('confirm_s')}, frames "
+                f"{lv['confirm_frames']}; -> its observations in (the card stage) {m('stage_s')}; -> logged (rules "
+                f"and the log's writes) {m('rules_and_log_s')}"
             )
     if "replay_speedup" in report:
         print(

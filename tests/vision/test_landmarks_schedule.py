@@ -98,17 +98,18 @@ def test_the_seats_take_their_turns_on_different_frames(four_seats):
     assert max(hands_runs) <= 2, hands_runs  # Hands (every third frame) spread the same way
 
 
-def test_a_still_seat_keeps_its_hands_and_pose_until_it_moves_and_its_face_runs(four_seats):
+def test_a_still_seat_keeps_its_pose_until_it_moves_while_hands_in_view_and_its_face_run(four_seats):
     calib = TableCalibration(quadrant_seats(SEATS, 2, 2))
     with LandmarkExtractor(calib) as ex:
         calls = {(s, m): _count(ex, s, m) for s in ("carla", "dario") for m in ("face", "hands", "pose")}
         frames = [ex.process(f, i / 25, i) for i, f in enumerate(four_seats)]
         # the still seat: Pose measured on the first frame, then kept (re-stamped) till the refresh
         dario = [fr.person("dario") for fr in frames]
-        assert STILL_REFRESH == 1.0  # 30 frames at 25 fps: the first one, and once after 1 s
-        assert calls["dario", "pose"][0] == 2
-        assert calls["carla", "pose"][0] >= 4  # the moving seat: every fifth frame, where it moved
-        assert calls["dario", "hands"][0] == 2 and calls["carla", "hands"][0] >= 6
+        assert STILL_REFRESH == 0.5  # 30 frames at 25 fps: the first one, then once every 0.5 s or so
+        assert calls["dario", "pose"][0] <= 3
+        assert calls["carla", "pose"][0] >= 5  # the moving seat: every fifth frame, where it moved
+        # Hands in view are measured at their rate, still seat or not (a tap is a small change)
+        assert calls["dario", "hands"][0] >= 6 and calls["carla", "hands"][0] >= 6
         faces = calls["dario", "face"][0], calls["carla", "face"][0]
         assert min(faces) >= 14 and abs(faces[0] - faces[1]) <= 1  # the face at its own rate, still or not
         assert dario[0] is not None and dario[0].pose is not None and dario[0].hands

@@ -4,19 +4,22 @@ Holistic and Pose see one person; a table has several. `LandmarkExtractor` keeps
 one Hands and one Pose graph per seat (each tracks its own player between frames), runs them on
 that seat's crop at the rate its signals need (face 15/s for winks and lips, hands 12/s for
 touches and taps, pose 5/s for elbows and raises), carries the last result forward between
-runs (each part keeps the time it was measured), and gives every hand to its owner by geometry
-(`vision.landmarks.assign`). When Hands finds fewer than two hands in a seat's crop, it looks
+runs (each part keeps its time: when it was measured, or the frame's, see below), and gives
+every hand to its owner by geometry (`vision.landmarks.assign`). When Hands finds fewer than
+two hands in a seat's crop, it looks
 again (3/s, and on every hands frame while that finds a hand) at an enlarged crop around that
 seat's face (`zoom_box`): a hand at the face or raised beside it is small in the seat's crop and
 often missed there. A mirrored source is flipped
 before inference and the points flipped back, so sides are always the player's own.
 
 Each seat keeps its own turns: the seats' first turns are put back by their share of a period,
-so that a frame pays one seat's Pose, not all four. A seat whose view has not moved since its
-Hands or Pose last ran (`still_thumbnail`, `thumbnail_change`: sensor noise, JPEG and a
-camera's gain do not count) keeps their result, re-stamped at the frame's time, without running
-them (at least once every STILL_REFRESH seconds they run anyway); FaceMesh always runs at its
-rate (winks and lips are small changes).
+so that the seats' Pose (and Hands) runs are spread over the frames of a period rather than
+all paid on one. A seat whose view has not moved since its Pose last ran
+(`still_thumbnail`, `thumbnail_change`: sensor noise, JPEG and a camera's gain do not count)
+keeps that result, re-stamped at the frame's time, for up to STILL_REFRESH seconds; Hands is
+kept that way only while its last run found no hand in the seat (STILL_REFRESH_HANDS), so a
+hand in view is always measured at its rate (a finger's tap is a small change, and a single
+wrong fit must not last). FaceMesh always runs at its rate (winks and lips are small changes).
 
 Only `model_complexity=1` is used: the other complexities download models at run time.
 """
@@ -71,7 +74,8 @@ def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = 
 
 STILL_SIDE = 80  # px: the longer side of the grey thumbnail a seat's stillness is judged on
 STILL_CHANGE = 4.0  # its 8 most changed pixels, mean, in 1/50 of its contrast: over this, it moved
-STILL_REFRESH = 1.0  # s: a still seat's hands and pose run again at least this often
+STILL_REFRESH = 0.5  # s: a still seat's Pose runs again at least this often
+STILL_REFRESH_HANDS = 0.25  # s: the same for Hands, kept only while it found no hand there
 SEARCH_WRIST_VISIBILITY = 0.5  # a Pose wrist this visible inside the crop: a hand may be there
 
 
@@ -321,11 +325,18 @@ class LandmarkExtractor:
 
     def _still(self, seat: str, model: str, t: float, thumb: np.ndarray) -> bool:
         """Whether a seat's view has not moved since this model last really ran on it (less
-        than STILL_REFRESH ago): its result then still holds, and the model is not run."""
+        than its refresh ago): its result then still holds, and the model is not run. Hands
+        is kept only while its last run found no hand in the seat: a hand in view is measured
+        at its rate (a tap is a small change; a wrong fit must not be repeated)."""
         if not self.still or self._period(seat, model) is None:
             return False
+        refresh = STILL_REFRESH
+        if model == "hands":
+            if not self._no_hand.get(seat, False):
+                return False
+            refresh = STILL_REFRESH_HANDS
         ref = self._ref.get((seat, model))
-        return ref is not None and t - ref[0] < STILL_REFRESH and thumbnail_change(thumb, ref[1]) < STILL_CHANGE
+        return ref is not None and t - ref[0] < refresh and thumbnail_change(thumb, ref[1]) < STILL_CHANGE
 
     def _seat(
         self, seat: Seat, work: np.ndarray, t: float, due: list[str], mirrored: bool, zoom: bool = False

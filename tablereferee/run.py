@@ -44,8 +44,10 @@ from referee.table.lead_motion import LeadMotion, MotionThresholds
 from referee.table.session import Decision, TableSession
 from referee.table.zones import TableZones
 from tablereferee.recording.folder import (
+    MANIFEST,
     SegmentWriter,
     SessionFolder,
+    SessionFolderError,
     check_segment_seconds,
     model_record,
     versions,
@@ -875,6 +877,8 @@ def run_recorded(
     heard: list[SignalEvent] = []
     audio_s = audio_wait = None
     hearing = None
+    if (Path(out) / MANIFEST).exists():  # refused before any process or stage is started
+        raise SessionFolderError(f"{Path(out)} already holds a session", path=str(Path(out)))
     if not reuse and config.audio and src.has_audio():
         # apart, in its own process, while this one loads the card models (the other core);
         # its answer is awaited before the first frame, so its memory is given back before
@@ -883,6 +887,7 @@ def run_recorded(
     answered = None
     seen_first: dict[str, _Replayed] = {}
     first_s = 0.0
+    perception = None
     try:
         if one_kind_at_a_time and not reuse and config.signal_cameras():
             seen_first, answered, first_s = _signals_first(src, config, cameras, threads, hearing)
@@ -892,12 +897,16 @@ def run_recorded(
             if reuse
             else Perception(config, threads=threads, cameras=cameras, parallel=parallel, signals_seen=seen_first)
         )
-    except BaseException:
         if hearing is not None:
-            hearing.join()  # no process left behind; the table's own error is the one to say
+            answered = hearing.result()
+            hearing = None
+    except BaseException:
+        # a failing audio path or Ctrl-C while waiting: no process, worker or stage left open
+        if hearing is not None:
+            hearing.join()  # the table's own error (or the path's) is the one to say
+        if perception is not None:
+            perception.close()
         raise
-    if hearing is not None:
-        answered = hearing.result()
     if answered is not None:
         events, audio_s, audio_wait = answered
         heard = sorted(events, key=lambda e: e.end)

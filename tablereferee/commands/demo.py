@@ -45,7 +45,8 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
     is_flag=True,
     help=(
         "one kind of model in memory at a time: the seats' landmarks over the whole recording first, "
-        "then the cards (about 190 MB less at the peak; slower where a core is free)"
+        "then the cards (about 190 MB less at the peak, a lower peak for recordings of a few minutes: "
+        "the kept landmarks grow with the recording's length; slower where a core is free)"
     ),
 )
 @click.option("--quiet", is_flag=True, help="print only the result")

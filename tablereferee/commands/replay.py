@@ -46,7 +46,8 @@ class NothingToReplay(RefereeError):
     is_flag=True,
     help=(
         "one kind of model in memory at a time: the seats' landmarks over the whole recording first, "
-        "then the cards (about 190 MB less at the peak; slower where a core is free)"
+        "then the cards (about 190 MB less at the peak, a lower peak for recordings of a few minutes: "
+        "the kept landmarks grow with the recording's length; slower where a core is free; not with --reuse)"
     ),
 )
 @click.option("--quiet", is_flag=True, help="print only the comparison")
@@ -60,6 +61,8 @@ def command(session, out, reuse, finder, model, threshold, threads, low_memory, 
         run_recorded,
     )
 
+    if reuse and low_memory:
+        raise click.UsageError("--low-memory has nothing to do with --reuse (no model is loaded): use one or the other")
     with exit_on_error():
         src = SessionFolder.open(session)
         if reuse and not src.log_path.is_file():

@@ -40,6 +40,9 @@ MIN_CONFIDENCE = 0.55
 SURE = 0.9  # a read at this confidence or more is sure (the project's bar, `vision.cards.identify.SURE`)
 SCALES = (0.9, 1.0, 1.12)  # each corner read at these sizes of CORNER, its probabilities averaged (tune split)
 MIN_INDEX = 0.5  # a corner whose "no index here" probability is over 1 - MIN_INDEX is left out
+# each corner's own probability for the card read, for the two corners to agree (`IndexRead.agree`):
+# two blank or patterned corners otherwise "agree" on a weak guess (a pale plain back read as JS)
+AGREE_FROM = 0.85
 
 MODEL_DIR = MODELS_DIR / "corner_index"  # packaged in the wheel, or the repository's models/
 MODEL_FILE = "corner_index.npz"
@@ -203,9 +206,11 @@ def combine(
     there = min((1 - r[-1]) * (1 - s[-1]) for r, s in seen)
     i, j = int(np.argmax(pr)), int(np.argmax(ps))
     conf = float(pr[i] * ps[j] * min(1.0, there / 0.9))
+    # both corners read that card alone, each surely (two blank corners "agree" on a weak guess)
     agree = len(seen) == 2 and all(
         int(np.argmax(np.where(np.isfinite(lr), r[:-1], -1.0))) == i
         and int(np.argmax(np.where(np.isfinite(ls), s[:-1], -1.0))) == j
+        and r[i] / max(r[:-1].sum(), 1e-9) * s[j] / max(s[:-1].sum(), 1e-9) >= AGREE_FROM
         for r, s in seen
     )
     return IndexRead(

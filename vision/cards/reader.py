@@ -51,6 +51,9 @@ INDEX_GUESSES = 4  # the corners read for the index: the face's, then the other 
 # An index read names a card its face left unknown from this confidence (tune split of the real
 # photos: the index's wrong reads were at 0.57-0.81, its right ones mostly above 0.9)
 INDEX_NAMES_FROM = 0.85
+# a reading held below sure: a hundredth under it, so that it stays below once rounded to three
+# places for the table (`vision.observe`; the stabiliser takes 0.9 as sure)
+NOT_SURE = SURE - 0.01
 
 MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says nothing)
 # a card the detector calls face down is read face up with its index corner this much paper
@@ -129,8 +132,18 @@ class CardReader:
                 # lying on or under another: docs/card-reading.md); a French card "face down"
                 # whose corner index names the card read is face up when an index corner shows
                 # paper round it (the index reads a red lattice back as a king at 0.9)
-                quad, ident, agreed = self._read_one(image, out.corners[i], self.deck.faces, possible, snap, True)
-                if ident.known and agreed and quad is not None and paper_in_corner(rectify(image, quad)) >= FACE_PAPER:
+                # paper round it; face up only when the face itself reads a card and the index
+                # agrees with it (an index alone reads a plain pale back as a jack at 0.9)
+                quad, ident, agreed, face_known = self._read_one(
+                    image, out.corners[i], self.deck.faces, possible, snap, True
+                )
+                if (
+                    face_known
+                    and ident.known
+                    and agreed
+                    and quad is not None
+                    and paper_in_corner(rectify(image, quad)) >= FACE_PAPER
+                ):
                     out.face_up[i] = True
                     out.corners[i] = quad
                     apply_identification(out, i, ident)
@@ -142,7 +155,7 @@ class CardReader:
                     out.orientation[i] = orientation_of(out.corners[i])[0]
                 continue
             pos = possible if out.face_up[i] else None
-            quad, ident, _ = self._read_one(image, out.corners[i], templates, pos, snap, bool(out.face_up[i]))
+            quad, ident, _, _ = self._read_one(image, out.corners[i], templates, pos, snap, bool(out.face_up[i]))
             if quad is None:
                 continue
             out.corners[i] = quad
@@ -157,10 +170,10 @@ class CardReader:
         pos: list[str] | None,
         snap: bool,
         face_up: bool,
-    ) -> tuple[np.ndarray | None, Identification, bool]:
+    ) -> tuple[np.ndarray | None, Identification, bool, bool]:
         """One card read from its detected `corners` on `templates`: the corners read on (None:
         no guess big enough to read), the identification, and whether the corner index agreed
-        with the face (read the same card)."""
+        with the face (read the same card), and whether the face alone read a card."""
         guesses = candidate_quads(image, corners, aspect=self.aspect) if snap else [corners]
         best = None
         tried = []
@@ -178,7 +191,7 @@ class CardReader:
             if best[1].known and best[1].confidence >= self.sure:
                 break  # sure already: the other guesses would cost time for nothing
         if best is None:
-            return None, NOT_READ, False
+            return None, NOT_READ, False, False
         quad, ident, feats, width = best
         if self.align and (not ident.known or ident.confidence < self.sure) and ident.similarity >= self.align_from:
             quad, ident = self.aligned(image, quad, feats, templates, pos, width, ident)
@@ -191,13 +204,14 @@ class CardReader:
                 if ni.known and ni.similarity > ident.similarity + self.guess_margin:
                     quad, ident = nq, ni
         agreed = False
+        face_known = ident.known
         if self.index_reader and face_up:
             quad, ident, agreed = self._second_opinion(image, quad, ident, pos, [q for _, q, *_ in tried])
         if not ident.known and snap:
             # the guesses serve the read: an unread card (under a hand, another deck's) keeps
             # the plain snapped quad, which a tracker can follow from frame to frame
             quad = order_corners(snapped(image, corners)[None], hint=corners[None])[0]
-        return quad, ident, agreed
+        return quad, ident, agreed, face_known
 
     def _second_opinion(
         self,
@@ -240,7 +254,7 @@ class CardReader:
                 pips = suit_of(flat_field(rectify(image, q)))
                 if not pips.against(read.card[-1]):
                     sure = pips.says(read.card[-1], SUIT_SWITCH)
-                    confidence = read.confidence if sure else min(read.confidence, float(np.nextafter(SURE, 0.0)))
+                    confidence = read.confidence if sure else min(read.confidence, NOT_SURE)
                     return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False), True
             # a contradiction, the index's card in the deck or not (a card the deck lacks is
             # read as its nearest enrolled face): unknown
@@ -253,7 +267,9 @@ class CardReader:
             return quad, ident, False
         # the index alone names the card: sure only when both its corners read that card alone
         # (a quad astride two cards, or one that cuts a corner off, shows one index or two unlike)
-        confidence = read.confidence if read.agree else min(read.confidence, float(np.nextafter(SURE, 0.0)))
+        # and the crop is somewhat like a face (a back read as a face shows no face at all)
+        sure = read.agree and ident.similarity >= self.align_from
+        confidence = read.confidence if sure else min(read.confidence, NOT_SURE)
         return q, dataclasses.replace(ident, label=label, confidence=confidence, upside_down=False), True
 
     def aligned(

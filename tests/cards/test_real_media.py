@@ -129,7 +129,7 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
 def test_a_face_up_card_the_detector_calls_face_down_is_read_face_up(detector):
     # IMG_2482 (tune split): the detector's box round the queen of clubs says face down; her corner
     # index names her, her face alone does not (similarity 0.30): taken face up only when the face
-    # reads a card too (an index alone reads a plain pale back as a jack), she is left unread
+    # reads a card too or the index is sure alone (both corners, face similarity 0.35): unread or QC
     photo = next(p for p in R.edje_photos() if p.name == "IMG_2482.JPG")
     image = cv2.imread(str(photo.path))
     raw = detector(image)

@@ -133,12 +133,13 @@ class CardReader:
                 # whose corner index names the card read is face up when an index corner shows
                 # paper round it (the index reads a red lattice back as a king at 0.9)
                 # paper round it; face up only when the face itself reads a card and the index
-                # agrees with it (an index alone reads a plain pale back as a jack at 0.9)
+                # agrees with it, or when the index alone reads it surely (an index alone reads a
+                # plain pale back as a jack at 0.9, held below sure)
                 quad, ident, agreed, face_known = self._read_one(
                     image, out.corners[i], self.deck.faces, possible, snap, True
                 )
                 if (
-                    face_known
+                    (face_known or ident.confidence >= self.sure)
                     and ident.known
                     and agreed
                     and quad is not None

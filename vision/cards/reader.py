@@ -342,8 +342,9 @@ class CardReader:
 def paper_in_corner(crop: np.ndarray) -> float:
     """The share of paper (bright, nearly colourless) in the crop's more papery index corner
     (its top-left `CORNER` or its bottom-right one): a French face's index is ink on paper, a
-    back's corner its pattern (rendered backs of every design: 0.44 at most; real faces read
-    face up on the tune split: 0.5 and more, mostly)."""
+    back's corner its pattern (the fixed designs' rendered backs: 0.25-0.32; a pale plain back
+    or a wide white border: up to 1.0, so paper alone never makes a face; real faces read face
+    up on the tune split: 0.5 and more, mostly)."""
     hsv = cv2.cvtColor(np.asarray(crop), cv2.COLOR_BGR2HSV).astype(np.float32)
     v, s = hsv[..., 2], hsv[..., 1]
     paper = (s < PAPER_SATURATION) & (v > PAPER_VALUE * float(np.percentile(v, 95)))

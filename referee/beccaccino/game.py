@@ -98,7 +98,10 @@ class BeccaccinoState(TrickState):
             raise BadOption(f"the dealer {dealer!r} is not a player", option="dealer")
         self.options["dealer"] = dealer
         self.seed = setup.get("seed")
-        self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
+        deals = setup.get("deals") or []
+        if not isinstance(deals, (list, tuple)):
+            raise BadDeal("deals is a list of deals, each mapping a player to their cards")
+        self.deals = [self._read_deal(d, i) for i, d in enumerate(deals)]
         self.scores = {t: 0 for t in self.teams}
         self.history: list[dict[str, Any]] = []
         self.fouls: list[dict[str, Any]] = []
@@ -127,6 +130,8 @@ class BeccaccinoState(TrickState):
             raise BadDeal(f"deal {index + 1} must give a hand to each of {self.players}")
         hands: dict[str, list[str]] = {}
         for player, cards in deal.items():
+            if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
+                raise BadDeal(f"deal {index + 1}: {player}'s cards are a list of names, e.g. '7S'")
             try:
                 hands[player] = [DECK.parse(c) for c in cards]
             except CardNotInDeck as exc:

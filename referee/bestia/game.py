@@ -154,7 +154,10 @@ class BestiaState(TrickState):
             )
         self.rules = rules_for(v, o)
         self.seed = setup.get("seed")
-        self.deals = [self._read_deal(d, i) for i, d in enumerate(setup.get("deals") or [])]
+        deals = setup.get("deals") or []
+        if not isinstance(deals, (list, tuple)):
+            raise BadDeal("deals is a list of deals, each with 'trump' and 'hands'")
+        self.deals = [self._read_deal(d, i) for i, d in enumerate(deals)]
         self.stacks: dict[str, int] = {p: o["chips"] for p in players}
         self.pot: int = o["pot"]
         self.total = sum(self.stacks.values()) + self.pot
@@ -174,6 +177,14 @@ class BestiaState(TrickState):
         where = f"deal {index + 1}"
         if not isinstance(deal, Mapping) or "hands" not in deal or "trump" not in deal:
             raise BadDeal(f"{where}: give 'trump' and 'hands' (and optionally 'stock', 'buco')")
+        cards_lists = [deal.get("buco") or [], deal.get("stock") or []]
+        if not isinstance(deal["hands"], Mapping):
+            raise BadDeal(f"{where}: 'hands' maps each player to a list of cards")
+        cards_lists += list(deal["hands"].values())
+        if not isinstance(deal["trump"], str) or not all(
+            isinstance(cs, (list, tuple)) and all(isinstance(c, str) for c in cs) for cs in cards_lists
+        ):
+            raise BadDeal(f"{where}: cards are written as names, e.g. '7S' or 'AC', in lists")
         try:
             parse = self.deck.parse
             hands = {p: [parse(c) for c in cs] for p, cs in dict(deal["hands"]).items()}

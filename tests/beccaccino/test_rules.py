@@ -301,6 +301,8 @@ def test_the_higher_total_wins_when_both_pass_the_target():
         ({"players": PLAYERS, "options": {"dealer": "Zed"}}, BadOption),
         ({"players": PLAYERS, "teams": {"x": ["Anna", "Ben"], "y": ["Carla", "Dan"]}}, BadTeams),
         ({"players": PLAYERS, "deals": [{"Anna": ["3D"]}]}, BadDeal),
+        ({"players": PLAYERS, "deals": True}, BadDeal),
+        ({"players": PLAYERS, "deals": [{p: True for p in PLAYERS}]}, BadDeal),
         ({"players": PLAYERS, "deals": [{p: ["3D"] * 10 for p in PLAYERS}]}, BadDeal),
     ],
 )

@@ -356,6 +356,9 @@ def test_the_game_ends_after_the_agreed_deals_with_nobody_in_bestia():
         ({"players": ["A", "B", "C"], "options": {"forced_round": "maybe"}}, BadOption),
         ({"players": ["A", "B", "C"], "options": {"variant": "italian", "buco": True}}, BadOption),
         ({"players": ["A", "B", "C"], "deals": [{"trump": "2H", "hands": {"A": ["AH"]}}]}, BadDeal),
+        ({"players": ["A", "B", "C"], "deals": True}, BadDeal),
+        ({"players": ["A", "B", "C"], "deals": [{"trump": "2H", "hands": True}]}, BadDeal),
+        ({"players": ["A", "B", "C"], "deals": [{"trump": 2, "hands": {"A": [1]}}]}, BadDeal),
         (
             {
                 "players": ["A", "B", "C"],

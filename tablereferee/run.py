@@ -460,11 +460,11 @@ def _signals_first(
     cams = [c for c in cameras if c in config.signal_cameras()]
     heard = None
     if hearing is not None:
-        # deferred: the seats' libraries (about 100 MB, a second of loading) load beside the
-        # audio path's process; its 200-250 MB are gone before any model is made
-        import mediapipe  # noqa: F401
+        # The seats' libraries (about 100 MB, a second of loading) load beside the audio path's
+        # process; its 200-250 MB are gone before any model is made.
+        import mediapipe  # noqa: F401  # deferred: loaded beside the audio path's process
 
-        import vision.landmarks.extract  # noqa: F401
+        import vision.landmarks.extract  # noqa: F401  # deferred: the same, its MediaPipe graphs' module
 
         heard = hearing.result()
     perception = Perception(config, threads=threads, cameras=cams, kinds=("signals",))

@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.cards.detector import drop_fragments
 from vision.cards.scenes import parse_label_line
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: datasets, training runs and test photos live in it
@@ -157,7 +158,6 @@ def evaluate(
     of face-up cards also by background, deck, the card's short side in the model's input and
     how much of it shows, and recall and precision at the `sweep` thresholds. With `post`, the
     fragments are dropped at each threshold as `CardDetector` drops them (`drop_fragments`)."""
-    from vision.cards.detector import drop_fragments
 
     def kept(ds: list) -> list:
         if not post or len(ds) < 2:

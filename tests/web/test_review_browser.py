@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from referee.sessionlog import read_log
 from tests.test_challenge import demo_folder
 from tests.web.browser import SCREEN, WAIT_MS, chromium, errors_of, keep, needs_chromium, shots  # noqa: F401
 
@@ -110,7 +111,12 @@ def test_the_review_settles_the_coccode(chromium, server, shots):  # noqa: F811
     page.get_by_test_id("play").click()  # pause
     expect(page.get_by_test_id("play")).to_have_text("Play")
 
-    page.get_by_test_id("ev-7").click()  # Bruno's raised fist: the landmarks drawn
+    raise_ = next(  # Bruno's raised fist: its entry in the log
+        e.seq
+        for e in read_log(demo_folder() / "log.db").entries
+        if e.kind == "observation" and e.payload.get("type") == "signal" and e.payload.get("player") == "Bruno"
+    )
+    page.get_by_test_id(f"ev-{raise_}").click()  # the landmarks drawn
     expect(page.get_by_test_id("evidence-plot")).to_be_visible(timeout=WAIT_MS)
     inked = (  # the overlay canvas's drawn pixels
         "() => { const c = document.querySelector('[data-testid=overlay-people]');"

@@ -20,6 +20,7 @@ import click
 from referee.core import Engine, RefereeError
 from referee.secrecy import describe_action, public_action
 from tablereferee.commands._errors import exit_on_error
+from tablereferee.commands._options import low_memory_option
 from tablereferee.paths import default_session_path
 
 # datasets/demo/ in the repository, tablereferee/datasets/demo/ in an installed wheel (setup.py)
@@ -40,15 +41,7 @@ DEMO = _PACKAGED_DEMO if _PACKAGED_DEMO.is_dir() else Path(__file__).resolve().p
 @click.option("--model", type=click.Path(dir_okay=False), help="card detector ONNX model")
 @click.option("--threads", type=int, default=None)
 @click.option("--no-clip", is_flag=True, help="do not cut the dispute clip")
-@click.option(
-    "--low-memory",
-    is_flag=True,
-    help=(
-        "one kind of model in memory at a time: the seats' landmarks over the whole recording first, "
-        "then the cards (about 190 MB less at the peak, a lower peak for recordings of a few minutes: "
-        "the kept landmarks grow with the recording's length; slower where a core is free)"
-    ),
-)
+@low_memory_option()
 @click.option("--quiet", is_flag=True, help="print only the result")
 @click.option("--serve", is_flag=True, help="then open the refereed session in the browser (docs/web.md)")
 @click.option("--host", default="127.0.0.1", show_default=True, help="with --serve: the address to listen on")

@@ -27,6 +27,7 @@ import click
 
 from referee.core import RefereeError
 from tablereferee.commands._errors import exit_on_error
+from tablereferee.commands._options import low_memory_option
 
 
 class NothingToReplay(RefereeError):
@@ -41,15 +42,7 @@ class NothingToReplay(RefereeError):
 @click.option("--model", type=click.Path(dir_okay=False), help="another card detector ONNX model")
 @click.option("--threshold", type=float)
 @click.option("--threads", type=int, default=None)
-@click.option(
-    "--low-memory",
-    is_flag=True,
-    help=(
-        "one kind of model in memory at a time: the seats' landmarks over the whole recording first, "
-        "then the cards (about 190 MB less at the peak, a lower peak for recordings of a few minutes: "
-        "the kept landmarks grow with the recording's length; slower where a core is free; not with --reuse)"
-    ),
-)
+@low_memory_option("; not with --reuse")
 @click.option("--quiet", is_flag=True, help="print only the comparison")
 @click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
 def command(session, out, reuse, finder, model, threshold, threads, low_memory, quiet, as_json):

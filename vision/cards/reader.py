@@ -129,12 +129,10 @@ class CardReader:
         for i in range(len(out)):
             if not out.face_up[i] and self.index_reader and self.deck.faces is not None:
                 # the detector's face-down class is often wrong on real photos (a face-up card
-                # lying on or under another: docs/card-reading.md); a French card "face down"
-                # whose corner index names the card read is face up when an index corner shows
-                # paper round it (the index reads a red lattice back as a king at 0.9)
-                # paper round it; face up only when the face itself reads a card and the index
-                # agrees with it, or when the index alone reads it surely (an index alone reads a
-                # plain pale back as a jack at 0.9, held below sure)
+                # lying on or under another: docs/card-reading.md): a French card "face down" is
+                # face up when an index corner shows paper round it and the face reads a card the
+                # index agrees with, or the index alone reads it surely (an index alone reads a
+                # red lattice back as a king, a plain pale back as a jack, both held below sure)
                 quad, ident, agreed, face_known = self._read_one(
                     image, out.corners[i], self.deck.faces, possible, snap, True
                 )

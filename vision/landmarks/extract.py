@@ -50,9 +50,6 @@ class Rates:
     zoom: float | None = (
         3.0  # Hands again around a face where it missed a hand (then every hands frame while it finds one)
     )
-    # Hands on a seat where it found no hand and Pose sees no wrist in its crop (None: at `hands`).
-    # Off: it saves little once still seats are not run again, and looks for a hand arriving later.
-    hands_search: float | None = None
 
 
 def _mp():
@@ -76,7 +73,6 @@ STILL_SIDE = 80  # px: the longer side of the grey thumbnail a seat's stillness 
 STILL_CHANGE = 4.0  # its 8 most changed pixels, mean, in 1/50 of its contrast: over this, it moved
 STILL_REFRESH = 0.5  # s: a still seat's Pose runs again at least this often
 STILL_REFRESH_HANDS = 0.25  # s: the same for Hands, kept only while it found no hand there
-SEARCH_WRIST_VISIBILITY = 0.5  # a Pose wrist this visible inside the crop: a hand may be there
 
 
 def still_thumbnail(crop: np.ndarray) -> np.ndarray:
@@ -215,7 +211,6 @@ class LandmarkExtractor:
         self._ref: dict[tuple[str, str], tuple[float, np.ndarray]] = {}  # (seat, model): last real run, its view
         self._raw: dict[str, list[RawHand]] = {s.name: [] for s in calibration.seats}  # hands of each seat's last run
         self._no_hand: dict[str, bool] = {}  # per seat: its last Hands run found no hand
-        self._box: dict[str, tuple[int, int, int, int]] = {}  # per seat: its crop in the working frame
         self._zoom_found: dict[str, bool] = {}  # per seat: the last look around the face found a hand
         self._carry: dict[str, Person] = {s.name: Person(s.name) for s in calibration.seats}
 
@@ -235,32 +230,15 @@ class LandmarkExtractor:
         if self._zoom is not None:
             self._zoom.close()
 
-    def _period(self, seat: str, model: str) -> float | None:
+    def _period(self, model: str) -> float | None:
         """Seconds between a seat's runs of a model; None: on every frame."""
         rate = getattr(self.rates, model)
         if self.static or rate is None:
             return None
-        if model == "hands" and self.rates.hands_search and self._searching(seat):
-            rate = min(rate, self.rates.hands_search)
         return 1.0 / rate
 
-    def _searching(self, seat: str) -> bool:
-        """Hands found no hand in this seat's crop on its last run, and the seat's pose shows
-        no wrist inside the crop: no hand is being followed there, only looked for."""
-        if not self._no_hand.get(seat, False):
-            return False
-        pose, box = self._carry[seat].pose, self._box.get(seat)
-        if pose is None or box is None:
-            return True
-        x0, y0, x1, y1 = box
-        for side in ("left", "right"):
-            x, y, _z, vis = pose[POSE_WRIST[side]]
-            if vis >= SEARCH_WRIST_VISIBILITY and x0 <= x < x1 and y0 <= y < y1:
-                return False
-        return True
-
     def _due(self, seat: str, model: str, t: float) -> bool:
-        period = self._period(seat, model)
+        period = self._period(model)
         if period is None:
             return True
         last = self._last_run.get((seat, model))
@@ -273,7 +251,7 @@ class LandmarkExtractor:
         a worker: the workers stay evenly loaded (one seat a phase left a worker idle beside
         another's Pose: 15% more wall time a frame for the same CPU)."""
         key = (seat, model)
-        period = self._period(seat, model)
+        period = self._period(model)
         if key not in self._last_run and period is not None:
             groups = -(-len(self._order) // self.workers)
             self._last_run[key] = t - period * (self._order[seat] // self.workers) / groups
@@ -331,7 +309,7 @@ class LandmarkExtractor:
         than its refresh ago): its result then still holds, and the model is not run. Hands
         is kept only while its last run found no hand in the seat: a hand in view is measured
         at its rate (a tap is a small change; a wrong fit must not be repeated)."""
-        if not self.still or self._period(seat, model) is None:
+        if not self.still or self._period(model) is None:
             return False
         refresh = STILL_REFRESH
         if model == "hands":
@@ -351,7 +329,6 @@ class LandmarkExtractor:
         height, width = work.shape[:2]
         carry = self._carry[seat.name]
         x0, y0, x1, y1 = self._seat_box(seat, width, height, mirrored)
-        self._box[seat.name] = (x0, y0, x1, y1)  # one key per seat: one thread writes it
         if not due:
             return carry, None, set()
         crop = work[y0:y1, x0:x1]

@@ -462,9 +462,9 @@ def _signals_first(
     if hearing is not None:
         # The seats' libraries (about 100 MB, a second of loading) load beside the audio path's
         # process; its 200-250 MB are gone before any model is made.
-        import mediapipe  # noqa: F401  # deferred: loaded beside the audio path's process
+        from vision.landmarks.extract import load_mediapipe  # deferred: loaded beside the audio path's process
 
-        import vision.landmarks.extract  # noqa: F401  # deferred: the same, its MediaPipe graphs' module
+        load_mediapipe()
 
         heard = hearing.result()
     perception = Perception(config, threads=threads, cameras=cams, kinds=("signals",))

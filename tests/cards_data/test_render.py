@@ -142,3 +142,16 @@ def test_every_back_pattern_draws_a_symmetric_back(pattern):
     img = R.render_card(D.backs("italian")[0], d, 4.0)
     assert np.array_equal(img, img[::-1, ::-1])  # backs read the same both ways up
     assert img.std() > 10
+
+
+def test_render_once_draws_the_same_face_outside_the_cache():
+    from vision.cards.templates import render_deck_templates
+
+    card = D.deck("french52")[7]
+    R._render_cached.cache_clear()
+    once = R.render_card_once(card, "classic", 4.0)
+    assert R._render_cached.cache_info().currsize == 0
+    assert np.array_equal(once, R.render_card(card, "classic", 4.0))
+    assert R._render_cached.cache_info().currsize == 1
+    render_deck_templates("french40")  # a deck's templates: made once, kept by the deck only
+    assert R._render_cached.cache_info().currsize == 1

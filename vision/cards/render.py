@@ -956,8 +956,18 @@ def render_card(c: Card, design: str | Design = "classic", px_per_mm: float = 8.
     return _render_cached(c, design, float(px_per_mm)).copy()
 
 
+def render_card_once(c: Card, design: str | Design = "classic", px_per_mm: float = 8.0) -> np.ndarray:
+    """`render_card`'s image, drawn afresh and not kept in its cache: for images that are made
+    once and kept elsewhere (a deck's templates)."""
+    return _render(c, design, float(px_per_mm))
+
+
 @lru_cache(maxsize=2048)
 def _render_cached(c: Card, design: str | Design, ppm: float) -> np.ndarray:
+    return _render(c, design, ppm)
+
+
+def _render(c: Card, design: str | Design, ppm: float) -> np.ndarray:
     if isinstance(design, Design):
         d = design
     else:

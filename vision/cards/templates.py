@@ -29,7 +29,7 @@ from vision.cards.decks import deck as deck_cards
 from vision.cards.identify import CardIdentifier
 from vision.cards.rectify import CANONICAL_SIZE
 from vision.cards.regional import SHIPPED_DECKS_DIR
-from vision.cards.render import DESIGNS, render_card
+from vision.cards.render import DESIGNS, render_card_once
 
 DECKS_ENV = "TABLE_REFEREE_DECKS"
 DECK_FILE = "deck.json"
@@ -83,7 +83,9 @@ def to_canonical(image: np.ndarray, size: tuple[int, int] = CANONICAL_SIZE) -> n
 
 
 def render_deck_templates(base: str, design: str = "classic") -> Deck:
-    """The built-in deck `base` in `design`, its templates made by rendering."""
+    """The built-in deck `base` in `design`, its templates made by rendering (each face once,
+    outside `render_card`'s cache: the deck keeps its templates, the full-size renders would be
+    about 20 MB more)."""
     labels: list[str] = []
     images: list[np.ndarray] = []
     ids: dict[str, list[str]] = {}
@@ -91,7 +93,7 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     for card in faces(base):
         labels.append(card.face_key)
         symmetric.append(card.symmetric)
-        images.append(to_canonical(render_card(card, design, px_per_mm=4.0)))
+        images.append(to_canonical(render_card_once(card, design, px_per_mm=4.0)))
 
     for card in deck_cards(base):
         ids.setdefault(card.face_key, []).append(card.id)
@@ -99,7 +101,7 @@ def render_deck_templates(base: str, design: str = "classic") -> Deck:
     back_t = CardIdentifier(
         f"{base}:{design}:backs",
         [c.id for c in back_cards],
-        [to_canonical(render_card(c, design, px_per_mm=4.0)) for c in back_cards],
+        [to_canonical(render_card_once(c, design, px_per_mm=4.0)) for c in back_cards],
         symmetric=[c.symmetric for c in back_cards],
         embedder=None,
     )

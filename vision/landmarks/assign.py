@@ -4,7 +4,7 @@ A hand belongs to the seat whose pose wrist it sits on (its side is then that wr
 the most reliable cue); failing a pose, to the nearest face within reach (side from MediaPipe's
 handedness, which assumes a mirrored picture: on an un-mirrored one its "Left" is the owner's
 right hand); failing a face, to the seat whose region holds it. Each (seat, side) takes at most
-one hand, solved as one assignment problem (scipy's Hungarian solver).
+one hand, solved as one assignment problem (`min_cost_assignment`, the Hungarian method).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from vision.landmarks.calibration import Seat
 from vision.landmarks.types import POSE_SHOULDER, POSE_WRIST, SIDES, Hand
@@ -49,6 +48,74 @@ def dedupe_hands(hands: Sequence[RawHand]) -> list[RawHand]:
             continue
         kept.append(h)
     return kept
+
+
+def min_cost_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) of an assignment of least total cost: min(n, m) pairs of a rectangular
+    (n, m) cost matrix, each row and each column used at most once, rows in increasing order;
+    the answer of `scipy.optimize.linear_sum_assignment` (the same least total; of equal-cost
+    assignments either may be given).
+
+    Written here rather than taken from SciPy: the matrices are a frame's hands against its
+    seats' hands (a few by a few), which the Hungarian method solves in microseconds, and
+    importing `scipy.optimize` for them cost the live process 32 MB of memory that nothing
+    else in it needs (the audio path that uses SciPy runs in its own process for a recording).
+    The shortest augmenting path form (Kuhn-Munkres with potentials), O(n^2 m)."""
+    c = np.asarray(cost, dtype=np.float64)
+    if c.ndim != 2:
+        raise ValueError(f"a cost matrix has two dimensions, not {c.ndim}")
+    if not np.isfinite(c).all():
+        raise ValueError("a cost matrix holds finite costs only (use a large cost for a pair that may not be made)")
+    flipped = c.shape[0] > c.shape[1]
+    if flipped:
+        c = c.T
+    n, m = c.shape
+    if n == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty.copy()
+    a = c.tolist()
+    inf = float("inf")
+    u = [0.0] * (n + 1)  # row potentials (1-based; 0 is the augmenting path's root)
+    v = [0.0] * (m + 1)  # column potentials
+    owner = [0] * (m + 1)  # owner[j]: the row (1-based) that column j is given to, 0 for none
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        owner[0] = i
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = owner[j0]
+            row = a[i0 - 1]
+            delta, j1 = inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = row[j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while j0:  # flip the augmenting path
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    pairs = sorted((owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j])
+    rows = np.array([r for r, _ in pairs], dtype=np.intp)
+    cols = np.array([k for _, k in pairs], dtype=np.intp)
+    if flipped:
+        order = np.argsort(cols, kind="stable")
+        return cols[order], rows[order]
+    return rows, cols
 
 
 def _face_geometry(face: np.ndarray | None) -> tuple[np.ndarray, float] | None:
@@ -99,7 +166,7 @@ def assign_hands(
     out: dict[str, dict[str, Hand]] = {s.name: {} for s in seats}
     taken = set()
     if hands and slots:
-        rows, cols = linear_sum_assignment(cost)
+        rows, cols = min_cost_assignment(cost)
         for i, j in zip(rows, cols):
             if cost[i, j] >= INVALID:
                 continue

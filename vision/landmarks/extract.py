@@ -21,13 +21,17 @@ kept that way only while its last run found no hand in the seat (STILL_REFRESH_H
 hand in view is always measured at its rate (a finger's tap is a small change, and a single
 wrong fit must not last). FaceMesh always runs at its rate (winks and lips are small changes).
 
-Only `model_complexity=1` is used: the other complexities download models at run time.
+Only `model_complexity=1` is used: Pose's other complexities download their models at run time
+(Hands' lite models are bundled; see ZOOM_COMPLEXITY).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import sys
 import threading
+import types
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -52,10 +56,43 @@ class Rates:
     )
 
 
-def _mp():
+# MediaPipe's drawing helpers, which `mediapipe.solutions` imports and nothing here uses; they
+# import matplotlib.pyplot (33 MB of the process, 0.6 s). Loaded on their first use instead.
+MEDIAPIPE_DRAWING = ("mediapipe.python.solutions.drawing_utils", "mediapipe.python.solutions.drawing_styles")
+
+
+class _LoadedOnFirstUse(types.ModuleType):
+    """Stands in `sys.modules` for a module until something first looks inside it, then
+    imports the real one (which takes its place there) and answers from it."""
+
+    def __getattr__(self, attr: str) -> Any:
+        sys.modules.pop(self.__name__, None)
+        real = importlib.import_module(self.__name__)
+        parent, _, leaf = self.__name__.rpartition(".")
+        setattr(sys.modules[parent], leaf, real)
+        return getattr(real, attr)
+
+
+def load_mediapipe():
+    """`mediapipe`, imported without its drawing helpers' matplotlib (see MEDIAPIPE_DRAWING)."""
+    stand_ins = []
+    if "mediapipe" not in sys.modules:
+        for name in MEDIAPIPE_DRAWING:
+            if name not in sys.modules:
+                stand_in = _LoadedOnFirstUse(name)
+                stand_in.__spec__ = None  # the import system asks whether it is still initialising
+                sys.modules[name] = stand_in
+                stand_ins.append(stand_in)
     import mediapipe as mp  # deferred: MediaPipe takes seconds to load; only an extractor needs it
 
+    for stand_in in stand_ins:  # `mp.solutions.drawing_utils` as after a plain import
+        parent, _, leaf = stand_in.__name__.rpartition(".")
+        if sys.modules.get(stand_in.__name__) is stand_in:
+            setattr(sys.modules[parent], leaf, stand_in)
     return mp
+
+
+_mp = load_mediapipe
 
 
 def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = False) -> np.ndarray:
@@ -120,6 +157,13 @@ class _SeatGraphs:
             g.close()
 
 
+# The zoom's Hands models: the full ones. MediaPipe's lite Hands (bundled too) holds 55 MB instead
+# of 83 MB and found as many hands on the 44 zoom crops of the real people media, but not the
+# right fist arriving at the cheek in frame 23 of the real gesture clip, the very hand the zoom
+# is for (tests/signals/test_signals_real.py).
+ZOOM_COMPLEXITY = 1
+
+
 class _ZoomGraph:
     """Hands in static-image mode for the crop around a face (it moves with the face: every call
     is a new picture, so the graph keeps nothing from one call to the next). One serves every
@@ -133,7 +177,10 @@ class _ZoomGraph:
         with self._lock:
             if self._graph is None:
                 self._graph = _mp().solutions.hands.Hands(
-                    static_image_mode=True, max_num_hands=2, model_complexity=1, min_detection_confidence=0.5
+                    static_image_mode=True,
+                    max_num_hands=2,
+                    model_complexity=ZOOM_COMPLEXITY,
+                    min_detection_confidence=0.5,
                 )
             return self._graph.process(rgb)
 

@@ -32,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes-plain", type=int, default=500, help="synthetic scenes on the usual backgrounds")
     ap.add_argument("--val-scenes", type=int, default=40)
     ap.add_argument("--test-from", type=Path, default=None, help="link this dataset's held-out synthetic split")
+    ap.add_argument(
+        "--plain-from", type=Path, default=None, help="also copy in this synthetic dataset's training scenes"
+    )
     args = ap.parse_args(argv)
     if not scenes.has_skimage():
         ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
@@ -44,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         scenes_plain=args.scenes_plain,
         val_scenes=args.val_scenes,
         test_from=args.test_from,
+        plain_from=args.plain_from,
     )
     print(json.dumps(stats, indent=1))
     print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")

@@ -50,6 +50,13 @@ def main(argv=None) -> int:
         help="initial learning rate, with AdamW (default: Ultralytics' automatic choice, "
         "AdamW at 0.00167 for runs of this size); lower to fine-tune a trained model",
     )
+    ap.add_argument(
+        "--freeze",
+        nargs="+",
+        metavar="LAYER",
+        help="layers left as --init has them, as Ultralytics names them: 10 (a layer), 23.cv4 (the "
+        "pose head's corner branch, for photos whose corners are unknown)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "models" / "card_detector"))
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")
@@ -59,6 +66,12 @@ def main(argv=None) -> int:
         help="data.yaml of a selection split (held-out design and backgrounds, scenes of its "
         "own): ship the epoch that finds most face-up cards there, not the best by "
         "validation fitness",
+    )
+    ap.add_argument(
+        "--select-on-real",
+        action="store_true",
+        help="ship the epoch that places most face-up cards right on the tune real photos "
+        "(../shared/testdata/cards_real; the held-out ones are never looked at)",
     )
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)

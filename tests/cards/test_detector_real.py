@@ -98,12 +98,13 @@ def test_real_surfaces_only_where_registered():
 
 def test_shipped_detector_on_the_held_out_real_photos():
     """A floor a little under what the shipped model measures on the held-out real photos
-    (docs/card-detector.md, "Real photos": 45 cards, 45 touched, 39 well placed, 34 face up right,
-    27 fragments), so that a regression fails; the fragments are the known weakness."""
+    (docs/card-detector.md, "Real photos": 45 cards, 44 touched, 42 well placed, 42 face up right,
+    7 fragments, 6 false; the model before, trained on synthetic scenes only: 45, 39, 34, 27, 6),
+    so that a regression fails."""
     from vision.cards.detector import CardDetector
 
     photos = [p for p in R.load_photos(R.FIXTURE) if p.split == "held_out"]
     t = R.totals(R.evaluate(CardDetector(threads=2), photos))["held_out"]
     assert t["cards"] == 45
-    assert t["touched"] >= 44 and t["well_placed"] >= 37 and t["face_up_right"] >= 32
-    assert t["fragments"] <= 30 and t["false"] <= 9
+    assert t["touched"] >= 43 and t["well_placed"] >= 40 and t["face_up_right"] >= 40
+    assert t["fragments"] <= 10 and t["false"] <= 9

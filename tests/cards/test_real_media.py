@@ -13,6 +13,7 @@ import pytest
 
 from vision.cards import enroll as E
 from vision.cards import real_eval as R
+from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector
 from vision.cards.light import flat_field
 from vision.cards.rectify import rectify
@@ -78,19 +79,30 @@ def test_a_deck_enrolled_from_real_photos_names_its_cards_and_not_the_others(det
     assert sum(r.outcome == "right" for r in rows) >= 3, table  # measured 4: 9D, 9S, KD, QD
 
 
+# The sock of IMG_2384.JPG as the detector shipped before 2026-12-03 took it for a face-up card
+# (score 0.54); the shipped one finds the king alone.
+SOCK = CardDetections.from_corners([[[0, 457], [5, 395], [95, 412], [88, 477]]], confidence=np.float32([0.54]))
+
+
 def test_a_one_card_photo_with_a_sock_beside_the_card_enrols_the_card_its_index_reads(detector):
-    # the king of clubs on carpet, a sock in the photo's corner that the detector takes for a card
+    # the king of clubs on carpet, a sock in the photo's corner
     image = cv2.imread(str(R.MEDIA / "edje" / "IMG_2384.JPG"))
     aspect = E.deck_aspect("french52")
+    (alone,) = E.find_cards(image, detector, 1, aspect=aspect)  # the shipped detector: the king only
+
+    def with_the_sock(img):  # a detector that also takes the sock for a card
+        return CardDetections.merge([detector(img), SOCK])
+
     with pytest.raises(E.TooManyCards):
-        E.find_cards(image, detector, 1, aspect=aspect)
-    (card,) = E.find_cards(image, detector, 1, aspect=aspect, claim="KC", base="french52")
+        E.find_cards(image, with_the_sock, 1, aspect=aspect)
+    (card,) = E.find_cards(image, with_the_sock, 1, aspect=aspect, claim="KC", base="french52")
+    assert np.allclose(card.corners, alone.corners, atol=2.0)
     assert card.method == "index"
     x0, y0, x1, y1 = next(p for p in R.edje_photos() if p.name == "IMG_2384.JPG").cards[0].box
     centre = card.corners.mean(axis=0)
     assert x0 < centre[0] < x1 and y0 < centre[1] < y1
     with pytest.raises(E.TooManyCards):  # a claim its index does not read picks nothing
-        E.find_cards(image, detector, 1, aspect=aspect, claim="KS", base="french52")
+        E.find_cards(image, with_the_sock, 1, aspect=aspect, claim="KS", base="french52")
 
 
 def test_the_index_names_the_suit_where_the_face_takes_a_same_colour_sibling(detector, tmp_path):
@@ -127,14 +139,24 @@ def test_a_real_photo_named_after_another_card_is_flagged(detector, tmp_path):
 
 
 def test_a_face_up_card_the_detector_calls_face_down_is_read_face_up(detector):
-    # IMG_2482 (tune split): the detector's box round the queen of clubs says face down; her corner
-    # index names her, her face alone does not (similarity 0.30): taken face up only when the face
-    # reads a card too or the index is sure alone (both corners, face similarity 0.35): unread or QC
+    # IMG_2482 (tune split): the detector shipped before 2026-12-03 called the queen of clubs face
+    # down (the shipped one calls her face up); her corner index names her, her face alone does not
+    # (similarity 0.30): taken face up only when the face reads a card too or the index is sure
+    # alone (both corners, face similarity 0.35): unread or QC
     photo = next(p for p in R.edje_photos() if p.name == "IMG_2482.JPG")
     image = cv2.imread(str(photo.path))
-    raw = detector(image)
-    assert not raw.face_up[int(np.argmax([R._iou(photo.cards[0].box, b) for b in raw.xyxy]))]
-    rows = R.read_photo(R.CardReader(detector, R.load_deck("french52")), "french52", photo)
+
+    def hers(dets) -> int:
+        return int(np.argmax([R._iou(photo.cards[0].box, b) for b in dets.xyxy]))
+
+    assert detector(image).face_up[hers(detector(image))]
+
+    def calls_her_face_down(img):
+        dets = detector(img)
+        dets.face_up[hers(dets)], dets.class_id[hers(dets)] = False, 1
+        return dets
+
+    rows = R.read_photo(R.CardReader(calls_her_face_down, R.load_deck("french52")), "french52", photo)
     assert rows[0].read in ("QC", None), R.format_table(rows)
 
 
@@ -155,10 +177,11 @@ def test_a_back_called_face_down_stays_face_down():
 @pytest.mark.slow
 def test_every_real_photo_floors(detector):
     """The whole set (about 3 minutes): measured no sure read wrong of any reader; clear cards
-    right: 99 of 111 (built-in French deck, with the corner index), 31 of 32 of them held out;
-    54 of 81 (the 16 cards enrolled from the test set's single-card photos; of the 30 cards found
-    that it lacks, 1 named, not surely), 78 of 81 (every card enrolled: `enrolled-full`), 24 of
-    26 of them held out (docs/card-reading.md, "Real media")."""
+    right: 105 of 111 (built-in French deck, with the corner index), 32 of 32 of them held out;
+    52 of 81 (the 16 cards enrolled from the test set's single-card photos; of the cards found
+    that it lacks, none named), 75 of 81 (every card enrolled: `enrolled-full`), 24 of 26 of them
+    held out (docs/card-reading.md, "Real media"; the detector before 2026-12-03: 99, 31, 54, 78
+    and 24)."""
     rows = R.evaluate(detector)
     s = R.summary(rows)
     for reader in ("french52", "enrolled", "enrolled-full"):
@@ -166,10 +189,10 @@ def test_every_real_photo_floors(detector):
             t = s[reader][split]["all"]
             assert t["sure_wrong"] <= t["sure"] // 100, (reader, split, t)  # at most 1 sure read in 100 wrong
             assert t["wrong"] <= 2, (reader, split, t)
-    assert s["french52"]["all"]["clear"]["right"] >= 96  # measured 99 of 111 (68 + 31)
-    assert s["french52"]["held_out"]["clear"]["right"] >= 29  # measured 31 of 32
-    assert s["enrolled"]["all"]["clear"]["right"] >= 51  # measured 54 of 81 (25 of them not in the deck)
-    assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1  # measured 1 of 30, at 0.90 (not sure)
-    assert s["enrolled-full"]["all"]["clear"]["right"] >= 75  # measured 78 of 81 (81 found)
+    assert s["french52"]["all"]["clear"]["right"] >= 101  # measured 105 of 111 (73 + 32)
+    assert s["french52"]["held_out"]["clear"]["right"] >= 30  # measured 32 of 32
+    assert s["enrolled"]["all"]["clear"]["right"] >= 49  # measured 52 of 81 (25 of them not in the deck)
+    assert s["enrolled"]["all"]["all"]["not_in_deck_named"] <= 1  # measured 0 (before: 1 of 30, at 0.90, not sure)
+    assert s["enrolled-full"]["all"]["clear"]["right"] >= 72  # measured 75 of 81 (81 found)
     assert s["enrolled-full"]["held_out"]["clear"]["right"] >= 22  # measured 24 of 26
     assert s["french52"]["all"]["clear"]["found"] >= 107  # measured 111

@@ -91,6 +91,13 @@ def test_a_linked_held_out_split_is_described_by_the_dataset_it_comes_from(tmp_p
     assert meta["splits"]["test"]["images"] == 300 and meta["splits"]["test"]["linked_from"].endswith("v2")
     assert T.dataset_meta(tmp_path / "v2" / "data.yaml")["splits"] == {"test": {"images": 300, "cards": 731}}
     assert T.dataset_meta(tmp_path / "nowhere" / "data.yaml") is None
+    # a real-photo mix (scripts/make_card_real_mix.py) records its parts, not "splits"
+    (tmp_path / "mix" / "images").mkdir(parents=True)
+    (tmp_path / "mix" / "data.yaml").write_text(f"path: {tmp_path / 'mix'}\ntest: images/test\n")
+    (tmp_path / "mix" / "meta.json").write_text(json.dumps({"seed": 11, "train": {"real_photos": 296}}))
+    (tmp_path / "mix" / "images" / "test").symlink_to(tmp_path / "v2" / "images" / "test")
+    meta = T.dataset_meta(tmp_path / "mix" / "data.yaml")
+    assert meta["train"] == {"real_photos": 296} and meta["splits"]["test"]["cards"] == 731
 
 
 def _run_args(**over):
@@ -124,6 +131,12 @@ def test_a_learning_rate_names_the_optimizer_that_would_ignore_it_otherwise():
     assert kw["optimizer"] == "AdamW" and kw["lr0"] == 0.0005
     assert kw["warmup_bias_lr"] == 0.0 and kw["momentum"] == 0.9  # as the automatic choice sets them
     assert kw["pretrained"] == "runs/x/weights/epoch3.pt"
+    assert "freeze" not in kw
+
+
+def test_layers_named_to_freeze_reach_ultralytics():
+    kw = T.train_arguments(_run_args(freeze=["23.cv4"]))
+    assert kw["freeze"] == ["23.cv4"]  # Ultralytics freezes the parameters named model.23.cv4.*
 
 
 def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):

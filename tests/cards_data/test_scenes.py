@@ -251,3 +251,41 @@ def test_what_a_coin_or_phone_covers_is_no_cards():
         assert (owner[changed] == -3).all()
         assert set(np.unique(owner)) <= {0, -3}
     assert painted > 0
+
+
+def test_the_real_mix_takes_plain_scenes_from_another_dataset(tmp_path):
+    import json
+
+    from vision.cards import real_mix
+    from vision.cards.detector_real import FIXTURE
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "IMG_2384.JPG").write_bytes((FIXTURE / "IMG_2384.JPG").read_bytes())  # its first number: tune
+    (photos / "IMG_2384.xml").write_text(
+        "<annotation><object><name>KC</name><bndbox><xmin>120</xmin><ymin>190</ymin>"
+        "<xmax>235</xmax><ymax>335</ymax></bndbox></object></annotation>"
+    )
+    plain = tmp_path / "plain"
+    for sub in ("images", "labels"):
+        (plain / sub / "train").mkdir(parents=True)
+    (plain / "images" / "train" / "train_000000.jpg").write_bytes((FIXTURE / "IMG_2384.JPG").read_bytes())
+    (plain / "labels" / "train" / "train_000000.txt").write_text("0 0.5 0.5 0.2 0.3" + " 0.4 0.4 2" * 4 + "\n")
+    (plain / "images" / "train" / "train_000001.jpg").write_bytes(b"no label beside it")
+    stats = real_mix.write_mix(
+        tmp_path / "mix",
+        real_repeat=1,
+        scenes_real=0,
+        scenes_plain=0,
+        val_scenes=0,
+        plain_from=plain,
+        train_folder=photos,
+        tune_folder=photos,
+    )
+    train = sorted(p.name for p in (tmp_path / "mix" / "images" / "train").iterdir())
+    assert "plain_train_000000.jpg" in train and "plain_train_000001.jpg" not in train
+    assert (tmp_path / "mix" / "labels" / "train" / "plain_train_000000.txt").read_text().startswith("0 0.5")
+    assert stats["train"]["scenes_plain_from"]["scenes"] == 1
+    meta = json.loads((tmp_path / "mix" / "meta.json").read_text())
+    assert meta["train"]["real_photos"] == 1 and meta["val"]["real_tune_photos"] == 1
+    assert "real_IMG_2384_0.jpg" in train

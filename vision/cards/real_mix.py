@@ -87,11 +87,14 @@ def write_mix(
     scenes_plain: int = 500,
     val_scenes: int = 40,
     test_from: Path | None = None,
+    plain_from: Path | None = None,
     train_folder: Path = SHARED_TRAIN,
     tune_folder: Path = SHARED_TEST,
     width: int = 640,
 ) -> dict:
-    """Write the mixed dataset to `out` (images/, labels/, data.yaml, meta.json)."""
+    """Write the mixed dataset to `out` (images/, labels/, data.yaml, meta.json). `plain_from`:
+    also copy that synthetic dataset's training scenes (`scripts/make_card_dataset.py`, which can
+    write them on both cores) in as plain scenes."""
     out = out.resolve()
     rng = np.random.default_rng(seed)
     for split in ("train", "val"):
@@ -143,6 +146,16 @@ def write_mix(
     stats["train"]["scenes_real_surface_cards"] = synth("train", scenes_real, "surf", 1.0, 1)
     stats["train"]["scenes_plain"] = scenes_plain
     stats["train"]["scenes_plain_cards"] = synth("train", scenes_plain, "plain", 0.0, 2)
+    if plain_from is not None:
+        copied = 0
+        for image in sorted((plain_from / "images" / "train").glob("*.jpg")):
+            label = plain_from / "labels" / "train" / f"{image.stem}.txt"
+            if not label.is_file():
+                continue
+            shutil.copyfile(image, out / "images" / "train" / f"plain_{image.name}")
+            shutil.copyfile(label, out / "labels" / "train" / f"plain_{image.stem}.txt")
+            copied += 1
+        stats["train"]["scenes_plain_from"] = {"dataset": str(plain_from), "scenes": copied}
     stats["val"]["scenes"] = val_scenes
     stats["val"]["scenes_cards"] = synth("val", val_scenes, "val", 0.5, 3)
     scenes.use_real_backgrounds([])

@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from vision.cards import detector_eval
+from vision.cards import detector_eval, detector_real
+from vision.cards.detector import CardDetector
 from vision.cards.detector_eval import ROOT, RUNS, offline_ultralytics
 
 
@@ -226,9 +227,6 @@ def select_checkpoint_on_real(run_dir: Path, imgsz: int) -> tuple[Path, list[dic
     (`vision.cards.detector_real`; the held-out photos are not looked at), fewest fragments,
     then fewest false detections breaking ties."""
     from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
-
-    from vision.cards import detector_real
-    from vision.cards.detector import CardDetector
 
     photos = [p for p in detector_real.load_photos() if p.split == "tune"]
     rows: list[dict[str, Any]] = []

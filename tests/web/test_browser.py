@@ -202,9 +202,24 @@ def test_a_dropped_phone_reconnects_then_catches_and_the_scorer_amends_and_undoe
     ben = join(chromium, served, "Ben")
     # the phone drops: while it is away the eggs are turned up; back, it has the table as it is now
     offline = ben.get_by_test_id("offline")
+    ben.wait_for_selector("body[data-connection=open]")  # joining reconnects with the new token first
     ben.context.set_offline(True)
-    ben.evaluate("phone.state.socket.reopen(phone.state.token)")  # the link goes and comes back
-    look(offline).to_be_visible()
+    # The link goes and comes back. Chromium's offline mode leaves WebSockets alone, so the phone
+    # is away only for its reconnect delay: the page itself reports when it showed "offline"
+    # (synchronised on the change, not on a poll that could fall between two states).
+    shown = ben.evaluate(
+        """(wait) => new Promise((resolve) => {
+            const note = document.getElementById("offline");
+            const seen = new MutationObserver(() => {
+                if (!note.hidden) { seen.disconnect(); resolve(true); }
+            });
+            seen.observe(note, { attributes: true });
+            setTimeout(() => { seen.disconnect(); resolve(false); }, wait);
+            phone.state.socket.reopen(phone.state.token);
+        })""",
+        WAIT_MS,
+    )
+    assert shown, "the phone never said it had lost the connection"
     with httpx.Client(base_url=served.url, timeout=10) as http:
         for line in ("egg dollar-1", "egg star-2", "egg moon-3"):
             answer = http.post(
@@ -224,8 +239,17 @@ def test_a_dropped_phone_reconnects_then_catches_and_the_scorer_amends_and_undoe
 
     scorer = phone(chromium, f"{served.url}/phone#scorer={served.scorer}")
     scorer.wait_for_selector("body[data-role=scorer]")
+    scorer.wait_for_selector("body[data-connection=open]")  # its first table has come: no re-render under the fill
     look(scorer.locator(".corrections li[data-entry='4']")).to_contain_text("Ben calls Caught! on Anna")
-    scorer.get_by_test_id("amend-line").fill("caught Ben Carla")
+    scorer.get_by_test_id("amend-line").fill("caught Ben")
+    # a table update redraws the corrections while the scorer types: the line and the caret stay
+    scorer.evaluate("document.querySelector('[data-testid=amend-line]').dataset.drawnBefore = 'yes'")
+    scorer.evaluate("phone.refresh()")
+    redrawn = scorer.locator("[data-testid=amend-line]:not([data-drawn-before])")
+    look(redrawn).to_have_value("caught Ben")
+    look(redrawn).to_be_focused()
+    scorer.keyboard.type(" Carla")
+    look(redrawn).to_have_value("caught Ben Carla")
     scorer.get_by_test_id("amend-4").click()
     look(banner).to_have_text("Caught! called by Ben \u2014 to show their hand: Carla")
     look(screen.locator(".event.newest")).to_contain_text("Carla")

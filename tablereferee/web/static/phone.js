@@ -550,6 +550,12 @@
     if (box.hidden) return;
     const c = me.corrections || { in_effect: [], last: null };
     const entries = (c.in_effect || []).slice(-8).reverse();
+    // a table update redraws the box: what the scorer was typing, and where, stays
+    const typing = (id) => {
+      const old = box.querySelector('[data-testid="' + id + '"]');
+      return old ? { value: old.value, focused: document.activeElement === old, at: old.selectionStart } : null;
+    };
+    const kept = { "amend-line": typing("amend-line"), "note-line": typing("note-line") };
     const amendInput = el("input", { "data-testid": "amend-line", placeholder: "e.g. caught Anna Ben", autocomplete: "off" });
     const noteInput = el("input", { "data-testid": "note-line", placeholder: "a note for the log", autocomplete: "off" });
     replace(box, [
@@ -581,6 +587,14 @@
       ),
       el("div", { class: "row" }, [noteInput, el("button", { type: "button", class: "secondary", onclick: () => noteInput.value.trim() && typed("note " + noteInput.value.trim()) }, "Note")]),
     ]);
+    for (const [input, was] of [[amendInput, kept["amend-line"]], [noteInput, kept["note-line"]]]) {
+      if (!was) continue;
+      input.value = was.value;
+      if (was.focused) {
+        input.focus();
+        input.setSelectionRange(was.at, was.at);
+      }
+    }
   }
 
   async function typed(command) {

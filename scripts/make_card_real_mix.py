@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         "--plain-from", type=Path, default=None, help="also copy in this synthetic dataset's training scenes"
     )
     args = ap.parse_args(argv)
+    if args.plain_from is not None and not any((args.plain_from / "images" / "train").glob("*.jpg")):
+        ap.error(
+            f"--plain-from {args.plain_from}: no training scenes in images/train (make_card_dataset.py writes them)"
+        )
     if not scenes.has_skimage():
         ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
     t0 = time.time()

@@ -21,6 +21,7 @@ Outputs: runs/card_detector/NAME/ (Ultralytics' run: weights, results.csv), and 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from vision.cards import detector_training as T
@@ -71,10 +72,15 @@ def main(argv=None) -> int:
         "--select-on-real",
         action="store_true",
         help="ship the epoch that places most face-up cards right on the tune real photos "
-        "(../shared/testdata/cards_real; the held-out ones are never looked at)",
+        "(tests/fixtures/cards_real/edje; the held-out ones are never looked at)",
     )
     ap.add_argument("--provisional", action="store_true", help="mark the model card provisional")
     args = ap.parse_args(argv)
+    if args.select_on and args.select_on_real:
+        ap.error("--select-on and --select-on-real choose the shipped epoch two ways: give one")
+    for layer in args.freeze or ():
+        if not re.fullmatch(r"\d+(\.\w+)*", layer):
+            ap.error(f"--freeze {layer}: a layer is named by its number, then its parts (10, 23.cv4)")
     if args.lr0 is not None and not args.lr0 > 0:
         ap.error(f"--lr0 must be a positive learning rate, not {args.lr0}")
     if args.init and not args.init.is_file():

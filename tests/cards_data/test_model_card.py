@@ -174,6 +174,20 @@ def test_a_learning_rate_that_is_not_positive_is_refused(lr0, capsys):
     assert err.value.code == 2 and "--lr0 must be a positive learning rate" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--select-on", "sel.yaml", "--select-on-real"], "two ways: give one"),
+        (["--freeze", "model.23.cv4"], "a layer is named by its number"),
+        (["--freeze", "23.cv4", "head"], "--freeze head"),
+    ],
+)
+def test_a_selection_twice_or_a_layer_misnamed_is_refused(argv, says, capsys):
+    with pytest.raises(SystemExit) as err:
+        train_card_detector.main(argv)
+    assert err.value.code == 2 and says in capsys.readouterr().err
+
+
 def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
     # scripts/detector_pt_from_onnx.py needs the training environment; in the runtime one it
     # says so by name instead of failing on an import, and writes nothing

@@ -289,3 +289,6 @@ def test_the_real_mix_takes_plain_scenes_from_another_dataset(tmp_path):
     meta = json.loads((tmp_path / "mix" / "meta.json").read_text())
     assert meta["train"]["real_photos"] == 1 and meta["val"]["real_tune_photos"] == 1
     assert "real_IMG_2384_0.jpg" in train
+    with pytest.raises(FileNotFoundError, match="no training scenes"):  # nothing written over
+        real_mix.write_mix(tmp_path / "mix", plain_from=tmp_path / "nowhere", train_folder=photos, tune_folder=photos)
+    assert (tmp_path / "mix" / "labels" / "train" / "plain_train_000000.txt").is_file()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -194,18 +195,26 @@ def run_arg(run_dir: Path, key: str) -> str | None:
     return None if value is None else str(value)
 
 
+def _exported_epochs(run_dir: Path, imgsz: int) -> Iterator[tuple[Path, Path]]:
+    """Each per-epoch checkpoint of a run (`epochN.pt`, N from 0) with its ONNX export."""
+    from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
+
+    for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
+        yield (
+            ckpt,
+            Path(
+                YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=False)
+            ),
+        )
+
+
 def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path, list[dict]]:
     """Of the run's per-epoch checkpoints (`epochN.pt`, N from 0), the one that finds most
     face-up cards in the test split of `select_on` (then the most precise): a selection split of
     the held-out design and backgrounds, with scenes of its own, so that the test split still
     measures a model chosen without it."""
-    from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
-
     rows = []
-    for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
-        onnx = Path(
-            YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=False)
-        )
+    for ckpt, onnx in _exported_epochs(run_dir, imgsz):
         m = detector_eval.evaluate(onnx, select_on, split="test", imgsz=imgsz, with_ultralytics=False)
         rows.append(
             {
@@ -225,15 +234,11 @@ def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path,
 def select_checkpoint_on_real(run_dir: Path, imgsz: int) -> tuple[Path, list[dict]]:
     """The epoch whose weights place most face-up cards right on the *tune* real photos
     (`vision.cards.detector_real`; the held-out photos are not looked at), fewest fragments,
-    then fewest false detections breaking ties."""
-    from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
-
-    photos = [p for p in detector_real.load_photos() if p.split == "tune"]
+    then fewest false detections breaking ties. The photos are the project's copy
+    (`tests/fixtures/cards_real/edje`, the same photos and boxes as the shared one)."""
+    photos = [p for p in detector_real.load_photos(detector_real.FIXTURE) if p.split == "tune"]
     rows: list[dict[str, Any]] = []
-    for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
-        onnx = ckpt.with_suffix(".onnx")
-        if not onnx.is_file():
-            YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=False)
+    for ckpt, onnx in _exported_epochs(run_dir, imgsz):
         t = detector_real.totals(detector_real.evaluate(CardDetector(onnx, threads=2), photos))["tune"]
         rows.append({"checkpoint": ckpt.name, "epoch": _epoch_number(ckpt) + 1, "real_tune": t})
         print(json.dumps(rows[-1]), flush=True)
@@ -291,7 +296,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
         else None,
         "dataset": dataset_meta(Path(args.data)),
         "selection": {
-            "data": "the tune real photos (vision/cards/detector_real.py)"
+            "data": "the tune real photos (tests/fixtures/cards_real/edje)"
             if getattr(args, "select_on_real", False)
             else str(Path(args.select_on).resolve().relative_to(ROOT)),
             "epochs": selection,

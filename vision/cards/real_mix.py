@@ -96,6 +96,8 @@ def write_mix(
     also copy that synthetic dataset's training scenes (`scripts/make_card_dataset.py`, which can
     write them on both cores) in as plain scenes."""
     out = out.resolve()
+    if plain_from is not None and not any((plain_from / "images" / "train").glob("*.jpg")):
+        raise FileNotFoundError(f"{plain_from}: no training scenes in images/train to copy in")
     rng = np.random.default_rng(seed)
     for split in ("train", "val"):
         for sub in ("images", "labels"):

@@ -92,9 +92,6 @@ def load_mediapipe():
     return mp
 
 
-_mp = load_mediapipe
-
-
 def _to_px(landmarks, x0: int, y0: int, w: int, h: int, with_visibility: bool = False) -> np.ndarray:
     pts = np.array(
         [[lm.x, lm.y, lm.z] + ([lm.visibility] if with_visibility else []) for lm in landmarks.landmark],
@@ -143,7 +140,7 @@ class _SeatGraphs:
     """A seat's own graphs: each tracks its player from frame to frame, so no two seats share one."""
 
     def __init__(self, static: bool) -> None:
-        mp = _mp()
+        mp = load_mediapipe()
         self.face = mp.solutions.face_mesh.FaceMesh(
             static_image_mode=static, max_num_faces=1, refine_landmarks=False, min_detection_confidence=0.5
         )
@@ -176,7 +173,7 @@ class _ZoomGraph:
     def process(self, rgb: np.ndarray) -> Any:
         with self._lock:
             if self._graph is None:
-                self._graph = _mp().solutions.hands.Hands(
+                self._graph = load_mediapipe().solutions.hands.Hands(
                     static_image_mode=True,
                     max_num_hands=2,
                     model_complexity=ZOOM_COMPLEXITY,
@@ -495,7 +492,7 @@ class HolisticPerSeat:
     frame (one person per graph, so one graph per seat)."""
 
     def __init__(self, calibration: TableCalibration) -> None:
-        mp = _mp()
+        mp = load_mediapipe()
         self.calibration = calibration
         self._graphs = {s.name: mp.solutions.holistic.Holistic(model_complexity=1) for s in calibration.seats}
 
@@ -539,7 +536,7 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
 def detect_faces(image: np.ndarray, min_score: float = 0.6) -> list[FaceBox]:
     """Face boxes (normalised x0, y0, x1, y1, score) over the frame and its four overlapping
     quarters, so small faces at a wide table are found too (full-range BlazeFace)."""
-    mp = _mp()
+    mp = load_mediapipe()
     h, w = image.shape[:2]
     windows = [(0, 0, w, h)] + [
         (int(cx * w), int(cy * h), int(min(1.0, cx + 0.6) * w), int(min(1.0, cy + 0.6) * h))

@@ -160,10 +160,18 @@ class Camera(CaptureSource):
         return frame
 
 
-def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int, moving: bool = False) -> dict:
+def worker(
+    variant: str,
+    n: int,
+    seconds: float,
+    fps: float,
+    ort_threads: int,
+    moving: bool = False,
+    card_fps: float | None = None,
+) -> dict:
     positions, truth = card_frames(n)
     people = people_frames(60, moving)
-    options: dict[str, Any] = {"deck": "beccato", "fps": None, "threads": ort_threads}
+    options: dict[str, Any] = {"deck": "beccato", "fps": card_fps, "threads": ort_threads}
     options["read_once"] = variant in ("parallel", "process")
     card: Any = CardStage("cards", **options)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
@@ -275,20 +283,24 @@ def worker(variant: str, n: int, seconds: float, fps: float, ort_threads: int, m
 
 
 def run_child(variant: str, n: int, args) -> dict:
-    cmd = [
-        sys.executable,
-        __file__,
-        "--worker",
-        variant,
-        "--cards",
-        str(n),
-        "--seconds",
-        str(args.seconds),
-        "--fps",
-        str(args.fps),
-        "--ort-threads",
-        str(args.ort_threads),
-    ] + ["--moving"] * args.moving
+    cmd = (
+        [
+            sys.executable,
+            __file__,
+            "--worker",
+            variant,
+            "--cards",
+            str(n),
+            "--seconds",
+            str(args.seconds),
+            "--fps",
+            str(args.fps),
+            "--ort-threads",
+            str(args.ort_threads),
+        ]
+        + ["--moving"] * args.moving
+        + ([f"--card-fps={args.card_fps}"] if args.card_fps else [])
+    )
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if res.returncode != 0:
         raise SystemExit(f"{variant} with {n} cards failed:\n{res.stderr[-3000:]}")
@@ -306,10 +318,20 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="4 and 20 cards, 3 s, one round, two variants")
     ap.add_argument("--json", default=None, help="write the figures here")
     ap.add_argument("--moving", action="store_true", help="every seat of the people camera moves")
+    ap.add_argument(
+        "--card-fps",
+        type=float,
+        default=None,
+        help="the card stage at most this many frames a second, as live (default: every frame it can take)",
+    )
     ap.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.cards[0], args.seconds, args.fps, args.ort_threads, args.moving)))
+        print(
+            json.dumps(
+                worker(args.worker, args.cards[0], args.seconds, args.fps, args.ort_threads, args.moving, args.card_fps)
+            )
+        )
         return
     if args.quick:
         args.cards, args.seconds, args.repeat = [4, 20], 3.0, 1

@@ -25,9 +25,11 @@ CPU are its own; baseline and new alternate, `--repeat` rounds):
   stage, one after the other;
 * `parallel`: `vision.capture.pipeline.StagePipeline` behind the same grabbers: each stage on its
   own thread, a busy stage skips frames (`follow`), cards read once while they lie still
-  (`StillCards`);
+  (`StillCards`), the detector not run while nothing on the cloth moves (`StillFrames`);
+* `parallel-detect`: the same, the detector run on every frame the stage takes;
 * `parallel-every` (not with --quick): the same, every card identified on every frame (what the
   threads alone give);
+* `people-only` (not with --quick): the people camera and its stage alone, as in `parallel`;
 * `process`: as `parallel`, the card stage in a process of its own
   (`vision.capture.pipeline.ProcessStage`: frames through shared memory), so that its Python work
   holds no GIL the seats' MediaPipe threads wait for (CPU and memory: both processes').
@@ -39,7 +41,7 @@ included); cards named right per frame. Figures are medians over the rounds; rat
 within each round.
 
     nice .venv/bin/python scripts/bench_table.py [--cards 4 10 20] [--seconds 6] [--repeat 3] [--json OUT]
-    nice .venv/bin/python scripts/bench_table.py --quick [--moving]
+    nice .venv/bin/python scripts/bench_table.py --quick [--moving] [--busy-cloth]
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ from vision.cards.decks import card  # noqa: E402
 from vision.landmarks.calibration import TableCalibration, quadrant_seats  # noqa: E402
 
 W, H = 1280, 720
-VARIANTS = ("sequential", "parallel", "parallel-every", "process")
+VARIANTS = ("sequential", "parallel", "parallel-detect", "parallel-every", "process", "people-only")
 # The demo's twenty slots, in the order they fill: the four henhouses, then the seats.
 SLOT_ORDER = [f"egg{i}" for i in range(4)] + [f"{p}{i}" for i in range(4) for p in ("Carla", "Anna", "Bruno", "Dario")]
 CARD_IDS = [
@@ -101,6 +103,7 @@ CARD_IDS = [
     "egg:sun-1",
 ]
 NOISE_FRAMES = 12  # distinct sensor-noise frames per card position
+BUSY_STEPS = 12  # --busy-cloth: positions of the sliding card, one frame each
 
 
 def jpeg(img: np.ndarray) -> bytes:
@@ -109,9 +112,10 @@ def jpeg(img: np.ndarray) -> bytes:
     return enc.tobytes()
 
 
-def card_frames(n: int) -> tuple[list[list[bytes]], list[str]]:
+def card_frames(n: int, busy: bool = False) -> tuple[list[list[bytes]], list[str]]:
     """The cards camera: for each of two positions of the played card, NOISE_FRAMES JPEG frames
-    of `n` cards on the cloth; and the cards' face keys (the truth)."""
+    of `n` cards on the cloth; and the cards' face keys (the truth). `busy`: BUSY_STEPS
+    positions of one frame each, the played card sliding a little further on every frame."""
     rng = np.random.default_rng(30)
     cloth = scenes.background("felt", rng, H, W)
     cloth = np.clip(cloth, 0, 255).astype(np.uint8)
@@ -122,10 +126,11 @@ def card_frames(n: int) -> tuple[list[list[bytes]], list[str]]:
         rest = demo.place(rest, cid, centre, rot, (float(rng.uniform(-6, 6)), float(rng.uniform(-6, 6)), 0.0))
     positions = []
     (x, y), rot = demo.SLOTS[SLOT_ORDER[0]]
-    for dx, drot in ((0.0, 0.0), (40.0, 12.0)):  # the played card, picked up and put down again
+    moves = [(8.0 * k, 2.0 * k) for k in range(BUSY_STEPS)] if busy else [(0.0, 0.0), (40.0, 12.0)]
+    for dx, drot in moves:  # the played card, picked up and put down again (busy: sliding)
         img = demo.place(rest, ids[0], (x, y), rot, (dx, 0.0, drot))
         frames = []
-        for _ in range(NOISE_FRAMES):
+        for _ in range(1 if busy else NOISE_FRAMES):
             noisy = img.astype(np.float32) * rng.uniform(0.97, 1.03) + rng.normal(0, 3.0, img.shape)
             frames.append(jpeg(np.clip(noisy, 0, 255).astype(np.uint8)))
         positions.append(frames)
@@ -168,41 +173,57 @@ def worker(
     ort_threads: int,
     moving: bool = False,
     card_fps: float | None = None,
+    busy: bool = False,
 ) -> dict:
-    positions, truth = card_frames(n)
+    positions, truth = card_frames(n, busy)
     people = people_frames(60, moving)
     options: dict[str, Any] = {"deck": "beccato", "fps": card_fps, "threads": ort_threads}
-    options["read_once"] = variant in ("parallel", "process")
-    card: Any = CardStage("cards", **options)
+    options["read_once"] = variant in ("parallel", "parallel-detect", "process")
+    options["still_frames"] = variant != "parallel-detect"
+    people_only = variant == "people-only"
+    card: Any = None if people_only else CardStage("cards", **options)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
     signal = SignalStage("people", calib, fps=None)
     # warm-up: the models load and start before the clock does
     for i in range(2):
-        img = cv2.imdecode(np.frombuffer(positions[0][i], np.uint8), cv2.IMREAD_COLOR)
-        card(CameraFrame("cards", -2 + i, 0.0, img))
+        img = cv2.imdecode(np.frombuffer(positions[0][i % len(positions[0])], np.uint8), cv2.IMREAD_COLOR)
+        if card is not None:
+            card(CameraFrame("cards", -2 + i, 0.0, img))
         img = cv2.imdecode(np.frombuffer(people[i], np.uint8), cv2.IMREAD_COLOR)
         signal(CameraFrame("people", -2 + i, 0.0, img))
     # The cards lie on the cloth before the measured window (read during the warm-up, as on a
     # table that has been running): the window measures the steady state, one card picked up and
     # put down every half second.
-    still = card.still
+    still, frames = (None, None) if card is None else (card.still, card.frames)
     read0 = (still.read, still.reused) if still is not None else (0, 0)
+    runs0 = (frames.detected, frames.skipped) if frames is not None else (0, 0)
     if variant == "process":  # the card stage in a process of its own, warmed up the same way
         card = ProcessStage("cards", functools.partial(CardStage, "cards", **options), max_size=(W, H))
         for i in range(2):
-            card(CameraFrame("cards", -2 + i, 0.0, cv2.imdecode(np.frombuffer(positions[0][i], np.uint8), 1)))
+            card(
+                CameraFrame(
+                    "cards", -2 + i, 0.0, cv2.imdecode(np.frombuffer(positions[0][i % len(positions[0])], np.uint8), 1)
+                )
+            )
         child0 = card.usage()
     half = max(1, int(round(fps / 2)))
     count = int(round(seconds * fps))
     clock = SessionClock()
     cams = [
-        Camera("cards", positions, fps, count, clock, lambda fr, i: fr[(i // half) % 2][i % NOISE_FRAMES]),
+        Camera(
+            "cards",
+            positions,
+            fps,
+            count,
+            clock,
+            (lambda fr, i: fr[i % BUSY_STEPS][0]) if busy else (lambda fr, i: fr[(i // half) % 2][i % NOISE_FRAMES]),
+        ),
         Camera("people", people, fps, count, clock, lambda fr, i: fr[i % len(fr)]),
-    ]
+    ][people_only:]
     grabbers = [Grabber(c, lost_after=30.0) for c in cams]
-    latency: dict[str, list[float]] = {"cards": [], "people": []}
+    latency: dict[str, list[float]] = {c.name: [] for c in cams}
     named: list[int] = []
-    processed = {"cards": 0, "people": 0}
+    processed = {c.name: 0 for c in cams}
     stage_dropped = 0
 
     def score(obs) -> None:
@@ -238,7 +259,8 @@ def worker(
             if not took:
                 grabbers[0].wait(0.005)
     else:
-        with StagePipeline(table_stages({"cards": card}, {"people": signal}), clock=clock.now) as pipe:
+        cards = {} if card is None else {"cards": card}
+        with StagePipeline(table_stages(cards, {"people": signal}), clock=clock.now) as pipe:
             for out in follow(grabbers, pipe):
                 latency[out.camera].append(out.latency or 0.0)  # the pipeline has the clock: never None
                 processed[out.camera] += 1
@@ -256,7 +278,7 @@ def worker(
         cpu += child1["cpu_s"] - child0["cpu_s"]
         rss += child1["peak_rss_mb"]  # the two processes' peaks added: at most what they held together
         card.close()
-    every = latency["cards"] + latency["people"]
+    every = [x for v in latency.values() for x in v]
     signal.close()
     return {
         "variant": variant,
@@ -277,8 +299,12 @@ def worker(
         "cards_read": None
         if still is None or variant == "process"
         else {"read": still.read - read0[0], "reused": still.reused - read0[1]},
+        "detector_runs": None
+        if frames is None or variant == "process"
+        else {"run": frames.detected - runs0[0], "skipped": frames.skipped - runs0[1]},
         "ort_threads": ort_threads,
         "moving_seats": 4 if moving else 2,
+        "busy_cloth": busy,
     }
 
 
@@ -299,6 +325,7 @@ def run_child(variant: str, n: int, args) -> dict:
             str(args.ort_threads),
         ]
         + ["--moving"] * args.moving
+        + ["--busy-cloth"] * args.busy_cloth
         + ([f"--card-fps={args.card_fps}"] if args.card_fps else [])
     )
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
@@ -319,6 +346,9 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="write the figures here")
     ap.add_argument("--moving", action="store_true", help="every seat of the people camera moves")
     ap.add_argument(
+        "--busy-cloth", action="store_true", help="the played card slides on every frame (nothing lies still)"
+    )
+    ap.add_argument(
         "--card-fps",
         type=float,
         default=None,
@@ -329,7 +359,16 @@ def main() -> None:
     if args.worker:
         print(
             json.dumps(
-                worker(args.worker, args.cards[0], args.seconds, args.fps, args.ort_threads, args.moving, args.card_fps)
+                worker(
+                    args.worker,
+                    args.cards[0],
+                    args.seconds,
+                    args.fps,
+                    args.ort_threads,
+                    args.moving,
+                    args.card_fps,
+                    args.busy_cloth,
+                )
             )
         )
         return
@@ -347,7 +386,7 @@ def main() -> None:
                 print(
                     f"round {k + 1} {n:2d} cards {v:15s} table {r['table_fps']:5.1f} fps {r['fps']} "
                     f"cpu {r['cpu_cores']:.2f} latency p50/p95 {r['latency_ms']['p50']}/{r['latency_ms']['p95']} ms "
-                    f"rss {r['peak_rss_mb']} MB named {r['cards_named_right']}/{n}",
+                    f"rss {r['peak_rss_mb']} MB named {r['cards_named_right']}/{n} detector {r['detector_runs']}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -371,9 +410,12 @@ def main() -> None:
                 "latency_p50_ms": med(r["latency_ms"]["p50"] for r in rs),
                 "latency_p95_ms": med(r["latency_ms"]["p95"] for r in rs),
                 "peak_rss_mb": med(r["peak_rss_mb"] for r in rs),
-                "cards_named_right": med(r["cards_named_right"] for r in rs if r["cards_named_right"] is not None),
+                "cards_named_right": med(named)
+                if (named := [r["cards_named_right"] for r in rs if r["cards_named_right"] is not None])
+                else None,
                 "dropped": rs[-1]["dropped"],
                 "cards_read": rs[-1]["cards_read"],
+                "detector_runs": rs[-1]["detector_runs"],
             }
             if v != base:
                 ratios = [a["table_fps"] / b["table_fps"] for a, b in zip(rs, runs[(n, base)]) if b["table_fps"]]

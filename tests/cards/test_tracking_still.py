@@ -40,7 +40,7 @@ def test_a_card_view_ignores_noise_and_exposure_and_sees_another_face():
 
 @pytest.fixture(scope="module")
 def stages():
-    once = CardStage("cards", deck="beccato", finder="detector", fps=None, threads=1)
+    once = CardStage("cards", deck="beccato", finder="detector", fps=None, threads=1, still_frames=False)
     every = CardStage("cards", deck="beccato", finder="detector", fps=None, threads=1, read_once=False)
     return once, every
 

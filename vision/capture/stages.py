@@ -28,9 +28,9 @@ from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector
 from vision.cards.outlines import contour_cards, snap_to_cloth_outlines
-from vision.cards.reader import CardReader, drop_second_guesses
+from vision.cards.reader import CardReader, not_second_guesses
 from vision.cards.templates import load_deck
-from vision.cards.track import StillCards
+from vision.cards.track import StillCards, StillFrames
 from vision.landmarks.calibration import TableCalibration
 from vision.observe import cards_seen
 from vision.signals.engine import detect_signals
@@ -72,6 +72,7 @@ class CardStage:
         threads: int | None = None,
         detector_conf: float = 0.25,
         read_once: bool = True,
+        still_frames: bool = True,
     ) -> None:
         self.camera = camera
         self.deck = load_deck(deck)
@@ -104,11 +105,12 @@ class CardStage:
         # finders give exact corners already.
         self.reader = CardReader(self.detector, self.deck, snap=(finder == "detector"))
         self.still = StillCards() if read_once else None
+        self.frames = StillFrames() if read_once and still_frames else None
 
     def due(self, t: float) -> bool:
         return self.gate.due(t)
 
-    def read(self, image: np.ndarray) -> CardDetections:
+    def read(self, image: np.ndarray, t: float | None = None) -> CardDetections:
         """The cards of one frame, found, rectified, identified (`vision.cards.reader`) and put
         in their zones. No tracker: a card replaced by another in the same place must be read
         afresh, not inherit the earlier card's label (the zone stabiliser handles flicker).
@@ -116,17 +118,26 @@ class CardStage:
         With `read_once` (`StillCards`) a card lying still, its view unchanged since it was read,
         keeps that reading instead of being identified again on every frame; a card put in its
         place changes the view and is read afresh. The readings are those of reading every
-        frame: the same crop read again gives the same name."""
+        frame: the same crop read again gives the same name. Given the frame's time `t`, a frame
+        on which nothing has moved since the detector's last settled run takes that run's cards
+        without the detector (`StillFrames`)."""
         if self.still is None:
             dets = self.reader.read(image)
         else:
-            dets = self._read_once(image)
+            dets = self._read_once(image, t)
         if self.locate is not None and len(dets):
             dets.zone[:] = self.locate(self.camera, dets.centers)
         return dets
 
-    def _read_once(self, image: np.ndarray) -> CardDetections:
+    def _read_once(self, image: np.ndarray, t: float | None = None) -> CardDetections:
         assert self.still is not None
+        frames = self.frames if t is not None else None
+        if frames is not None:
+            assert t is not None
+            kept = frames.reuse(image, t)
+            if kept is not None:
+                self.still.tick()
+                return kept
         found = self.detector(image)
         reuse = self.still.match(image, found)
         fresh = np.array([r is None for r in reuse], bool)
@@ -142,12 +153,17 @@ class CardStage:
             if r is not None:
                 snapped[i] = r.snapped
         self.still.remember(image, found, reads, snapped, reuse)
-        if self.reader.snap:
-            reads = drop_second_guesses(reads, snapped)
-        return reads
+        keep = not_second_guesses(reads, snapped) if self.reader.snap else np.ones(len(reads), bool)
+        if frames is not None:
+            assert t is not None
+            read_sure = np.array([lab is not None for lab in reads.label], bool) & (
+                reads.label_confidence >= self.still.sure
+            )
+            frames.remember(t, found, reads[keep], ~fresh | ~found.face_up | read_sure | ~keep)
+        return reads[keep]
 
     def __call__(self, frame: CameraFrame) -> CardsSeen:
-        return cards_seen(frame.t, self.camera, self.read(frame.image), frame.index)
+        return cards_seen(frame.t, self.camera, self.read(frame.image, frame.t), frame.index)
 
 
 def _put_rows(into: CardDetections, rows: np.ndarray, values: CardDetections) -> CardDetections:

@@ -371,6 +371,11 @@ def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetec
     """`cards` less each detection lying mostly (80%) inside a more confident one whose corners
     were made precise (`snapped`): a second guess at that card (a card that hidden under a
     clearly visible one is not a detection in the first place)."""
+    return cards[not_second_guesses(cards, snapped)]
+
+
+def not_second_guesses(cards: CardDetections, snapped: np.ndarray) -> np.ndarray:
+    """The rows `drop_second_guesses` keeps, as a mask."""
     keep = np.ones(len(cards), bool)
     order = np.argsort(-cards.confidence, kind="stable")
     for n, i in enumerate(order):
@@ -379,7 +384,7 @@ def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetec
         for j in order[n + 1 :]:  # the less confident only
             if keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
                 keep[j] = False
-    return cards[keep]
+    return keep
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:

@@ -42,6 +42,8 @@ import numpy as np
 from vision.landmarks.assign import RawHand, assign_hands
 from vision.landmarks.calibration import Seat, TableCalibration, propose_table_line, seats_from_faces, whole_frame
 from vision.landmarks.types import POSE_ELBOW, POSE_SHOULDER, POSE_WRIST, FrameLandmarks, Hand, Person
+from vision.still import still_thumbnail as _thumbnail
+from vision.still import thumbnail_change
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,25 +112,13 @@ STILL_REFRESH_HANDS = 0.25  # s: the same for Hands, kept only while it found no
 
 
 def still_thumbnail(crop: np.ndarray) -> np.ndarray:
-    """A seat crop as a small grey picture brought to zero mean and unit contrast: averaging
-    8x8 pixels or so washes out sensor noise and JPEG blocks, the normalising a camera's gain."""
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    h, w = grey.shape[:2]
-    s = STILL_SIDE / max(h, w)
-    small = cv2.resize(grey, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
-    small = small.astype(np.float32)
-    return (small - small.mean()) / (float(small.std()) + 1e-3)
+    """A seat crop as a small grey picture (`vision.still`, STILL_SIDE): averaging 8x8 pixels or
+    so washes out sensor noise and JPEG blocks, the normalising a camera's gain."""
+    return _thumbnail(crop, STILL_SIDE)
 
 
-def thumbnail_change(a: np.ndarray, b: np.ndarray) -> float:
-    """How much a seat's view moved between two `still_thumbnail`s: the mean of the 8 most
-    changed pixels, in 1/50 of the contrast (sensor noise, JPEG and a 3% gain change stay under
-    2.5 on real pictures; a moving player's consecutive 25 fps frames are over 4 in 95%)."""
-    if a.shape != b.shape:
-        return float("inf")
-    d = np.abs(a - b).ravel() * 50.0
-    k = min(8, d.size)
-    return float(np.partition(d, d.size - k)[-k:].mean())
+# `thumbnail_change` (vision.still): sensor noise, JPEG and a 3% gain change stay under 2.5 on
+# real seat crops; a moving player's consecutive 25 fps frames are over 4 in 95%.
 
 
 ZOOM_SIDE = 384  # px: the face-centred crop Hands looks at again when it missed a hand

@@ -170,18 +170,19 @@ def enrolment_photos(photos: Sequence[Photo]) -> dict[str, Photo]:
     return out
 
 
-def extra_enrolment_photos(root: Path = MEDIA) -> dict[str, Photo]:
-    """card -> a single-card photo of the source's train set (edje/enrolment_extra): for the cards
-    the test set's single-card photos lack."""
+def extra_enrolment_photos(root: Path = MEDIA) -> dict[str, list[Photo]]:
+    """card -> single-card photos of the source's train set (edje/enrolment_extra), in name order:
+    for the cards the test set's single-card photos lack, and the photos taken again (the next
+    by name) where the first is refused."""
     folder = root / "edje" / EXTRA
     if not (folder / "labels.json").is_file():  # without them `enrolled-full` would be `enrolled` in silence
         raise FileNotFoundError(f"the extra enrolment photos are missing: no {folder / 'labels.json'}")
     labels = json.loads((folder / "labels.json").read_text())
-    return {
-        card: Photo("edje", name, folder / name, (Truth(card, None, (0.0, 0.0), False),))
-        for name, card in sorted(labels.items())
-        if not name.startswith("_")
-    }
+    out: dict[str, list[Photo]] = {}
+    for name, card in sorted(labels.items()):
+        if not name.startswith("_"):
+            out.setdefault(card, []).append(Photo("edje", name, folder / name, (Truth(card, None, (0.0, 0.0), False),)))
+    return out
 
 
 def _iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -269,16 +270,17 @@ def enrol(
     photos: dict[str, Photo],
     folder: Path,
     name: str = "edje",
-    alternatives: dict[str, Photo] | None = None,
+    alternatives: dict[str, list[Photo]] | None = None,
 ) -> list[str]:
     """Enrol `photos` (card -> photo) as the deck `name` in `folder`, as `referee enroll-deck`
     does with file names giving the cards; the cards enrolled. A refused photo is replaced by
-    the card's photo in `alternatives` when there is one (a user takes it again), else left out."""
+    the card's next photo in `alternatives` while there is one (a user takes it again), else
+    left out."""
     from vision.cards.enroll import EnrollmentRejected, enroll_images  # deferred: the enrolled reader only
 
-    spare = dict(alternatives or {})
+    spare = {c: list(ps) for c, ps in (alternatives or {}).items() if ps}
     cards = sorted(set(photos) | set(spare))
-    chosen = {c: photos[c] if c in photos else spare.pop(c) for c in cards}
+    chosen = {c: photos[c] if c in photos else spare[c].pop(0) for c in cards}
     images = [_image(chosen[c]) for c in cards]
     while True:
         try:
@@ -286,7 +288,9 @@ def enrol(
             return cards
         except EnrollmentRejected as exc:
             bad = {r["photo"] for r in exc.details.get("rejected", [])}
-            again = [(c, _image(spare.pop(c)) if c in spare else None) for c, im in zip(cards, images) if im[0] in bad]
+            again = [
+                (c, _image(spare[c].pop(0)) if spare.get(c) else None) for c, im in zip(cards, images) if im[0] in bad
+            ]
             kept = [(c, im) for c, im in zip(cards, images) if im[0] not in bad]
             kept += [(c, im) for c, im in again if im is not None]
             if not kept or len(kept) == len(cards) and not any(im is not None for _, im in again):

@@ -137,6 +137,9 @@ class _Still:
     read: CardDetections  # one row: what the card was read as (label, corners, orientation)
     snapped: bool  # whether the read moved its corners (for `drop_second_guesses`)
     unseen: int = 0  # frames since it was last detected
+    sure: bool = True  # read known at the sure confidence or more
+    kept: int = 0  # times its reading was kept since it was read
+    tries: int = 1  # not sure: how many times in a row this view was read, each time unsure
 
 
 def card_view(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -171,9 +174,12 @@ class StillCards:
     than `moved` of its short side, all four) and whose view has not changed (`view_change`
     under `changed`, compared at the corners it was read from) keeps what it was
     read as, without being identified again; moved, turned, covered or replaced, it is read
-    afresh. Only a sure reading is kept (known, confidence `sure` or more): a card read unsure or
-    not at all (half covered, blurred as it lands) is read again on the next frame, as it would
-    be without this memory. A card not detected for `forget` frames is forgotten.
+    afresh. A reading that was not sure (unknown, or known under `sure`) is read again on each
+    of the next frames, a new look with new sensor noise, until the same view has read unsure
+    `patience` times in a row: then it is kept like a sure one, `retry` times at a time, and
+    read again between (a stranger on the cloth, a card of another deck, is not identified anew
+    on every frame for as long as it lies there). A card not detected for `forget` frames is
+    forgotten.
 
         still = StillCards()
         reuse = still.match(image, found)        # per detection: a remembered reading or None
@@ -184,10 +190,22 @@ class StillCards:
     detector's own jitter between frames (its corners move by a tenth of the card on a card
     lying still) does not count as change, while a card pushed by a fraction of its width
     changes the view at those corners; a card sliding slowly is read again once it is off. The
-    remembered card nearest in view wins, and a card read afresh where one lay replaces it."""
+    remembered card nearest in view wins, and a card read afresh where one lay replaces it. A
+    card half covered or blurred as it lands reads doubtfully, and its view changes once it is
+    uncovered or still: it is read again then."""
 
-    def __init__(self, moved: float = 0.25, changed: float = 0.25, forget: int = 10, sure: float = 0.8) -> None:
+    def __init__(
+        self,
+        moved: float = 0.25,
+        changed: float = 0.25,
+        forget: int = 10,
+        sure: float = 0.8,
+        patience: int = 5,
+        retry: int = 3,
+    ) -> None:
         self.moved = moved
+        self.patience, self.retry = patience, retry
+        self._again: dict[int, _Still] = {}  # detection -> the doubtful card it reads again (last match)
         self.sure = sure
         self.changed = changed
         self.forget = forget
@@ -197,6 +215,7 @@ class StillCards:
 
     def reset(self) -> None:
         self._cards = []
+        self._again = {}
 
     def tick(self) -> None:
         """A frame on which the cards of the last remembered one were seen again without being
@@ -213,6 +232,7 @@ class StillCards:
     def match(self, image: np.ndarray, found: CardDetections) -> list[_Still | None]:
         """For each detection, the remembered card it still is (or None: read it)."""
         out: list[_Still | None] = [None] * len(found)
+        self._again = {}
         if not self._cards or not len(found):
             return out
         grey = _grey(image)
@@ -226,8 +246,12 @@ class StillCards:
                 if change <= best_change:
                     best, best_change = int(j), change
             if best >= 0:
-                out[i] = self._cards[best]
+                c = self._cards[best]
                 taken[best] = True
+                if c.sure or (c.tries >= self.patience and c.kept < self.retry):
+                    out[i] = c
+                else:  # a doubtful reading: look again (and count the looks at this view)
+                    self._again[i] = c
         return out
 
     def _near(self, found: CardDetections) -> np.ndarray:
@@ -264,11 +288,12 @@ class StillCards:
             c = reused[i]
             if c is not None:
                 c.unseen = 0
+                c.kept += 1
                 seen.add(id(c))
                 kept.append(c)
                 continue
-            if reads.label[i] is None or float(reads.label_confidence[i]) < self.sure:
-                continue  # an unsure or failed read is tried again on the next frame: it must not stay
+            sure = reads.label[i] is not None and float(reads.label_confidence[i]) >= self.sure
+            before = self._again.get(i)
             kept.append(
                 _Still(
                     found.corners[i].copy(),
@@ -276,6 +301,8 @@ class StillCards:
                     card_view(grey, found.corners[i]),
                     reads[i],
                     bool(snapped[i]),
+                    sure=sure,
+                    tries=1 if sure or before is None else before.tries + 1,
                 )
             )
         self.reused += sum(c is not None for c in reused)

@@ -387,8 +387,7 @@ def _running_baseline(t: np.ndarray, x: np.ndarray, window: float, q: float) -> 
         return out
     t = np.asarray(t, dtype=np.float64)
     rows = np.arange(n)
-    # the first frame of each window: t sorted, so those too far back are a prefix
-    start = np.sum((t[:, None] - t[None, :] > window) & (rows[None, :] <= rows[:, None]), axis=1)
+    start = _window_starts(t, window)
     span = int((rows - start).max()) + 1
     idx = start[:, None] + np.arange(span)[None, :]
     vals = np.asarray(x, dtype=np.float64)[np.minimum(idx, n - 1)]
@@ -412,6 +411,25 @@ def _running_baseline(t: np.ndarray, x: np.ndarray, window: float, q: float) -> 
     res = np.where(gamma >= 0.5, b - diff * (1 - gamma), res)
     out[have] = res
     return out
+
+
+def _window_starts(t: np.ndarray, window: float) -> np.ndarray:
+    """Per frame i of sorted times t, the first j with t[i] - t[j] <= window: a binary search,
+    then moved by the very comparison the frame-by-frame loop makes, so that rounding at the
+    window's edge decides the same way (memory in the frames, not their square: a long video's
+    stream has tens of thousands)."""
+    i = np.arange(len(t))
+    start = np.minimum(np.searchsorted(t, t - window, side="left"), i)
+    while True:  # too far back by rounding: one frame on
+        late = t[i] - t[start] > window
+        if not late.any():
+            break
+        start[late] += 1
+    while True:  # one frame earlier is still within the window
+        early = (start > 0) & (t[i] - t[np.maximum(start - 1, 0)] <= window)
+        if not early.any():
+            return start
+        start[early] -= 1
 
 
 def eye_states(series: SeatSeries, spec: SignalSpec) -> dict[str, dict[str, np.ndarray]]:

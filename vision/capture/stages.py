@@ -30,7 +30,7 @@ from vision.cards.detector import CardDetector
 from vision.cards.outlines import contour_cards, snap_to_cloth_outlines
 from vision.cards.reader import CardReader, not_second_guesses
 from vision.cards.templates import load_deck
-from vision.cards.track import StillCards, StillFrames
+from vision.cards.track import StillCards, StillFrames, grey_of
 from vision.landmarks.calibration import TableCalibration
 from vision.observe import cards_seen
 from vision.signals.engine import detect_signals
@@ -131,15 +131,14 @@ class CardStage:
 
     def _read_once(self, image: np.ndarray, t: float | None = None) -> CardDetections:
         assert self.still is not None
-        frames = self.frames if t is not None else None
-        if frames is not None:
-            assert t is not None
-            kept = frames.reuse(image, t)
+        grey = grey_of(image)  # once, for every comparison of views below
+        if self.frames is not None and t is not None:
+            kept = self.frames.reuse(grey, t)
             if kept is not None:
                 self.still.tick()
                 return kept
         found = self.detector(image)
-        reuse = self.still.match(image, found)
+        reuse = self.still.match(grey, found)
         fresh = np.array([r is None for r in reuse], bool)
         reads = found.copy()
         if fresh.any():
@@ -152,14 +151,11 @@ class CardStage:
         for i, r in enumerate(reuse):
             if r is not None:
                 snapped[i] = r.snapped
-        self.still.remember(image, found, reads, snapped, reuse)
+        self.still.remember(grey, found, reads, snapped, reuse)
         keep = not_second_guesses(reads, snapped) if self.reader.snap else np.ones(len(reads), bool)
-        if frames is not None:
-            assert t is not None
-            read_sure = np.array([lab is not None for lab in reads.label], bool) & (
-                reads.label_confidence >= self.still.sure
-            )
-            frames.remember(t, found, reads[keep], ~fresh | ~found.face_up | read_sure | ~keep)
+        if self.frames is not None and t is not None:
+            sure = ~fresh | ~found.face_up | self.still.sure_reads(reads) | ~keep
+            self.frames.remember(t, found, reads[keep], sure)
         return reads[keep]
 
     def __call__(self, frame: CameraFrame) -> CardsSeen:

@@ -150,13 +150,14 @@ def card_view(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     w, h = THUMB_SIZE
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
-    crop = cv2.warpPerspective(_grey(image), m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    crop = cv2.warpPerspective(grey_of(image), m, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     view = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32)
     view -= view.mean()
     return view / max(float(view.std()), 4.0)  # a blank view keeps its noise small
 
 
-def _grey(image: np.ndarray) -> np.ndarray:
+def grey_of(image: np.ndarray) -> np.ndarray:
+    """A BGR picture in grey (a grey one as it is): convert a frame once for every step that compares views."""
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
@@ -217,6 +218,11 @@ class StillCards:
         self._cards = []
         self._again = {}
 
+    def sure_reads(self, reads: CardDetections) -> np.ndarray:
+        """Per row, whether its reading is sure: known, at confidence `sure` or more."""
+        known = np.array([lab is not None for lab in reads.label], bool)
+        return known & (reads.label_confidence >= self.sure)
+
     def tick(self) -> None:
         """A frame on which the cards of the last remembered one were seen again without being
         detected (`StillFrames`): those stay, the others age as on any frame."""
@@ -235,7 +241,7 @@ class StillCards:
         self._again = {}
         if not self._cards or not len(found):
             return out
-        grey = _grey(image)
+        grey = grey_of(image)
         near = self._near(found)
         taken = np.zeros(len(self._cards), bool)
         for i in range(len(found)):
@@ -283,7 +289,8 @@ class StillCards:
         the reused ones stay as they were first read; those not seen age."""
         kept: list[_Still] = []
         seen = set()
-        grey = _grey(image)
+        grey = grey_of(image)
+        sure_rows = self.sure_reads(reads)
         for i in range(len(found)):
             c = reused[i]
             if c is not None:
@@ -292,7 +299,7 @@ class StillCards:
                 seen.add(id(c))
                 kept.append(c)
                 continue
-            sure = reads.label[i] is not None and float(reads.label_confidence[i]) >= self.sure
+            sure = bool(sure_rows[i])
             before = self._again.get(i)
             kept.append(
                 _Still(
@@ -337,7 +344,7 @@ class StillFrames:
         frames = StillFrames()
         cards = frames.reuse(image, t)      # the last settled run's cards, or None: detect
         ... detect and read ...
-        frames.remember(t, found, reads, settled)
+        frames.remember(t, found, reads, sure)  # per detection: kept or read sure
     """
 
     def __init__(self, side: int = 160, changed: float = 10.0, refresh: float = 0.5, overlap: float = 0.5) -> None:

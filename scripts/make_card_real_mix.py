@@ -1,5 +1,6 @@
 """Write the detector's fine-tuning dataset with real photos mixed in (`vision/cards/real_mix.py`):
-the real training photos of ../shared/testdata/cards_real/edje/train (their boxes; corners unknown),
+the real training photos of ../shared/testdata/cards_real/edje/train (their boxes; their corners
+where --corners-from's detector finds them sure, `real_mix.corner_labels`, else unknown),
 synthetic scenes on crops of those photos' surfaces away from the cards, plain synthetic scenes;
 validation on the *tune* real test photos; the held-out synthetic split linked with --test-from.
 The held-out real photos (first number a multiple of 3) are never written.
@@ -35,6 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--plain-from", type=Path, default=None, help="also copy in this synthetic dataset's training scenes"
     )
+    ap.add_argument(
+        "--corners-from",
+        type=Path,
+        default=None,
+        metavar="MODEL.onnx",
+        help="label the real photos' corners with this detector's sure corners (default: corners unknown)",
+    )
     args = ap.parse_args(argv)
     if args.plain_from is not None and not any((args.plain_from / "images" / "train").glob("*.jpg")):
         ap.error(
@@ -42,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not scenes.has_skimage():
         ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
+    corners_from = None
+    if args.corners_from is not None:
+        from vision.cards.detector import CardDetector
+
+        corners_from = CardDetector(args.corners_from, threads=2)
     t0 = time.time()
     stats = real_mix.write_mix(
         args.out,
@@ -52,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         val_scenes=args.val_scenes,
         test_from=args.test_from,
         plain_from=args.plain_from,
+        corners_from=corners_from,
     )
     print(json.dumps(stats, indent=1))
     print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -69,6 +70,43 @@ def test_real_box_lines_have_unknown_corners():
     assert [float(v) for v in parts[1:5]] == pytest.approx([0.3, 0.3, 0.5, 0.5])
     assert all(float(v) == 0 for v in parts[5:])  # visibility 0: the corners are not trained on
     assert real_mix.real_box_lines(np.array([[5, 5, 6, 6]]), 100, 100) == []  # too small to be a card
+
+
+def test_real_corner_lines_visible_where_known():
+    corners = np.array([[[20, 30], [100, 30], [100, 210], [20, 210]], np.full((4, 2), np.nan)], np.float32)
+    boxes = np.array([[10, 20, 110, 220], [120, 20, 180, 100]])
+    known, unknown = real_mix.real_corner_lines(boxes, corners, 200, 400)
+    cls, box, kp, vis = scenes.parse_label_line(known)
+    assert cls == 0 and box == pytest.approx([0.3, 0.3, 0.5, 0.5])  # the hand-drawn box, not the corners'
+    assert vis == [2, 2, 2, 2] and kp[2] == pytest.approx([0.5, 0.525])
+    assert scenes.parse_label_line(unknown)[3] == [0, 0, 0, 0]
+
+
+def _clockwise_short_first(quad: np.ndarray) -> bool:
+    x, y = quad[:, 0], quad[:, 1]
+    area = 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))  # > 0: clockwise with y down
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return area > 0 and sides[0] + sides[2] < sides[1] + sides[3]
+
+
+@pytest.mark.parametrize("name", ["IMG_2383.JPG", "IMG_2384.JPG", "IMG_2432.JPG"])
+def test_corner_labels_find_a_real_card_in_its_box(name):
+    (photo,) = [p for p in R.load_photos(R.FIXTURE) if p.name == name]
+    img = cv2.imread(str(photo.path))
+    (quad,) = real_mix.corner_labels(img, photo.boxes)
+    assert not np.isnan(quad).any()
+    around = np.concatenate([quad.min(axis=0), quad.max(axis=0)])[None]
+    assert R.box_iou(photo.boxes.astype(np.float64), around.astype(np.float64))[0, 0] >= real_mix.CORNER_LABEL_IOU
+    assert _clockwise_short_first(quad)
+
+
+def test_corner_labels_unknown_where_no_card_fills_the_box():
+    (photo,) = [p for p in R.load_photos(R.FIXTURE) if p.name == "IMG_2383.JPG"]
+    img = cv2.imread(str(photo.path))
+    x0, y0, x1, y1 = photo.boxes[0]
+    wide = np.array([[x0 - 60, y0 - 10, x1 + 60, y1 + 10]])  # a box far wider than its card
+    assert np.isnan(real_mix.corner_labels(img, wide)).all()
+    assert real_mix.corner_labels(img, np.zeros((0, 4))).shape == (0, 4, 2)
 
 
 def test_surface_crops_keep_away_from_the_cards():

@@ -2,6 +2,9 @@
 
 * `real_box_lines`: a real photo's LabelImg VOC boxes as YOLO pose labels whose four corners are
   unknown (visibility 0: Ultralytics then trains the box and class on them, not the corners);
+* `corner_labels`: the corners of those boxes where the card's own outline is clear (GrabCut
+  in the box, checked against it), so a fine-tune on real photos trains the
+  corners on real cards instead of letting them drift;
 * `surface_crops`: crops of real photos away from their labelled cards (patterned cloth,
   newspaper, carpet, wood, stone), for `scenes.use_real_backgrounds`;
 * `write_mix`: a dataset of the real training photos, synthetic scenes drawn on those real
@@ -14,13 +17,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.cards import scenes
+from vision.cards.detections import CardDetections
+from vision.cards.detector import box_iou
 from vision.cards.detector_real import SHARED_TEST, split_of, voc_boxes
+from vision.cards.geometry import order_corners
 
 SHARED_TRAIN = SHARED_TEST.parent / "train"
 
@@ -35,6 +42,106 @@ def real_box_lines(boxes: np.ndarray, w: int, h: int, cls: int = 0) -> list[str]
             continue
         vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
         lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + " 0 0 0" * 4)
+    return lines
+
+
+CORNER_LABEL_IOU = 0.85  # the box around the card's outline against the labelled box
+CORNER_LABEL_FILL = 0.9  # the card's region against the quadrilateral around it
+CARD_SHAPE = (0.55, 0.85)  # short side over long side, a card seen from above or a little aslant
+
+
+def outline_in_box(image: np.ndarray, box: np.ndarray, grow: float = 0.15) -> tuple[np.ndarray, float, float] | None:
+    """The card inside a hand-drawn box: (quad (4, 2), fill, IoU of the box around the quad
+    with `box`), or None. GrabCut, started from the box (inside: maybe the card; a margin of
+    `grow` around it: the surface), separates the card from the surface it lies on, patterned or
+    not; its largest region's hull is simplified to four corners (the rotated rectangle around
+    it where that fails). `fill`: the region's share of that quad, low for a card partly under
+    another or with a hand on it."""
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = (float(v) for v in box)
+    mx, my = (x1 - x0) * grow, (y1 - y0) * grow
+    rx0, ry0 = int(max(0, x0 - mx)), int(max(0, y0 - my))
+    rx1, ry1 = int(min(w, x1 + mx)), int(min(h, y1 + my))
+    if rx1 - rx0 < 16 or ry1 - ry0 < 16 or x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    region = np.ascontiguousarray(image[ry0:ry1, rx0:rx1])
+    mask = np.zeros(region.shape[:2], np.uint8)
+    rect = (int(x0 - rx0), int(y0 - ry0), max(1, int(x1 - x0)), max(1, int(y1 - y0)))
+    cv2.grabCut(region, mask, rect, np.zeros((1, 65)), np.zeros((1, 65)), 4, cv2.GC_INIT_WITH_RECT)
+    fg = np.where((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
+    opened = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    c = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(c)
+    hull = cv2.convexHull(c)
+    approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+    quad = np.asarray(approx if len(approx) == 4 else cv2.boxPoints(cv2.minAreaRect(c)), np.float32).reshape(4, 2)
+    fill = area / max(cv2.contourArea(quad), 1.0)
+    quad = quad + np.array([rx0, ry0], np.float32)
+    around = np.concatenate([quad.min(axis=0), quad.max(axis=0)])[None].astype(np.float64)
+    iou = float(box_iou(np.asarray(box, np.float64).reshape(1, 4), around)[0, 0])
+    return quad, float(fill), iou
+
+
+def corner_labels(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    detect: Callable[[np.ndarray], CardDetections] | None = None,
+    min_iou: float = CORNER_LABEL_IOU,
+) -> np.ndarray:
+    """(K, 4, 2) corners for each labelled box (K, 4) xyxy, NaN where none is sure.
+
+    The card's own outline in its hand-drawn box (`outline_in_box`), kept only when it is card
+    shaped (`CARD_SHAPE`), fills its quadrilateral (`CORNER_LABEL_FILL`) and the box around it
+    has IoU >= `min_iou` with the labelled box: a card in a fan or under another is left unknown.
+    Corners in the synthetic labels' convention (`order_corners`: clockwise, a short edge
+    first), the start nearest the first corner of `detect`'s matching detection where there is
+    one (the model's own guess of the top-left of a face that reads the same both ways up),
+    else the one whose top edge faces up. The shipped detector's corners are no label
+    themselves: on the real photos they overshoot the card (the box around them has IoU
+    0.55-0.88 with the labelled one on the single-card photos)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    out = np.full((len(boxes), 4, 2), np.nan, np.float32)
+    if not len(boxes):
+        return out
+    hints = detect(image).corners if detect is not None else np.zeros((0, 4, 2), np.float32)
+    around_hints = np.concatenate([hints.min(axis=1), hints.max(axis=1)], axis=1).astype(np.float64)
+    for c, box in enumerate(boxes):
+        found = outline_in_box(image, box)
+        if found is None:
+            continue
+        quad, fill, iou = found
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        short, long_ = sorted([(sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2])
+        if iou < min_iou or fill < CORNER_LABEL_FILL or not CARD_SHAPE[0] <= short / max(long_, 1e-6) <= CARD_SHAPE[1]:
+            continue
+        hint = None
+        if len(hints):
+            near = box_iou(boxes[c : c + 1], around_hints)[0]
+            if near.max() >= 0.5:
+                hint = hints[int(np.argmax(near))][None]
+        out[c] = order_corners(quad[None], hint=hint)[0]
+    return out
+
+
+def real_corner_lines(boxes: np.ndarray, corners: np.ndarray, w: int, h: int, cls: int = 0) -> list[str]:
+    """YOLO pose label lines for labelled boxes (K, 4) xyxy with corners (K, 4, 2): visible
+    (v=2) where known, unknown (v=0, as `real_box_lines`) where NaN."""
+    lines = []
+    for (x0, y0, x1, y1), quad in zip(np.asarray(boxes, np.float64).reshape(-1, 4), corners):
+        x0, x1 = np.clip([x0, x1], 0, w)
+        y0, y1 = np.clip([y0, y1], 0, h)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            continue
+        vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
+        if np.isnan(quad).any():
+            kp = " 0 0 0" * 4
+        else:
+            q = np.clip(quad, 0, [w - 1, h - 1])
+            kp = "".join(f" {x / w:.6f} {y / h:.6f} 2" for x, y in q)
+        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + kp)
     return lines
 
 
@@ -91,10 +198,13 @@ def write_mix(
     train_folder: Path = SHARED_TRAIN,
     tune_folder: Path = SHARED_TEST,
     width: int = 640,
+    corners_from: Callable[[np.ndarray], CardDetections] | None = None,
 ) -> dict:
     """Write the mixed dataset to `out` (images/, labels/, data.yaml, meta.json). `plain_from`:
     also copy that synthetic dataset's training scenes (`scripts/make_card_dataset.py`, which can
-    write them on both cores) in as plain scenes."""
+    write them on both cores) in as plain scenes. `corners_from`: label the real training photos'
+    cards' corners by their outlines (`corner_labels`, this detector giving the corner order);
+    without it their corners are unknown."""
     out = out.resolve()
     if plain_from is not None and not any((plain_from / "images" / "train").glob("*.jpg")):
         raise FileNotFoundError(f"{plain_from}: no training scenes in images/train to copy in")
@@ -107,14 +217,20 @@ def write_mix(
             d.mkdir(parents=True)
     stats: dict = {"seed": seed, "train": {}, "val": {}}
     crops: list[np.ndarray] = []
-    n_real = 0
+    n_real = n_cards = n_cornered = 0
     for path in _photos(train_folder):
         img = cv2.imread(str(path))
         if img is None:
             continue
         h, w = img.shape[:2]
         boxes = voc_boxes(path.with_suffix(".xml"))
-        lines = real_box_lines(boxes, w, h)
+        if corners_from is not None:
+            corners = corner_labels(img, boxes, corners_from)
+            lines = real_corner_lines(boxes, corners, w, h)
+            n_cards += len(boxes)
+            n_cornered += int((~np.isnan(corners).any(axis=(1, 2))).sum())
+        else:
+            lines = real_box_lines(boxes, w, h)
         crops += surface_crops(img, boxes, rng)
         for k in range(real_repeat):  # the real photos weigh as much as the synthetic scenes beside them
             name = f"real_{path.stem}_{k}"
@@ -122,6 +238,8 @@ def write_mix(
             (out / "labels" / "train" / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
         n_real += 1
     stats["train"] |= {"real_photos": n_real, "real_repeat": real_repeat, "surface_crops": len(crops)}
+    if corners_from is not None:
+        stats["train"]["real_cards_with_corners"] = f"{n_cornered} of {n_cards}"
     crop_dir = out / "surfaces"
     crop_dir.mkdir(exist_ok=True)
     for i, c in enumerate(crops[::10]):  # a sample, to look at
@@ -170,7 +288,11 @@ def write_mix(
             continue
         h, w = img.shape[:2]
         shutil.copyfile(path, out / "images" / "val" / f"tune_{path.stem}.jpg")
-        lines = real_box_lines(voc_boxes(path.with_suffix(".xml")), w, h)
+        boxes = voc_boxes(path.with_suffix(".xml"))
+        if corners_from is not None:
+            lines = real_corner_lines(boxes, corner_labels(img, boxes, corners_from), w, h)
+        else:
+            lines = real_box_lines(boxes, w, h)
         (out / "labels" / "val" / f"tune_{path.stem}.txt").write_text("".join(line + "\n" for line in lines))
         tune += 1
     stats["val"]["real_tune_photos"] = tune

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.cards import real_mix, scenes  # noqa: E402
-from vision.cards.detector import CardDetector  # noqa: E402
+from vision.cards.detector import CardDetector, ModelMismatch, ModelNotFound, UnreadableModel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
     corners_from = None
     if args.corners_from is not None:
-        corners_from = CardDetector(args.corners_from, threads=2)
+        try:
+            corners_from = CardDetector(args.corners_from, threads=2)
+        except (ModelNotFound, UnreadableModel, ModelMismatch) as exc:
+            ap.error(f"--corners-from: {exc}")
     t0 = time.time()
     stats = real_mix.write_mix(
         args.out,

@@ -72,10 +72,10 @@ def test_real_box_lines_have_unknown_corners():
     assert real_mix.real_box_lines(np.array([[5, 5, 6, 6]]), 100, 100) == []  # too small to be a card
 
 
-def test_real_corner_lines_visible_where_known():
+def test_real_box_lines_make_corners_visible_where_known():
     corners = np.array([[[20, 30], [100, 30], [100, 210], [20, 210]], np.full((4, 2), np.nan)], np.float32)
     boxes = np.array([[10, 20, 110, 220], [120, 20, 180, 100]])
-    known, unknown = real_mix.real_corner_lines(boxes, corners, 200, 400)
+    known, unknown = real_mix.real_box_lines(boxes, 200, 400, corners=corners)
     cls, box, kp, vis = scenes.parse_label_line(known)
     assert cls == 0 and box == pytest.approx([0.3, 0.3, 0.5, 0.5])  # the hand-drawn box, not the corners'
     assert vis == [2, 2, 2, 2] and kp[2] == pytest.approx([0.5, 0.525])

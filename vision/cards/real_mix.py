@@ -1,7 +1,7 @@
 """Real photos in the detector's training data (`scripts/make_card_real_mix.py`).
 
 * `real_box_lines`: a real photo's LabelImg VOC boxes as YOLO pose labels whose four corners are
-  unknown (visibility 0: Ultralytics then trains the box and class on them, not the corners);
+  unknown unless given (visibility 0: Ultralytics then trains the box and class on them, not the corners);
 * `corner_labels`: the corners of those boxes where the card's own outline is clear (GrabCut
   in the box, checked against it), so a fine-tune on real photos trains the
   corners on real cards instead of letting them drift;
@@ -32,16 +32,26 @@ from vision.cards.geometry import order_corners
 SHARED_TRAIN = SHARED_TEST.parent / "train"
 
 
-def real_box_lines(boxes: np.ndarray, w: int, h: int, cls: int = 0) -> list[str]:
-    """YOLO pose label lines for axis-aligned boxes (K, 4) xyxy with unknown corners."""
+def real_box_lines(boxes: np.ndarray, w: int, h: int, cls: int = 0, corners: np.ndarray | None = None) -> list[str]:
+    """YOLO pose label lines for axis-aligned boxes (K, 4) xyxy. Their corners (K, 4, 2), where
+    given, are visible (v=2) where known and unknown (v=0) where NaN; without `corners` all
+    are unknown (Ultralytics then trains the box and class on them, not the corners)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if corners is None:
+        corners = np.full((len(boxes), 4, 2), np.nan, np.float32)
     lines = []
-    for x0, y0, x1, y1 in np.asarray(boxes, np.float64).reshape(-1, 4):
+    for (x0, y0, x1, y1), quad in zip(boxes, corners):
         x0, x1 = np.clip([x0, x1], 0, w)
         y0, y1 = np.clip([y0, y1], 0, h)
         if x1 - x0 < 2 or y1 - y0 < 2:
             continue
         vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
-        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + " 0 0 0" * 4)
+        if np.isnan(quad).any():
+            kp = " 0 0 0" * 4
+        else:
+            q = np.clip(quad, 0, [w - 1, h - 1])
+            kp = "".join(f" {x / w:.6f} {y / h:.6f} 2" for x, y in q)
+        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + kp)
     return lines
 
 
@@ -126,25 +136,6 @@ def corner_labels(
     return out
 
 
-def real_corner_lines(boxes: np.ndarray, corners: np.ndarray, w: int, h: int, cls: int = 0) -> list[str]:
-    """YOLO pose label lines for labelled boxes (K, 4) xyxy with corners (K, 4, 2): visible
-    (v=2) where known, unknown (v=0, as `real_box_lines`) where NaN."""
-    lines = []
-    for (x0, y0, x1, y1), quad in zip(np.asarray(boxes, np.float64).reshape(-1, 4), corners):
-        x0, x1 = np.clip([x0, x1], 0, w)
-        y0, y1 = np.clip([y0, y1], 0, h)
-        if x1 - x0 < 2 or y1 - y0 < 2:
-            continue
-        vals = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h]
-        if np.isnan(quad).any():
-            kp = " 0 0 0" * 4
-        else:
-            q = np.clip(quad, 0, [w - 1, h - 1])
-            kp = "".join(f" {x / w:.6f} {y / h:.6f} 2" for x, y in q)
-        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in vals) + kp)
-    return lines
-
-
 def surface_crops(
     image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, count: int = 3, margin: float = 0.12
 ) -> list[np.ndarray]:
@@ -224,13 +215,11 @@ def write_mix(
             continue
         h, w = img.shape[:2]
         boxes = voc_boxes(path.with_suffix(".xml"))
-        if corners_from is not None:
-            corners = corner_labels(img, boxes, corners_from)
-            lines = real_corner_lines(boxes, corners, w, h)
+        corners = corner_labels(img, boxes, corners_from) if corners_from is not None else None
+        lines = real_box_lines(boxes, w, h, corners=corners)
+        if corners is not None:
             n_cards += len(boxes)
             n_cornered += int((~np.isnan(corners).any(axis=(1, 2))).sum())
-        else:
-            lines = real_box_lines(boxes, w, h)
         crops += surface_crops(img, boxes, rng)
         for k in range(real_repeat):  # the real photos weigh as much as the synthetic scenes beside them
             name = f"real_{path.stem}_{k}"
@@ -289,10 +278,8 @@ def write_mix(
         h, w = img.shape[:2]
         shutil.copyfile(path, out / "images" / "val" / f"tune_{path.stem}.jpg")
         boxes = voc_boxes(path.with_suffix(".xml"))
-        if corners_from is not None:
-            lines = real_corner_lines(boxes, corner_labels(img, boxes, corners_from), w, h)
-        else:
-            lines = real_box_lines(boxes, w, h)
+        corners = corner_labels(img, boxes, corners_from) if corners_from is not None else None
+        lines = real_box_lines(boxes, w, h, corners=corners)
         (out / "labels" / "val" / f"tune_{path.stem}.txt").write_text("".join(line + "\n" for line in lines))
         tune += 1
     stats["val"]["real_tune_photos"] = tune

@@ -103,3 +103,27 @@ def test_a_second_guess_never_drops_a_more_confident_card_inside_it():
     inside = CardDetections.from_corners(np.stack([around, card]), confidence=np.float32([0.74, 0.27]))
     kept = drop_second_guesses(inside, np.array([True, True]))
     assert len(kept) == 1 and kept.confidence[0] == np.float32(0.74)
+
+
+def test_a_part_of_a_card_read_as_that_card_is_not_a_second_card():
+    from vision.cards.detections import CardDetections
+    from vision.cards.reader import drop_second_guesses
+
+    # a card and the detector's box on its upper half, both read as the 3 of coins (a real
+    # Piacentine scan did this, both at 1.0): one card on the table, the whole one
+    card = quad(300, 300, 200)
+    half = card.copy()
+    half[2:, 1] = 300  # its lower corners moved up to the middle
+    dets = CardDetections.from_corners(np.stack([half, card]), confidence=np.float32([0.9, 0.6]))
+    dets.label[:] = ["3D", "3D"]
+    not_snapped = np.array([False, False])
+    kept = drop_second_guesses(dets, not_snapped)
+    assert len(kept) == 1 and np.array_equal(kept.corners[0], card)
+    dets.label[:] = ["3D", "3C"]  # read as another card: a card lying on it, kept
+    assert len(drop_second_guesses(dets, not_snapped)) == 2
+    dets.label[:] = [None, None]  # unread: nothing to tell
+    assert len(drop_second_guesses(dets, not_snapped)) == 2
+    twin = quad(520, 300, 200)  # two cards of one name side by side (two decks): both kept
+    pair = CardDetections.from_corners(np.stack([card, twin]), confidence=np.float32([0.9, 0.9]))
+    pair.label[:] = ["3D", "3D"]
+    assert len(drop_second_guesses(pair, not_snapped)) == 2

@@ -367,10 +367,16 @@ def deck_aspect(deck: Deck | None) -> float | None:
     return w / h if h else None
 
 
+# A read lying at least this share inside a larger read of the same card is a part of that card
+SAME_CARD_INSIDE = 0.6
+
+
 def drop_second_guesses(cards: CardDetections, snapped: np.ndarray) -> CardDetections:
     """`cards` less each detection lying mostly (80%) inside a more confident one whose corners
     were made precise (`snapped`): a second guess at that card (a card that hidden under a
-    clearly visible one is not a detection in the first place)."""
+    clearly visible one is not a detection in the first place); and less each read lying mostly
+    (SAME_CARD_INSIDE) inside a larger one read as the same card: a part of it (the detector
+    broke the card up, and the part's index named it), not a second card of that name."""
     return cards[not_second_guesses(cards, snapped)]
 
 
@@ -383,6 +389,20 @@ def not_second_guesses(cards: CardDetections, snapped: np.ndarray) -> np.ndarray
             continue
         for j in order[n + 1 :]:  # the less confident only
             if keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
+                keep[j] = False
+    labels = cards.label
+    areas = [abs(float(cv2.contourArea(np.asarray(q, np.float32)))) for q in cards.corners]
+    for i in range(len(cards)):
+        for j in range(len(cards)):
+            if (
+                i != j
+                and keep[i]
+                and keep[j]
+                and labels[j] is not None
+                and labels[j] == labels[i]
+                and areas[j] < areas[i]
+                and _inside(cards.corners[j], cards.corners[i]) >= SAME_CARD_INSIDE
+            ):
                 keep[j] = False
     return keep
 

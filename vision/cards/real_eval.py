@@ -97,9 +97,13 @@ class Row:
     read: str | None
     confidence: float
     in_deck: bool = True  # the card is one of the reader's deck (an enrolled deck may lack it)
+    extra: bool = False  # a read that covers no card of the photo's (a fragment, a false find): `card` is ""
+    lies_on: str | None = None  # an extra read: the card it lies on (its centre inside that card's box)
 
     @property
     def outcome(self) -> str:
+        if self.extra:
+            return "extra"
         if not self.found:
             return "missed"
         if self.read is None:
@@ -226,7 +230,8 @@ def read_photo(
     reads = reader.read(image)
     reads = reads[reads.face_up]
     rows = []
-    for truth, (i, iou) in zip(photo.cards, match(reads.corners, photo.cards)):
+    matched = match(reads.corners, photo.cards)
+    for truth, (i, iou) in zip(photo.cards, matched):
         found = i is not None
         rows.append(
             Row(
@@ -241,6 +246,35 @@ def read_photo(
                 str(reads.label[i]) if found and reads.label[i] is not None else None,
                 float(reads.label_confidence[i]) if found else 0.0,
                 deck is None or truth.card in deck,
+            )
+        )
+    used = {i for i, _ in matched if i is not None}
+    for i in range(len(reads)):  # the reads that cover no card: a card the table would see that is not there
+        if i in used:
+            continue
+        q = reads.corners[i]
+        cx, cy = (float(v) for v in q.mean(axis=0))
+        x0, y0, x1, y1 = float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+        # the card it lies on: one it touches that it names (a part of a card lying partly under
+        # another), else the one under its centre
+        touching = [t for t in photo.cards if t.box is not None and _iou(t.box, (x0, y0, x1, y1)) > 0]
+        on = [t for t in touching if t.card == reads.label[i]] or [
+            t for t in touching if t.box is not None and t.box[0] <= cx <= t.box[2] and t.box[1] <= cy <= t.box[3]
+        ]
+        rows.append(
+            Row(
+                label,
+                photo.source,
+                photo.name,
+                photo.split,
+                "",
+                False,
+                True,
+                None,
+                str(reads.label[i]) if reads.label[i] is not None else None,
+                float(reads.label_confidence[i]),
+                extra=True,
+                lies_on=on[0].card if on else None,
             )
         )
     return rows
@@ -354,7 +388,9 @@ COUNTS = ("cards", "found", "well_placed", "right", "wrong", "sure_wrong", "unkn
 
 
 def totals(rows: Iterable[Row]) -> dict[str, Any]:
-    rows = list(rows)
+    every = list(rows)
+    extra = [r for r in every if r.extra]
+    rows = [r for r in every if not r.extra]
     found = [r for r in rows if r.found]
     out: dict[str, Any] = {
         "cards": len(rows),
@@ -370,6 +406,11 @@ def totals(rows: Iterable[Row]) -> dict[str, Any]:
         "wrong_confidences": sorted(round(r.confidence, 2) for r in rows if r.outcome == "wrong"),
         "not_in_deck": sum(not r.in_deck for r in found),
         "not_in_deck_named": sum(not r.in_deck and r.read is not None for r in found),
+        # reads that cover no card (fragments of a card, false finds): named, and named for sure
+        "extra": len(extra),
+        "extra_named": sum(r.read is not None for r in extra),
+        "extra_sure": sum(r.sure for r in extra),
+        "extra_sure_other": sum(r.sure and r.read != r.lies_on for r in extra),  # not even the card under it
     }
     return out
 
@@ -388,7 +429,7 @@ def summary(rows: Sequence[Row]) -> dict[str, Any]:
 
 def reliability(rows: Iterable[Row], bins: Sequence[float] = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001)) -> list[dict]:
     """How often a named read was right, by its confidence."""
-    named = [r for r in rows if r.found and r.read is not None]
+    named = [r for r in rows if r.found and r.read is not None and not r.extra]
     out = []
     for lo, hi in zip(bins[:-1], bins[1:]):
         part = [r for r in named if lo <= r.confidence < hi]
@@ -412,6 +453,13 @@ def format_table(rows: Sequence[Row], per_file: bool = True) -> str:
             f"{'reader':<12} {'split':<8} {'file':<26} {'card':<5} {'part':<4} {'outcome':<8} read (confidence)"
         )
         for r in rows:
+            if r.extra:
+                on = f" on {r.lies_on}" if r.lies_on else " on no card"
+                lines.append(
+                    f"{r.reader:<12} {r.split:<8} {r.file:<26} {'+':<5} {'':<4} {'extra':<8} "
+                    f"{r.read or '-'} ({r.confidence:.2f}){on}"
+                )
+                continue
             placed = "" if r.well_placed is None else ("" if r.well_placed else " (badly placed)")
             got = (
                 f"{r.read} ({r.confidence:.2f})"
@@ -425,7 +473,7 @@ def format_table(rows: Sequence[Row], per_file: bool = True) -> str:
         lines.append("")
     lines.append(
         f"{'reader':<12} {'split':<8} {'cards':<6} {'n':>4} {'found':>6} {'placed':>7} {'right':>6} {'wrong':>6} "
-        f"{'sure-wrong':>10} {'unknown':>8}  wrong at"
+        f"{'sure-wrong':>10} {'unknown':>8} {'extra':>6} {'named':>6} {'sure':>5}  wrong at"
     )
     for reader, splits in summary(rows).items():
         for split, kinds in splits.items():
@@ -433,6 +481,7 @@ def format_table(rows: Sequence[Row], per_file: bool = True) -> str:
                 lines.append(
                     f"{reader:<12} {split:<8} {kind:<6} {t['cards']:>4} {t['found']:>6} "
                     f"{t['well_placed']:>3}/{t['placeable']:<3} {t['right']:>6} {t['wrong']:>6} {t['sure_wrong']:>10} "
-                    f"{t['unknown']:>8}  {', '.join(f'{c:.2f}' for c in t['wrong_confidences'])}"
+                    f"{t['unknown']:>8} {t['extra']:>6} {t['extra_named']:>6} {t['extra_sure']:>5}  "
+                    f"{', '.join(f'{c:.2f}' for c in t['wrong_confidences'])}"
                 )
     return "\n".join(lines)

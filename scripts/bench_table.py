@@ -37,11 +37,13 @@ CPU are its own; baseline and new alternate, `--repeat` rounds):
 Per variant: frames processed per second (the table's: the slower stage's), per stage; CPU used
 (process CPU time over wall time: 2.0 is both cores); latency from a frame's capture to its
 observation, p50 and p95; frames dropped; peak memory (the process's maximum RSS, models
-included); cards named right per frame. Figures are medians over the rounds; ratios are taken
-within each round.
+included); cards named right per frame; each landmark model's turns a seat a second (what the
+seats' models really got: a frame rate bought by running the models less often is no gain).
+Figures are medians over the rounds; ratios are taken within each round.
 
     nice .venv/bin/python scripts/bench_table.py [--cards 4 10 20] [--seconds 6] [--repeat 3] [--json OUT]
     nice .venv/bin/python scripts/bench_table.py --quick [--moving] [--busy-cloth]
+    .venv/bin/python scripts/bench_table.py --cards 4 20 --card-fps 5 --people-fps 10   # the live rates
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ def worker(
     moving: bool = False,
     card_fps: float | None = None,
     busy: bool = False,
+    people_fps: float | None = None,
 ) -> dict:
     positions, truth = card_frames(n, busy)
     people = people_frames(60, moving)
@@ -183,7 +186,7 @@ def worker(
     people_only = variant == "people-only"
     card: Any = None if people_only else CardStage("cards", **options)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
-    signal = SignalStage("people", calib, fps=None)
+    signal = SignalStage("people", calib, fps=people_fps)
     # warm-up: the models load and start before the clock does
     for i in range(2):
         img = cv2.imdecode(np.frombuffer(positions[0][i % len(positions[0])], np.uint8), cv2.IMREAD_COLOR)
@@ -279,6 +282,12 @@ def worker(
         rss += child1["peak_rss_mb"]  # the two processes' peaks added: at most what they held together
         card.close()
     every = [x for v in latency.values() for x in v]
+    # each model's turns a seat a second in the window (a turn: measured, or kept on a still view)
+    window = [fr for fr in signal.landmarks if fr.t > 0]
+    seat_rates = {
+        m: round(sum(getattr(p, f"{m}_t") == fr.t for fr in window for p in fr.persons) / len(calib.seats) / wall, 1)
+        for m in ("face", "hands", "pose")
+    }
     signal.close()
     return {
         "variant": variant,
@@ -305,6 +314,7 @@ def worker(
         "ort_threads": ort_threads,
         "moving_seats": 4 if moving else 2,
         "busy_cloth": busy,
+        "seat_rates": seat_rates,
     }
 
 
@@ -327,6 +337,7 @@ def run_child(variant: str, n: int, args) -> dict:
         + ["--moving"] * args.moving
         + ["--busy-cloth"] * args.busy_cloth
         + ([f"--card-fps={args.card_fps}"] if args.card_fps else [])
+        + ([f"--people-fps={args.people_fps}"] if args.people_fps else [])
     )
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if res.returncode != 0:
@@ -354,6 +365,12 @@ def main() -> None:
         default=None,
         help="the card stage at most this many frames a second, as live (default: every frame it can take)",
     )
+    ap.add_argument(
+        "--people-fps",
+        type=float,
+        default=None,
+        help="the people stage at most this many frames a second (live: 10; default: every frame it can take)",
+    )
     ap.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -368,6 +385,7 @@ def main() -> None:
                     args.moving,
                     args.card_fps,
                     args.busy_cloth,
+                    args.people_fps,
                 )
             )
         )
@@ -386,7 +404,8 @@ def main() -> None:
                 print(
                     f"round {k + 1} {n:2d} cards {v:15s} table {r['table_fps']:5.1f} fps {r['fps']} "
                     f"cpu {r['cpu_cores']:.2f} latency p50/p95 {r['latency_ms']['p50']}/{r['latency_ms']['p95']} ms "
-                    f"rss {r['peak_rss_mb']} MB named {r['cards_named_right']}/{n} detector {r['detector_runs']}",
+                    f"rss {r['peak_rss_mb']} MB named {r['cards_named_right']}/{n} detector {r['detector_runs']} "
+                    f"turns a seat a second {r['seat_rates']}",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -44,6 +44,7 @@ Figures are medians over the rounds; ratios are taken within each round.
     nice .venv/bin/python scripts/bench_table.py [--cards 4 10 20] [--seconds 6] [--repeat 3] [--json OUT]
     nice .venv/bin/python scripts/bench_table.py --quick [--moving] [--busy-cloth]
     .venv/bin/python scripts/bench_table.py --cards 4 20 --card-fps 5 --people-fps 10   # the live rates
+    .venv/bin/python scripts/bench_table.py --cards 4 20 --variants parallel --rates 10 8 3   # a 6-seat table's rates
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from vision.capture.stages import CardStage, SignalStage  # noqa: E402
 from vision.cards import scenes  # noqa: E402
 from vision.cards.decks import card  # noqa: E402
 from vision.landmarks.calibration import TableCalibration, quadrant_seats  # noqa: E402
+from vision.landmarks.extract import Rates  # noqa: E402
 
 W, H = 1280, 720
 VARIANTS = ("sequential", "parallel", "parallel-detect", "parallel-every", "process", "people-only")
@@ -177,6 +179,7 @@ def worker(
     card_fps: float | None = None,
     busy: bool = False,
     people_fps: float | None = None,
+    rates: tuple[float, float, float] | None = None,
 ) -> dict:
     positions, truth = card_frames(n, busy)
     people = people_frames(60, moving)
@@ -186,7 +189,8 @@ def worker(
     people_only = variant == "people-only"
     card: Any = None if people_only else CardStage("cards", **options)
     calib = TableCalibration(quadrant_seats(["ana", "bruno", "carla", "dario"], 2, 2))
-    signal = SignalStage("people", calib, fps=people_fps)
+    model_rates = None if rates is None else Rates(face=rates[0], hands=rates[1], pose=rates[2])
+    signal = SignalStage("people", calib, fps=people_fps, rates=model_rates)
     # warm-up: the models load and start before the clock does
     for i in range(2):
         img = cv2.imdecode(np.frombuffer(positions[0][i % len(positions[0])], np.uint8), cv2.IMREAD_COLOR)
@@ -338,6 +342,7 @@ def run_child(variant: str, n: int, args) -> dict:
         + ["--busy-cloth"] * args.busy_cloth
         + ([f"--card-fps={args.card_fps}"] if args.card_fps else [])
         + ([f"--people-fps={args.people_fps}"] if args.people_fps else [])
+        + (["--rates", *map(str, args.rates)] if args.rates else [])
     )
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     if res.returncode != 0:
@@ -371,6 +376,14 @@ def main() -> None:
         default=None,
         help="the people stage at most this many frames a second (live: 10; default: every frame it can take)",
     )
+    ap.add_argument(
+        "--rates",
+        type=float,
+        nargs=3,
+        metavar=("FACE", "HANDS", "POSE"),
+        default=None,
+        help="each seat's model runs a second (default: the table's 15 12 5)",
+    )
     ap.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -386,6 +399,7 @@ def main() -> None:
                     args.card_fps,
                     args.busy_cloth,
                     args.people_fps,
+                    tuple(args.rates) if args.rates else None,
                 )
             )
         )

@@ -350,6 +350,17 @@ def run_child(variant: str, n: int, args) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def positive(text: str) -> float:
+    """A rate given on the command line: a number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a rate: give a number of times a second above 0")
+    return value
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cards", type=int, nargs="+", default=[4, 10, 20])
@@ -366,19 +377,19 @@ def main() -> None:
     )
     ap.add_argument(
         "--card-fps",
-        type=float,
+        type=positive,
         default=None,
         help="the card stage at most this many frames a second, as live (default: every frame it can take)",
     )
     ap.add_argument(
         "--people-fps",
-        type=float,
+        type=positive,
         default=None,
         help="the people stage at most this many frames a second (live: 10; default: every frame it can take)",
     )
     ap.add_argument(
         "--rates",
-        type=float,
+        type=positive,
         nargs=3,
         metavar=("FACE", "HANDS", "POSE"),
         default=None,

@@ -391,6 +391,9 @@ def not_second_guesses(cards: CardDetections, snapped: np.ndarray) -> np.ndarray
             if keep[j] and snapped[i] and _inside(cards.corners[j], cards.corners[i]) >= 0.8:
                 keep[j] = False
     labels = cards.label
+    named = [x for x in labels if x is not None]
+    if len(set(named)) == len(named):  # no name read twice: no part of a card read as that card
+        return keep
     areas = [abs(float(cv2.contourArea(np.asarray(q, np.float32)))) for q in cards.corners]
     for i in range(len(cards)):
         for j in range(len(cards)):

@@ -34,6 +34,7 @@ each shipped regional deck on its own scans.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import tempfile
@@ -230,15 +231,12 @@ def read_photo(
     reads = reader.read(image)
     reads = reads[reads.face_up]
     rows = []
+    row = functools.partial(Row, label, photo.source, photo.name, photo.split)  # this photo's rows
     matched = match(reads.corners, photo.cards)
     for truth, (i, iou) in zip(photo.cards, matched):
         found = i is not None
         rows.append(
-            Row(
-                label,
-                photo.source,
-                photo.name,
-                photo.split,
+            row(
                 truth.card,
                 truth.partial,
                 found,
@@ -262,17 +260,13 @@ def read_photo(
             t for t in touching if t.box is not None and t.box[0] <= cx <= t.box[2] and t.box[1] <= cy <= t.box[3]
         ]
         rows.append(
-            Row(
-                label,
-                photo.source,
-                photo.name,
-                photo.split,
-                "",
-                False,
-                True,
-                None,
-                str(reads.label[i]) if reads.label[i] is not None else None,
-                float(reads.label_confidence[i]),
+            row(
+                card="",
+                partial=False,
+                found=True,
+                well_placed=None,
+                read=str(reads.label[i]) if reads.label[i] is not None else None,
+                confidence=float(reads.label_confidence[i]),
                 extra=True,
                 lies_on=on[0].card if on else None,
             )

@@ -32,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-repeat", type=int, default=2, help="copies of each real training photo")
     ap.add_argument("--scenes-real", type=int, default=500, help="synthetic scenes on real surfaces")
     ap.add_argument("--scenes-plain", type=int, default=500, help="synthetic scenes on the usual backgrounds")
+    ap.add_argument(
+        "--scenes-faces",
+        type=int,
+        default=0,
+        help="synthetic scenes on real surfaces with the real training cards' own faces laid over each other",
+    )
+    ap.add_argument("--face-share", type=float, default=0.8, help="share of those scenes' face-up cards drawn real")
     ap.add_argument("--val-scenes", type=int, default=40)
     ap.add_argument("--test-from", type=Path, default=None, help="link this dataset's held-out synthetic split")
     ap.add_argument(
@@ -49,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(
             f"--plain-from {args.plain_from}: no training scenes in images/train (make_card_dataset.py writes them)"
         )
+    if not 0.0 <= args.face_share <= 1.0:
+        ap.error(f"--face-share {args.face_share}: a share between 0 and 1")
     if not scenes.has_skimage():
         ap.error("scikit-image is not installed: run this in the training venv (.venv-train)")
     corners_from = None
@@ -68,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         test_from=args.test_from,
         plain_from=args.plain_from,
         corners_from=corners_from,
+        scenes_faces=args.scenes_faces,
+        face_share=args.face_share,
     )
     print(json.dumps(stats, indent=1))
     print(f"wrote {args.out / 'data.yaml'} in {time.time() - t0:.0f} s")

@@ -134,6 +134,48 @@ def test_real_surfaces_only_where_registered():
         scenes.use_real_backgrounds([surface], share=1.5)
 
 
+def test_real_faces_rectify_the_cards_whose_corners_are_known():
+    img = np.zeros((400, 300, 3), np.uint8)
+    img[:, :] = (40, 90, 40)  # the cloth
+    quad = np.float32([[100, 50], [200, 60], [190, 200], [90, 190]])  # clockwise, the short edge first
+    cv2.fillConvexPoly(img, quad.astype(np.int32), (250, 250, 250))
+    cv2.circle(img, (110, 70), 6, (0, 0, 255), -1)  # the index, near the first corner
+    unknown = np.full((4, 2), np.nan, np.float32)
+    faces = real_mix.real_faces(img, np.stack([quad, unknown]), (63, 88))
+    assert len(faces) == 1  # the card whose corners are unknown gives no face
+    (face,) = faces
+    assert face.shape == (88, 63, 3)
+    assert face[20:70, 15:50].min() >= 240  # all card, no cloth
+    red = np.argwhere((face[..., 2] > 200) & (face[..., 1] < 80))
+    assert len(red) and red.mean(axis=0).max() < 20  # the index lands in the face's top-left corner
+
+
+def test_real_faces_only_where_registered_and_never_in_the_test_split():
+    before = scenes.render_scene(np.random.default_rng(5), "train", 320, varied=True)[0]
+    face = np.full((88, 63, 3), (255, 0, 255), np.uint8)  # a magenta face no rendered card has
+    try:
+        scenes.use_real_faces([face], share=1.0)
+        drawn = 0
+        for seed in range(12):
+            img, labels, info = scenes.render_scene(np.random.default_rng(seed), "train", 320, varied=True)
+            assert info["deck"] == scenes.REAL_FACE_DECK
+            up = [c for c in info["cards"] if c["design"] == scenes.REAL_FACE_DESIGN]
+            assert all(c["id"] is None for c in up)  # a real face's card is not known
+            assert len(up) == sum(1 for cls, _, _ in labels if cls == 0)  # every face-up card is real
+            drawn += len(up)
+        assert drawn
+        img, _, info = scenes.render_scene(np.random.default_rng(1), "test", 320)
+        assert all(c["design"] != scenes.REAL_FACE_DESIGN for c in info["cards"])
+        magenta = (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
+        assert not magenta.any()  # never in the held-out split
+    finally:
+        scenes.use_real_faces([])
+    after = scenes.render_scene(np.random.default_rng(5), "train", 320, varied=True)[0]
+    assert np.array_equal(before, after)  # unregistered, a seed gives the scenes it always gave
+    with pytest.raises(ValueError):
+        scenes.use_real_faces([face], share=-0.1)
+
+
 def test_shipped_detector_on_the_held_out_real_photos():
     """A floor a little under what the shipped model measures on the held-out real photos
     (docs/card-detector.md, "Real photos": 45 cards, 44 touched, 42 well placed, 42 face up right,

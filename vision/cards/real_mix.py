@@ -5,6 +5,8 @@
 * `corner_labels`: the corners of those boxes where the card's own outline is clear (GrabCut
   in the box, checked against it), so a fine-tune on real photos trains the
   corners on real cards instead of letting them drift;
+* `real_faces`: those cards rectified upright, for `scenes.use_real_faces` (real faces laid over
+  each other in synthetic scenes, with exact corners);
 * `surface_crops`: crops of real photos away from their labelled cards (patterned cloth,
   newspaper, carpet, wood, stone), for `scenes.use_real_backgrounds`;
 * `write_mix`: a dataset of the real training photos, synthetic scenes drawn on those real
@@ -136,6 +138,22 @@ def corner_labels(
     return out
 
 
+def real_faces(image: np.ndarray, quads: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:
+    """The cards of `image` whose corners are known (`corner_labels`' quads, (K, 4, 2), NaN where
+    unknown) rectified upright to `size` (width, height): real faces, with the real print, wear,
+    light and blur, for `scenes.use_real_faces`, whose scenes lay them over each other with
+    exact corners (a real photo's overlapping cards have none)."""
+    w, h = size
+    target = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    faces = []
+    for quad in np.asarray(quads, np.float32).reshape(-1, 4, 2):
+        if np.isnan(quad).any():
+            continue
+        M = cv2.getPerspectiveTransform(quad, target)
+        faces.append(cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE))
+    return faces
+
+
 def surface_crops(
     image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, count: int = 3, margin: float = 0.12
 ) -> list[np.ndarray]:
@@ -190,12 +208,16 @@ def write_mix(
     tune_folder: Path = SHARED_TEST,
     width: int = 640,
     corners_from: Callable[[np.ndarray], CardDetections] | None = None,
+    scenes_faces: int = 0,
+    face_share: float = 0.8,
 ) -> dict:
     """Write the mixed dataset to `out` (images/, labels/, data.yaml, meta.json). `plain_from`:
     also copy that synthetic dataset's training scenes (`scripts/make_card_dataset.py`, which can
     write them on both cores) in as plain scenes. `corners_from`: label the real training photos'
     cards' corners by their outlines (`corner_labels`, this detector giving the corner order);
-    without it their corners are unknown."""
+    without it their corners are unknown. `scenes_faces`: scenes on the real surfaces whose
+    face-up cards are, `face_share` of them, the real training cards themselves (`real_faces`:
+    those whose outline `corner_labels` finds sure), laid in rows, piles, fans and tricks."""
     out = out.resolve()
     if plain_from is not None and not any((plain_from / "images" / "train").glob("*.jpg")):
         raise FileNotFoundError(f"{plain_from}: no training scenes in images/train to copy in")
@@ -208,6 +230,8 @@ def write_mix(
             d.mkdir(parents=True)
     stats: dict = {"seed": seed, "train": {}, "val": {}}
     crops: list[np.ndarray] = []
+    faces: list[np.ndarray] = []
+    face_size = scenes.R.card_size_px(scenes.REAL_FACE_DECK, scenes.PX_PER_MM)
     n_real = n_cards = n_cornered = 0
     for path in _photos(train_folder):
         img = cv2.imread(str(path))
@@ -221,6 +245,9 @@ def write_mix(
             n_cards += len(boxes)
             n_cornered += int((~np.isnan(corners).any(axis=(1, 2))).sum())
         crops += surface_crops(img, boxes, rng)
+        if scenes_faces:
+            quads = corners if corners is not None else corner_labels(img, boxes)
+            faces += real_faces(img, quads, face_size)
         for k in range(real_repeat):  # the real photos weigh as much as the synthetic scenes beside them
             name = f"real_{path.stem}_{k}"
             shutil.copyfile(path, out / "images" / "train" / f"{name}.jpg")
@@ -234,8 +261,16 @@ def write_mix(
     for i, c in enumerate(crops[::10]):  # a sample, to look at
         cv2.imwrite(str(crop_dir / f"surface_{i:03d}.jpg"), c)
 
-    def synth(split: str, n: int, prefix: str, real_share: float, s: int) -> int:
+    if scenes_faces:
+        stats["train"]["real_faces"] = len(faces)
+        face_dir = out / "faces"
+        face_dir.mkdir(exist_ok=True)
+        for i, f in enumerate(faces[::10]):  # a sample, to look at
+            cv2.imwrite(str(face_dir / f"face_{i:03d}.jpg"), f)
+
+    def synth(split: str, n: int, prefix: str, real_share: float, s: int, with_faces: bool = False) -> int:
         scenes.use_real_backgrounds(crops, share=real_share) if real_share else scenes.use_real_backgrounds([])
+        scenes.use_real_faces(faces if with_faces else [], share=face_share)
         g = np.random.default_rng([seed, s])
         cards = 0
         for i in range(n):
@@ -253,6 +288,9 @@ def write_mix(
 
     stats["train"]["scenes_real_surface"] = scenes_real
     stats["train"]["scenes_real_surface_cards"] = synth("train", scenes_real, "surf", 1.0, 1)
+    if scenes_faces:
+        stats["train"]["scenes_real_faces"] = scenes_faces
+        stats["train"]["scenes_real_faces_cards"] = synth("train", scenes_faces, "face", 1.0, 4, with_faces=True)
     stats["train"]["scenes_plain"] = scenes_plain
     stats["train"]["scenes_plain_cards"] = synth("train", scenes_plain, "plain", 0.0, 2)
     if plain_from is not None:
@@ -268,6 +306,7 @@ def write_mix(
     stats["val"]["scenes"] = val_scenes
     stats["val"]["scenes_cards"] = synth("val", val_scenes, "val", 0.5, 3)
     scenes.use_real_backgrounds([])
+    scenes.use_real_faces([])
     tune = 0
     for path in _photos(tune_folder):
         if split_of(path.name) != "tune":  # the held-out real photos are never written

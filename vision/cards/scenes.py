@@ -151,6 +151,33 @@ def use_real_backgrounds(crops: list[np.ndarray], share: float = 0.5) -> None:
     _REAL_SHARE = share if _REAL else 0.0
 
 
+_REAL_FACES: list[np.ndarray] = []
+_REAL_FACE_SHARE = 0.0
+REAL_FACE_DECK = "french52"  # the deck the real faces are of: their size on the table
+REAL_FACE_CLOSE = 0.5  # share of the real-face scenes whose cards are 120-300 px high
+REAL_FACE_DESIGN = "real"  # the design recorded for a card drawn with a real face (its id is not known)
+
+
+def use_real_faces(faces: list[np.ndarray], share: float = 0.5) -> None:
+    """Draw `share` of the face-up cards of training and validation scenes with these real faces
+    (BGR, upright, rectified from real photos: `real_mix.real_faces`), in scenes of the French
+    deck; an empty list stops it. The test split never uses them."""
+    global _REAL_FACE_SHARE
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be between 0 and 1, not {share}")
+    _REAL_FACES[:] = [
+        np.ascontiguousarray(f) for f in faces if f is not None and f.ndim == 3 and min(f.shape[:2]) >= 16
+    ]
+    _REAL_FACE_SHARE = share if _REAL_FACES else 0.0
+
+
+def real_face(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """A real face resized to `size` (width, height), turned 180 degrees half the time."""
+    face = _REAL_FACES[int(rng.integers(len(_REAL_FACES)))]
+    face = cv2.resize(face, size, interpolation=cv2.INTER_AREA)
+    return face[::-1, ::-1].copy() if rng.random() < 0.5 else face
+
+
 def real_surface(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """A real surface crop turned, scaled and mirrored into (h, w), its texture near the scale it
     was photographed at (reflected where the crop is smaller than the frame)."""
@@ -557,6 +584,8 @@ def render_scene(
     designs: tuple[str | R.Design, ...] = (R.HELD_OUT_DESIGN,) if split == "test" else R.TRAIN_DESIGNS
     if split != "test" and rng.random() < RANDOM_DESIGN_SHARE:
         designs = (R.random_design(rng, varied_pips=varied),)
+    if deck_name is None and split != "test" and _REAL_FACE_SHARE:
+        deck_name = REAL_FACE_DECK
     if deck_name is None:
         deck_name = str(rng.choice(["beccato", "italian", "french52"], p=[0.45, 0.25, 0.3]))
     tilt = rng.uniform(0.0, 0.18)
@@ -564,6 +593,8 @@ def render_scene(
     if varied:
         tilt = tilt if rng.random() < 0.6 else rng.uniform(0.12, 0.3)
         small = 45.0 if rng.random() < 0.6 else 28.0
+    if deck_name == REAL_FACE_DECK and split != "test" and _REAL_FACE_SHARE and rng.random() < REAL_FACE_CLOSE:
+        small = 120.0  # close up, as a phone photographs a pair of cards: where real cards break up
     P = _perspective(rng, w, h, tilt)
     empty = rng.random() < 0.04
     placed, hands = ([], []) if empty else layout(rng, w, h, deck_name, designs, small, tricks=varied)
@@ -572,7 +603,12 @@ def render_scene(
     kept: list[tuple] = []  # (index in owner map, corners, face_up, symmetric, card drawn, design)
     for p in placed:
         card = p.card if p.face_up else _back(deck_name, p.card, rng)
-        face = R.render_card(card, p.design, PX_PER_MM)
+        design: str | R.Design
+        if p.face_up and split != "test" and _REAL_FACE_SHARE and rng.random() < _REAL_FACE_SHARE:
+            # a real face: its corners are the labels' (a French face reads the same both ways up)
+            face, design = real_face(rng, R.card_size_px(deck_name, PX_PER_MM)), REAL_FACE_DESIGN
+        else:
+            face, design = R.render_card(card, p.design, PX_PER_MM), p.design
         ch, cw = face.shape[:2]
         H = P @ _affine(cw, ch, p)
         corners = cv2.perspectiveTransform(np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), H)[0]
@@ -600,7 +636,7 @@ def render_scene(
         roi[:] = roi * (1 - a) + warped.astype(np.float32) * a
         idx = len(kept)
         owner[y0:y1, x0:x1][mask > 127] = idx
-        kept.append((idx, corners, p.face_up, card.symmetric, card, p.design))
+        kept.append((idx, corners, p.face_up, card.symmetric, card, design))
     for hand in hands:
         m = _hand_mask(h, w, hand, P)
         a = cv2.GaussianBlur(m, (3, 3), 0).astype(np.float32)[..., None] / 255.0
@@ -631,7 +667,7 @@ def render_scene(
         labels.append((0 if face_up else 1, c, vis))
         ids.append(
             {
-                "id": card.id,
+                "id": None if design == REAL_FACE_DESIGN else card.id,
                 "deck": card.deck,
                 "design": getattr(design, "name", design),
                 "symmetric": card.symmetric,

@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(
             f"--plain-from {args.plain_from}: no training scenes in images/train (make_card_dataset.py writes them)"
         )
+    for flag in ("real_repeat", "scenes_real", "scenes_plain", "scenes_faces", "val_scenes"):
+        if getattr(args, flag) < 0:
+            ap.error(f"--{flag.replace('_', '-')} {getattr(args, flag)}: a count, 0 or more")
     if not 0.0 <= args.face_share <= 1.0:
         ap.error(f"--face-share {args.face_share}: a share between 0 and 1")
     if not scenes.has_skimage():

@@ -164,6 +164,8 @@ def test_real_faces_only_where_registered_and_never_in_the_test_split():
             assert len(up) == sum(1 for cls, _, _ in labels if cls == 0)  # every face-up card is real
             drawn += len(up)
         assert drawn
+        _, _, info = scenes.render_scene(np.random.default_rng(1), "train", 320, deck_name="beccato", varied=True)
+        assert info["cards"] and all(c["design"] != scenes.REAL_FACE_DESIGN for c in info["cards"])  # French only
         img, _, info = scenes.render_scene(np.random.default_rng(1), "test", 320)
         assert all(c["design"] != scenes.REAL_FACE_DESIGN for c in info["cards"])
         magenta = (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
@@ -174,6 +176,28 @@ def test_real_faces_only_where_registered_and_never_in_the_test_split():
     assert np.array_equal(before, after)  # unregistered, a seed gives the scenes it always gave
     with pytest.raises(ValueError):
         scenes.use_real_faces([face], share=-0.1)
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--scenes-faces", "-1"], "--scenes-faces -1: a count, 0 or more"),
+        (["--real-repeat", "-2"], "--real-repeat -2: a count, 0 or more"),
+        (["--face-share", "1.5"], "--face-share 1.5: a share between 0 and 1"),
+    ],
+)
+def test_the_mix_script_refuses_nonsense_counts_and_shares(tmp_path, capsys, flags, said):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_card_real_mix", R.ROOT / "scripts" / "make_card_real_mix.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(SystemExit) as exit_:
+        mod.main(["--out", str(tmp_path / "mix"), *flags])
+    assert exit_.value.code == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "mix").exists()  # refused before anything is written
 
 
 def test_shipped_detector_on_the_held_out_real_photos():

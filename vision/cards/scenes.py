@@ -141,14 +141,19 @@ _REAL: list[np.ndarray] = []
 _REAL_SHARE = 0.0
 
 
+def _register(pool: list[np.ndarray], images: list[np.ndarray], share: float) -> float:
+    """Fill `pool` with the usable BGR `images` (at least 16 px a side); the share that applies."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be between 0 and 1, not {share}")
+    pool[:] = [np.ascontiguousarray(c) for c in images if c is not None and c.ndim == 3 and min(c.shape[:2]) >= 16]
+    return share if pool else 0.0
+
+
 def use_real_backgrounds(crops: list[np.ndarray], share: float = 0.5) -> None:
     """Draw `share` of the training and validation scenes on these real surfaces (BGR crops);
     an empty list stops it. The test split never uses them."""
     global _REAL_SHARE
-    if not 0.0 <= share <= 1.0:
-        raise ValueError(f"share must be between 0 and 1, not {share}")
-    _REAL[:] = [np.ascontiguousarray(c) for c in crops if c is not None and c.ndim == 3 and min(c.shape[:2]) >= 16]
-    _REAL_SHARE = share if _REAL else 0.0
+    _REAL_SHARE = _register(_REAL, crops, share)
 
 
 _REAL_FACES: list[np.ndarray] = []
@@ -163,12 +168,7 @@ def use_real_faces(faces: list[np.ndarray], share: float = 0.5) -> None:
     (BGR, upright, rectified from real photos: `real_mix.real_faces`), in scenes of the French
     deck; an empty list stops it. The test split never uses them."""
     global _REAL_FACE_SHARE
-    if not 0.0 <= share <= 1.0:
-        raise ValueError(f"share must be between 0 and 1, not {share}")
-    _REAL_FACES[:] = [
-        np.ascontiguousarray(f) for f in faces if f is not None and f.ndim == 3 and min(f.shape[:2]) >= 16
-    ]
-    _REAL_FACE_SHARE = share if _REAL_FACES else 0.0
+    _REAL_FACE_SHARE = _register(_REAL_FACES, faces, share)
 
 
 def real_face(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -586,6 +586,7 @@ def render_scene(
         designs = (R.random_design(rng, varied_pips=varied),)
     if deck_name is None and split != "test" and _REAL_FACE_SHARE:
         deck_name = REAL_FACE_DECK
+    real_faces = split != "test" and _REAL_FACE_SHARE > 0 and deck_name == REAL_FACE_DECK
     if deck_name is None:
         deck_name = str(rng.choice(["beccato", "italian", "french52"], p=[0.45, 0.25, 0.3]))
     tilt = rng.uniform(0.0, 0.18)
@@ -593,7 +594,7 @@ def render_scene(
     if varied:
         tilt = tilt if rng.random() < 0.6 else rng.uniform(0.12, 0.3)
         small = 45.0 if rng.random() < 0.6 else 28.0
-    if deck_name == REAL_FACE_DECK and split != "test" and _REAL_FACE_SHARE and rng.random() < REAL_FACE_CLOSE:
+    if real_faces and rng.random() < REAL_FACE_CLOSE:
         small = 120.0  # close up, as a phone photographs a pair of cards: where real cards break up
     P = _perspective(rng, w, h, tilt)
     empty = rng.random() < 0.04
@@ -604,7 +605,7 @@ def render_scene(
     for p in placed:
         card = p.card if p.face_up else _back(deck_name, p.card, rng)
         design: str | R.Design
-        if p.face_up and split != "test" and _REAL_FACE_SHARE and rng.random() < _REAL_FACE_SHARE:
+        if p.face_up and real_faces and rng.random() < _REAL_FACE_SHARE:
             # a real face: its corners are the labels' (a French face reads the same both ways up)
             face, design = real_face(rng, R.card_size_px(deck_name, PX_PER_MM)), REAL_FACE_DESIGN
         else:

@@ -89,7 +89,8 @@ def signature_status(contents: LogContents, key: bytes | None) -> str:
         return UNVERIFIED
     last = contents.entries[-1].checksum if contents.entries else contents.header.checksum()
     expected = make_signature(signed_message(contents.signed_header, last, len(contents.entries)), key)
-    return VERIFIED if hmac.compare_digest(expected, contents.signature) else UNVERIFIED
+    # as bytes: compare_digest refuses str with non-ASCII characters (a tampered signature may have them)
+    return VERIFIED if hmac.compare_digest(expected.encode(), contents.signature.encode()) else UNVERIFIED
 
 
 def mark_unverified_import(contents: LogContents, status: str) -> LogContents:

@@ -22,6 +22,7 @@ from referee.sessionlog import (
     read_log,
     signature_status,
 )
+from referee.sessionlog.signature import SIGNATURE_FIELD
 from tablereferee.signing import KEY_BYTES, SigningKeyUnreadable, key_path, load_key
 
 from .helpers import toy_header
@@ -119,6 +120,16 @@ def test_an_export_signed_with_another_key_is_unverified(run, tmp_path, monkeypa
     assert json.loads(run("check", "--json", str(path)).output)["signature"] == "unverified"
     result = run("play", "--resume", str(path), "--log", "r.db", input="quit\n")
     assert result.exit_code == EXIT_UNREADABLE and "LogUnverified" in result.output
+
+
+def test_a_signature_changed_to_non_ascii_text_is_unverified_not_an_error(run, tmp_path):
+    path = _exported(run, tmp_path)
+    lines = path.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header[SIGNATURE_FIELD] = "\x80" + header[SIGNATURE_FIELD][1:]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    assert signature_status(read_log(bad), load_key()) == UNVERIFIED
 
 
 def test_an_export_without_a_signature_is_missing_it(run, tmp_path):

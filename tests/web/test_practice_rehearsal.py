@@ -87,6 +87,7 @@ def test_a_rehearsal_round_times_the_teammates_tap(served, frames):
     for call in (c.get(f"/api/practice/rehearsal/{rid}"), c.post(f"/api/practice/rehearsal/{rid}/seen")):
         _refused(call, 403, "NotAllowed")
     _refused(c.post(f"/api/practice/rehearsal/{rid}/finish", params={"key": "guessed"}), 403, "NotAllowed")
+    _refused(c.get(f"/api/practice/rehearsal/{rid}", params={"key": "clé-é"}), 403, "NotAllowed")  # not a 500
     opened = c.get("/api/practice/rehearsal", params={"team": "Reds"}, headers=bearer(reds)).json()
     assert [o["rehearsal"] for o in opened["open"]] == [rid]
     assert "raise" not in str(opened) and "card" not in opened["open"][0]

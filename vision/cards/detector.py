@@ -25,6 +25,7 @@ import numpy as np
 from referee.core import RefereeError
 from vision.cards.detections import CardDetections
 from vision.cards.geometry import order_corners
+from vision.cards.runtime import ModelFileError, open_session
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The shipped models: models/ in the repository, vision/models/ in an installed wheel (setup.py)
@@ -221,8 +222,9 @@ class CardDetector:
     """Finds cards in a BGR frame: `detector(image) -> CardDetections`.
 
     conf: the minimum class score; iou: the NMS threshold; threads: onnxruntime's intra-op
-    threads (None: its default, one per core), never spinning while idle. The model's metadata (written by Ultralytics'
-    export) gives the class names, the keypoint shape and the input size.
+    threads (None: its default, one per core), never spinning while idle (`vision.cards.runtime`).
+    The model's metadata (written by Ultralytics' export) gives the class names, the keypoint
+    shape and the input size.
     """
 
     def __init__(
@@ -236,22 +238,11 @@ class CardDetector:
         path = Path(model) if model is not None else default_model_path()
         if not path.is_file():
             raise ModelNotFound(f"no card detector model at {path}", path=str(path))
-        import onnxruntime as ort  # deferred: heavy, loaded only when a detector is made
-
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = int(threads)
-            options.inter_op_num_threads = 1
-        # No busy-waiting between operators: on a 2-core table machine that also runs MediaPipe
-        # (or under any other load), spinning threads made inference 2-3x slower (measured).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
         try:
-            self.session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's own errors (InvalidProtobuf, Fail...) share no base class
+            self.session = open_session(path, threads=threads)
+        except ModelFileError as exc:
             raise UnreadableModel(
-                f"{path.name} is not an ONNX model onnxruntime can load: {str(exc).splitlines()[0][:200]}",
-                path=str(path),
+                f"{path.name} is not an ONNX model onnxruntime can load: {exc}", path=str(path)
             ) from None
         self.path = path
         self.conf, self.iou, self.max_det = conf, iou, max_det
@@ -265,26 +256,25 @@ class CardDetector:
 
     def _read_layout(self) -> None:
         """Class names, keypoints and input size from the model's metadata and shapes."""
-        meta = self.session.get_modelmeta().custom_metadata_map
+        meta = self.session.metadata
         self.metadata = dict(meta)
         names = _meta(meta.get("names"), {0: "card_face_up", 1: "card_face_down"})
         self.names: dict[int, str] = {int(k): str(v) for k, v in names.items()}
         self.kpt_shape: tuple[int, int] = tuple(_meta(meta.get("kpt_shape"), [4, 3]))
-        inp = self.session.get_inputs()[0]
-        self.input_name = inp.name
+        in_shape = self.session.input_shape
         imgsz = _meta(meta.get("imgsz"), None)
         if imgsz is None:
-            imgsz = [d if isinstance(d, int) else 640 for d in inp.shape[2:4]]
+            imgsz = [d if isinstance(d, int) else 640 for d in in_shape[2:4]]
         if isinstance(imgsz, int):
             imgsz = [imgsz, imgsz]
         self.imgsz: tuple[int, int] = (int(imgsz[0]), int(imgsz[1]))
         # A model exported with dynamic height and width takes each frame at the smallest input
         # that holds it at the size `imgsz` gives it, padded to the stride (Ultralytics' own
         # predict: a 1280x720 frame becomes 480x288 rather than 480x480)
-        self.dynamic = any(not isinstance(d, int) for d in inp.shape[2:4])
+        self.dynamic = any(not isinstance(d, int) for d in in_shape[2:4])
         self.stride = int(_meta(meta.get("stride"), 32))
         self.face_up_of_class = face_up_classes(self.names)
-        out_shape = self.session.get_outputs()[0].shape
+        out_shape = self.session.output_shape
         nk, nd = self.kpt_shape
         self.end2end = (
             len(out_shape) == 3 and out_shape[-1] == 6 + nk * nd and out_shape[1] != 4 + len(self.names) + nk * nd
@@ -306,7 +296,7 @@ class CardDetector:
     def raw(self, image: np.ndarray) -> tuple[np.ndarray, float, tuple[float, float]]:
         """The model's raw output for a BGR image, with the letterbox ratio and padding."""
         padded, ratio, pad = letterbox(image, self.input_size((image.shape[0], image.shape[1])))
-        out = self.session.run(None, {self.input_name: to_tensor(padded)})[0]
+        out = self.session.run(to_tensor(padded))
         return out, ratio, pad
 
     def __call__(self, image: np.ndarray) -> CardDetections:

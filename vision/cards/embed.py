@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.cards.detector import MODELS_DIR, ModelNotFound, UnreadableModel
 from vision.cards.light import flat_field
+from vision.cards.runtime import ModelFileError, open_session
 
 MODEL_PATH = MODELS_DIR / "card_embedder" / "card_embedder.onnx"
 INPUT_SIZE = (64, 96)  # (w, h) of the network's input
@@ -44,21 +45,14 @@ class CardEmbedder:
     def __init__(self, path: Path | str = MODEL_PATH, threads: int = 1) -> None:
         if not Path(path).is_file():
             raise ModelNotFound(f"no card embedder model at {path}", path=str(path))
-        import onnxruntime as ort  # deferred: heavy, loaded only when an embedder is made
-
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
         self.path = Path(path)
         try:
-            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's own errors share no base class
+            self.session = open_session(self.path, threads=threads)
+        except ModelFileError as exc:
             raise UnreadableModel(
-                f"{self.path.name} is not an ONNX model onnxruntime can load: {str(exc).splitlines()[0][:200]}",
-                path=str(self.path),
+                f"{self.path.name} is not an ONNX model onnxruntime can load: {exc}", path=str(self.path)
             ) from None
-        self.input = self.session.get_inputs()[0].name
-        self.dim = int(self.session.get_outputs()[0].shape[-1])
+        self.dim = int(self.session.output_shape[-1] or 0)
 
     def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         if len(crops) == 0:
@@ -67,7 +61,7 @@ class CardEmbedder:
         return self.embed_prepared(x)
 
     def embed_prepared(self, x: np.ndarray) -> np.ndarray:
-        v = self.session.run(None, {self.input: np.ascontiguousarray(x, np.float32)})[0]
+        v = self.session.run(np.ascontiguousarray(x, np.float32))
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
 
 

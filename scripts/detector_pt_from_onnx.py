@@ -12,6 +12,8 @@ Run it in the training environment (torch and Ultralytics; the runtime `.venv` h
 
     .venv-train/bin/python scripts/detector_pt_from_onnx.py          # -> models/card_detector/card_detector.pt
     .venv-train/bin/python scripts/bench_cards.py --frames 20         # finds it there
+    .venv-train/bin/python scripts/detector_pt_from_onnx.py --onnx SQUARE.onnx --dynamic-onnx OUT.onnx
+        # the same weights with dynamic height and width (how the shipped model was made)
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import shutil
 import sys
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -151,6 +155,13 @@ def main(argv=None) -> int:
     ap.add_argument("--yaml", type=Path, default=DETECTOR / "card-pose.yaml")
     ap.add_argument("--out", type=Path, default=DETECTOR / "card_detector.pt")
     ap.add_argument(
+        "--dynamic-onnx",
+        type=Path,
+        metavar="OUT.onnx",
+        help="also export the rebuilt model with dynamic height and width to OUT.onnx (the "
+        "shipped detector: wide frames at a wide input), with the ONNX file's own metadata",
+    )
+    ap.add_argument(
         "--trainable",
         type=Path,
         metavar="FOLDER",
@@ -195,7 +206,46 @@ def main(argv=None) -> int:
         f"wrote {args.out}: {len(model.state_dict())} tensors from {args.onnx.name}, "
         f"largest difference from onnxruntime {diff:.1e} of the output"
     )
+    if args.dynamic_onnx:
+        if args.trainable:
+            ap.error("--dynamic-onnx exports the fused model: leave out --trainable")
+        export_dynamic(args.out, args.onnx, args.dynamic_onnx, imgsz)
     return 0
+
+
+def export_dynamic(pt: Path, source: Path, out: Path, imgsz: int) -> None:
+    """Ultralytics' export of the rebuilt checkpoint `pt` with dynamic batch, height and width,
+    written to `out` with `source`'s metadata (its date, description, names; `dynamic` set in its
+    export arguments), checked to answer a square input as `source` does."""
+    import onnx  # deferred: the training venv only
+    import onnxruntime as ort  # deferred: only this check needs it
+    from ultralytics import YOLO  # deferred: the training venv only
+
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp) / "card_detector.pt"
+        shutil.copy(pt, local)
+        exported = Path(
+            YOLO(str(local), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=True)
+        )
+        proto = onnx.load(str(exported))
+    meta = {p.key: p.value for p in onnx.load(str(source), load_external_data=False).metadata_props}
+    args = ast.literal_eval(meta.get("args", "{}"))
+    meta["args"] = str({**args, "dynamic": True})
+    del proto.graph.value_info[:]  # shape annotations only: the runtime infers them
+    del proto.metadata_props[:]
+    for key, value in meta.items():
+        proto.metadata_props.add(key=key, value=value)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(proto, str(out))
+    x = np.random.default_rng(1).random((1, 3, imgsz, imgsz), dtype=np.float32)
+    answers = []
+    for path in (source, out):
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        answers.append(session.run(None, {session.get_inputs()[0].name: x})[0])
+    diff = float(np.abs(answers[0] - answers[1]).max() / max(float(np.abs(answers[0]).max()), 1e-6))
+    if diff > TOLERANCE:
+        raise SystemExit(f"the dynamic export differs from {source} by {diff:.2e} of its output")
+    print(f"wrote {out}: dynamic height and width, largest difference from {source.name} {diff:.1e} of the output")
 
 
 if __name__ == "__main__":

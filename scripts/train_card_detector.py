@@ -58,6 +58,12 @@ def main(argv=None) -> int:
         help="layers left as --init has them, as Ultralytics names them: 10 (a layer), 23.cv4 (the "
         "pose head's corner branch, for photos whose corners are unknown)",
     )
+    ap.add_argument(
+        "--rect",
+        action="store_true",
+        help="train on rectangular batches (each picture letterboxed at its own aspect, as a wide "
+        "camera frame is predicted: 1280x720 at 480x288) and export with dynamic height and width",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "models" / "card_detector"))
     ap.add_argument("--export-only", type=Path, help="export and evaluate this run folder")

@@ -1,10 +1,15 @@
 """Decoding of the Ultralytics pose layout on made-up outputs, and the shipped model's layout."""
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
 from tests.cards.helpers import assert_runs_without_torch, quad
 from vision.cards import detector as D
+
+REAL_WEBCAM_FRAME = Path(__file__).resolve().parents[1] / "fixtures" / "cards_real" / "edje" / "cam_image2.jpg"
 
 NC, NK = 2, 4
 
@@ -122,19 +127,34 @@ def test_collapsed_keypoints_give_way_to_the_box():
     assert np.allclose(out.corners[1].mean(axis=0), kpts[1, :, :2].mean(axis=0))
 
 
-def test_input_size_of_a_dynamic_model_follows_the_frame():
+def test_a_dynamic_model_takes_a_wide_frame_at_a_wide_input_and_others_square():
     det = object.__new__(D.CardDetector)
     det.imgsz, det.stride, det.dynamic = (480, 480), 32, True
     assert det.input_size((720, 1280)) == (288, 480)  # as Ultralytics' predict letterboxes it
-    assert det.input_size((504, 378)) == (480, 384)
-    assert det.input_size((480, 640)) == (384, 480)
+    assert det.input_size((540, 960)) == det.input_size((360, 640)) == (288, 480)
+    assert det.input_size((600, 1000)) == (288, 480)  # 5:3, the narrowest frame called wide
+    assert det.input_size((601, 1000)) == (480, 480)
+    assert det.input_size((504, 378)) == (480, 480)  # a phone's portrait photo
+    assert det.input_size((480, 640)) == (480, 480)  # 4:3
+    assert det.input_size((1280, 720)) == (480, 480)  # a camera turned upright
     det.dynamic = False
     assert det.input_size((720, 1280)) == (480, 480)
 
 
-def test_shipped_model_has_a_fixed_square_input():
+def test_the_shipped_model_reads_a_wide_frame_at_the_wide_input_as_it_reads_it_square():
     det = D.CardDetector(threads=1)
-    assert not det.dynamic and det.input_size((720, 1280)) == det.imgsz == (480, 480)
+    assert det.dynamic and det.imgsz == (480, 480) and det.input_size((720, 1280)) == (288, 480)
+    assert det.session.input_shape == (None, 3, None, None)
+    # the same weights at either input: a 16:9 real webcam frame of four cards gives the same cards
+    frame = cv2.imread(str(REAL_WEBCAM_FRAME))
+    assert frame.shape[:2] == (450, 800)  # 16:9
+    wide = det(frame)
+    det.dynamic = False
+    square = det(frame)
+    assert len(wide) == len(square) == 4
+    iou = D.box_iou(wide.xyxy, square.xyxy)
+    assert (iou.max(axis=1) >= 0.75).all() and len(set(iou.argmax(axis=1))) == 4  # one to one
+    assert (wide.face_up == square.face_up[iou.argmax(axis=1)]).all()
 
 
 def square(x, y, side):

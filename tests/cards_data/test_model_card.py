@@ -139,6 +139,11 @@ def test_layers_named_to_freeze_reach_ultralytics():
     assert kw["freeze"] == ["23.cv4"]  # Ultralytics freezes the parameters named model.23.cv4.*
 
 
+def test_rectangular_batches_reach_ultralytics_only_when_asked():
+    assert T.train_arguments(_run_args(rect=True))["rect"] is True
+    assert "rect" not in T.train_arguments(_run_args())
+
+
 def test_the_card_compares_with_the_model_before_only_on_the_same_scenes(tmp_path):
     record = json.loads(METRICS.read_text())
     m = record["held_out_test"]

@@ -33,6 +33,12 @@ _PACKAGED_MODELS = Path(__file__).resolve().parents[1] / "models"
 MODELS_DIR = _PACKAGED_MODELS if _PACKAGED_MODELS.is_dir() else REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "card_detector" / "card_detector.onnx"
 MODEL_ENV = "TABLE_REFEREE_CARD_MODEL"
+# A frame at least this many times as wide as it is high (a camera's 16:9 or 5:3) is predicted
+# at the wide input of a model with dynamic height and width (1280x720: 480x288, 40% less than
+# the square 480x480, the same cards found on the held-out split); a narrower one (a phone's 4:3
+# photo, portrait) keeps the square input, where its fragments were fewer (docs/card-detector.md,
+# "Speed")
+WIDE_FRAME = 5 / 3
 COLLAPSED_SHARE = 0.2  # a keypoint quad under this share of its box has collapsed (see to_detections)
 # A fragment (see drop_fragments): a detection at least FRAGMENT_INSIDE inside the quad of one
 # at least FRAGMENT_LARGER times its area and at least FRAGMENT_SCORE of its score (chosen on the
@@ -282,10 +288,11 @@ class CardDetector:
 
     def input_size(self, shape: tuple[int, int]) -> tuple[int, int]:
         """The model input (height, width) for a frame of `shape`: `imgsz`, or for a model with
-        dynamic height and width the frame scaled into `imgsz` and padded to the stride."""
-        if not self.dynamic:
-            return self.imgsz
+        dynamic height and width and a frame at least WIDE_FRAME wide (a camera's 16:9), the
+        frame scaled into `imgsz` and padded to the stride: the same scale, less grey padding."""
         h, w = shape
+        if not self.dynamic or w < WIDE_FRAME * h:
+            return self.imgsz
         r = min(self.imgsz[0] / h, self.imgsz[1] / w)
         s = self.stride
         return (

@@ -9,6 +9,7 @@ mAP50 / mAP50-95 of the same ONNX file. Datasets come from `vision.cards.scenes`
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -367,8 +368,13 @@ def real_photos(model: Path, imgsz: int = 320, conf: float = 0.25) -> dict:
 
 
 def model_input_size(model: Path) -> int:
-    """The square input side the ONNX model was exported at."""
+    """The square input side the ONNX model was exported at (for a model with dynamic height
+    and width, the `imgsz` of its metadata)."""
     import onnxruntime as ort  # deferred: loads the ONNX runtime; only an evaluation needs it
 
-    shape = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
-    return int(shape[2]) if isinstance(shape[2], int) else 320
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    shape = session.get_inputs()[0].shape
+    if isinstance(shape[2], int):
+        return int(shape[2])
+    imgsz = session.get_modelmeta().custom_metadata_map.get("imgsz")
+    return int(ast.literal_eval(imgsz)[0]) if imgsz else 320

@@ -86,6 +86,8 @@ def train_arguments(args) -> dict:
         kw.update(optimizer="AdamW", lr0=args.lr0, momentum=0.9, warmup_bias_lr=0.0)
     if getattr(args, "freeze", None):  # Ultralytics freezes the parameters named model.<x>.*
         kw["freeze"] = list(args.freeze)
+    if getattr(args, "rect", False):  # batches of one aspect each (Ultralytics then cannot shuffle)
+        kw["rect"] = True
     return kw
 
 
@@ -195,15 +197,18 @@ def run_arg(run_dir: Path, key: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _exported_epochs(run_dir: Path, imgsz: int) -> Iterator[tuple[Path, Path]]:
-    """Each per-epoch checkpoint of a run (`epochN.pt`, N from 0) with its ONNX export."""
+def _exported_epochs(run_dir: Path, imgsz: int, dynamic: bool = False) -> Iterator[tuple[Path, Path]]:
+    """Each per-epoch checkpoint of a run (`epochN.pt`, N from 0) with its ONNX export (with
+    dynamic height and width for a run trained on rectangular batches)."""
     from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
 
     for ckpt in sorted((run_dir / "weights").glob("epoch*.pt"), key=_epoch_number):
         yield (
             ckpt,
             Path(
-                YOLO(str(ckpt), task="pose").export(format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=False)
+                YOLO(str(ckpt), task="pose").export(
+                    format="onnx", imgsz=imgsz, opset=18, simplify=True, dynamic=dynamic
+                )
             ),
         )
 
@@ -231,14 +236,14 @@ def select_checkpoint(run_dir: Path, select_on: Path, imgsz: int) -> tuple[Path,
     return run_dir / "weights" / best["checkpoint"], rows
 
 
-def select_checkpoint_on_real(run_dir: Path, imgsz: int) -> tuple[Path, list[dict]]:
+def select_checkpoint_on_real(run_dir: Path, imgsz: int, dynamic: bool = False) -> tuple[Path, list[dict]]:
     """The epoch whose weights place most face-up cards right on the *tune* real photos
     (`vision.cards.detector_real`; the held-out photos are not looked at), fewest fragments,
     then fewest false detections breaking ties. The photos are the project's copy
     (`tests/fixtures/cards_real/edje`, the same photos and boxes as the shared one)."""
     photos = [p for p in detector_real.load_photos(detector_real.FIXTURE) if p.split == "tune"]
     rows: list[dict[str, Any]] = []
-    for ckpt, onnx in _exported_epochs(run_dir, imgsz):
+    for ckpt, onnx in _exported_epochs(run_dir, imgsz, dynamic):
         t = detector_real.totals(detector_real.evaluate(CardDetector(onnx, threads=2), photos))["tune"]
         rows.append({"checkpoint": ckpt.name, "epoch": _epoch_number(ckpt) + 1, "real_tune": t})
         print(json.dumps(rows[-1]), flush=True)
@@ -255,8 +260,9 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     from ultralytics import YOLO  # deferred: torch and Ultralytics, the training venv only
 
     selection = None
+    dynamic = bool(getattr(args, "rect", False))
     if getattr(args, "select_on_real", False):
-        weights, selection = select_checkpoint_on_real(run_dir, args.imgsz)
+        weights, selection = select_checkpoint_on_real(run_dir, args.imgsz, dynamic)
     elif args.select_on:
         weights, selection = select_checkpoint(run_dir, args.select_on, args.imgsz)
     else:
@@ -266,7 +272,7 @@ def export_and_evaluate(run_dir: Path, args) -> dict:
     if not weights.exists():
         raise SystemExit(f"no checkpoint in {run_dir / 'weights'}")
     model = YOLO(str(weights), task="pose")
-    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, opset=18, simplify=True, dynamic=False))
+    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, opset=18, simplify=True, dynamic=dynamic))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "card_detector.onnx"

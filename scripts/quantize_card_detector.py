@@ -11,6 +11,7 @@ synthetic training scenes, letterboxed as the detector does.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import tempfile
 from pathlib import Path
@@ -46,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{exc.name} is not installed: run this with .venv-train/bin/python")
     proto = onnx.load(str(args.model))
     shape = [d.dim_value for d in proto.graph.input[0].type.tensor_type.shape.dim]
+    if not (shape[2] and shape[3]):  # height and width left free: calibrate at the square `imgsz`
+        meta = {p.key: p.value for p in proto.metadata_props}
+        side = int(ast.literal_eval(meta.get("imgsz", "[480]"))[0])
+        shape[2:4] = [side, side]
     size = (shape[2], shape[3])
     rng = np.random.default_rng(0)
     blobs = []

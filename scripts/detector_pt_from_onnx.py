@@ -171,6 +171,8 @@ def main(argv=None) -> int:
     for given in (args.onnx, args.yaml):
         if not given.is_file():
             ap.error(f"no file {str(given)!r}")
+    if args.dynamic_onnx and args.trainable:  # before any work is done or written
+        ap.error("--dynamic-onnx exports the fused model: leave out --trainable")
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "0")
     try:
@@ -207,8 +209,6 @@ def main(argv=None) -> int:
         f"largest difference from onnxruntime {diff:.1e} of the output"
     )
     if args.dynamic_onnx:
-        if args.trainable:
-            ap.error("--dynamic-onnx exports the fused model: leave out --trainable")
         export_dynamic(args.out, args.onnx, args.dynamic_onnx, imgsz)
     return 0
 

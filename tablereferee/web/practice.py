@@ -631,9 +631,8 @@ def start_rehearsal(body: RehearsalIn, request: Request) -> dict[str, Any]:
 def _round_of(request: Request, rid: str, key: str | None) -> Rehearsal:
     """The round, for its team only: the link its signaller shared (`key`) or the team's PIN."""
     rehearsal = practice_of(request).rehearsal(rid)
-    if not (key and secrets.compare_digest(key.encode(), rehearsal.key.encode())) and rehearsal.team not in _teams(
-        request
-    ):
+    by_link = bool(key and secrets.compare_digest(key.encode(), rehearsal.key.encode()))
+    if not by_link and rehearsal.team not in _teams(request):
         raise NotAllowed(
             f"this round is {rehearsal.team}'s: open it from the link its signaller shared, or unlock the team",
             team=rehearsal.team,

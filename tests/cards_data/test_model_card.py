@@ -209,6 +209,15 @@ def test_the_pytorch_baseline_is_rebuilt_only_where_torch_is(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_a_dynamic_export_of_an_unfused_checkpoint_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "x.pt"
+    argv = ["--out", str(out), "--trainable", str(tmp_path), "--dynamic-onnx", str(tmp_path / "d.onnx")]
+    with pytest.raises(SystemExit) as info:
+        P.main(argv)
+    assert info.value.code == 2 and "leave out --trainable" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "d.onnx").exists()
+
+
 def test_the_pytorch_baseline_names_a_missing_model_file(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         P.main(["--onnx", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "x.pt")])

@@ -274,9 +274,9 @@ class CardDetector:
         if isinstance(imgsz, int):
             imgsz = [imgsz, imgsz]
         self.imgsz: tuple[int, int] = (int(imgsz[0]), int(imgsz[1]))
-        # A model exported with dynamic height and width takes each frame at the smallest input
+        # A model exported with dynamic height and width takes a wide frame at the smallest input
         # that holds it at the size `imgsz` gives it, padded to the stride (Ultralytics' own
-        # predict: a 1280x720 frame becomes 480x288 rather than 480x480)
+        # predict: a 1280x720 frame becomes 480x288 rather than 480x480): see `input_size`
         self.dynamic = any(not isinstance(d, int) for d in in_shape[2:4])
         self.stride = int(_meta(meta.get("stride"), 32))
         self.face_up_of_class = face_up_classes(self.names)

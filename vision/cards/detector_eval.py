@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.cards.detector import drop_fragments
+from vision.cards.runtime import open_session
 from vision.cards.scenes import parse_label_line
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: datasets, training runs and test photos live in it
@@ -166,13 +167,8 @@ def evaluate(
         keep = drop_fragments(np.stack([d[3] for d in ds]), np.array([d[1] for d in ds]))
         return [d for d, k in zip(ds, keep) if k]
 
-    import onnxruntime as ort  # deferred: loads the ONNX runtime; only an evaluation needs it
-
     root = read_yaml_path(data)
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    sess = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
+    sess = open_session(model, threads=2)
     index = {}
     jl = root / "cards" / f"{split}.jsonl"
     if jl.exists():
@@ -195,7 +191,7 @@ def evaluate(
         img = cv2.imread(str(p))
         h, w = img.shape[:2]
         blob, r, pad = letterbox(img, imgsz)
-        all_dets = decode(sess.run(None, {name: blob})[0], r, pad, min((conf, *sweep)))
+        all_dets = decode(sess.run(blob), r, pad, min((conf, *sweep)))
         # greedy NMS drops a box only for a higher-scoring one: filtering after it at a higher
         # threshold gives what decoding at that threshold gives
         dets = kept([d for d in all_dets if d[1] >= conf])
@@ -309,19 +305,14 @@ def _ultralytics_map(model: Path, data: Path, split: str, imgsz: int) -> dict:
 
 def detect_images(model: Path, paths, imgsz: int = 320, conf: float = 0.25, overlay_dir: Path | None = None):
     """Detections on images without ground truth (e.g. real photos): {name: [(class, score, corners)]}."""
-    import onnxruntime as ort  # deferred: loads the ONNX runtime; only an evaluation needs it
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    sess = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
+    sess = open_session(model, threads=2)
     found = {}
     for p in paths:
         img = cv2.imread(str(p))
         if img is None:
             raise SystemExit(f"cannot read image {p}")
         blob, r, pad = letterbox(img, imgsz)
-        dets = decode(sess.run(None, {name: blob})[0], r, pad, conf)
+        dets = decode(sess.run(blob), r, pad, conf)
         found[Path(p).name] = [(c, round(s, 3), k.round(1).tolist()) for c, s, _, k, _ in dets]
         if overlay_dir is not None:
             overlay_dir.mkdir(parents=True, exist_ok=True)
@@ -370,11 +361,8 @@ def real_photos(model: Path, imgsz: int = 320, conf: float = 0.25) -> dict:
 def model_input_size(model: Path) -> int:
     """The square input side the ONNX model was exported at (for a model with dynamic height
     and width, the `imgsz` of its metadata)."""
-    import onnxruntime as ort  # deferred: loads the ONNX runtime; only an evaluation needs it
-
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    shape = session.get_inputs()[0].shape
-    if isinstance(shape[2], int):
-        return int(shape[2])
-    imgsz = session.get_modelmeta().custom_metadata_map.get("imgsz")
+    session = open_session(model)
+    if session.input_shape[2] is not None:
+        return int(session.input_shape[2])
+    imgsz = session.metadata.get("imgsz")
     return int(ast.literal_eval(imgsz)[0]) if imgsz else 320

@@ -2,7 +2,7 @@
 opened the same way for both.
 
 Its threads never spin while idle: on a 2-core table machine that also runs MediaPipe (or under
-any other load), spinning threads made inference 2-3x slower (measured, docs/card-reading.md).
+any other load), spinning threads made inference several times slower (measured, docs/card-detector.md).
 
     session = open_session(path, threads=2)   # ModelFileError when onnxruntime cannot load it
     out = session.run(x)                       # the first output, a numpy array

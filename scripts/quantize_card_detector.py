@@ -6,12 +6,19 @@ synthetic training scenes, letterboxed as the detector does.
 
     .venv-train/bin/python scripts/quantize_card_detector.py --out runs/card_detector/card_detector_int8.onnx \
         --pictures ../shared/testdata/cards_real/edje/train datasets/generated/cards_realmix/images/train
+
+`--ops all` quantizes every operation of the network (the SiLU's Sigmoid and Mul, the Adds,
+Concats, pooling and upsampling) rather than only the convolutions, and leaves the head's
+decoding in float (every node of the last module but its convolution branches: quantizing the
+Concat that joins pixel boxes and 0-1 class scores zeroes the scores); `--format qoperator`
+writes QLinear operators instead of QDQ pairs.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pictures", type=Path, nargs="+", required=True, help="folders of calibration pictures")
     ap.add_argument("--per-folder", type=int, default=48)
     ap.add_argument("--method", choices=("minmax", "percentile", "entropy"), default="percentile")
+    ap.add_argument("--ops", choices=("conv", "all"), default="conv", help="what is quantized (see above)")
+    ap.add_argument("--format", choices=("qdq", "qoperator"), default="qdq")
     args = ap.parse_args(argv)
     try:
         import onnx  # deferred: the training venv has onnx
@@ -52,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         side = int(ast.literal_eval(meta.get("imgsz", "[480]"))[0])
         shape[2:4] = [side, side]
     size = (shape[2], shape[3])
+    ops, floats = ["Conv"], []
+    if args.ops == "all":
+        ops = ["Conv", "Mul", "Sigmoid", "Add", "Concat", "MaxPool", "Resize", "Split"]
+        modules = [int(m.group(1)) for n in proto.graph.node if (m := re.match(r"/model\.(\d+)/", n.name))]
+        head = f"/model.{max(modules)}/"  # the last module: Ultralytics' detection head
+        branch = re.compile(re.escape(head) + r"cv\d")  # its convolution branches are quantized
+        floats = [n.name for n in proto.graph.node if n.name.startswith(head) and not branch.match(n.name)]
     rng = np.random.default_rng(0)
     blobs = []
     for folder in args.pictures:
@@ -84,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
             str(pre),
             str(args.out),
             Reader(),
-            quant_format=QuantFormat.QDQ,
-            op_types_to_quantize=["Conv"],
+            quant_format=QuantFormat.QDQ if args.format == "qdq" else QuantFormat.QOperator,
+            op_types_to_quantize=ops,
+            nodes_to_exclude=floats,
             per_channel=True,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,

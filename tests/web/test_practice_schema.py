@@ -5,32 +5,13 @@ run the landmark models on uploaded frames or open a camera have tests of their 
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import schemathesis
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 from hypothesis import HealthCheck, settings
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablereferee.web.practice import router
+from tests.web.router_app import EXAMPLES, router_app
 
-EXAMPLES = int(os.environ.get("WEB_FUZZ_EXAMPLES", "10"))
-APP = FastAPI()
-APP.include_router(router)
-
-
-@APP.exception_handler(StarletteHTTPException)
-async def _named(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-    """As the table's application answers the framework's own refusals (tablereferee/web/app.py)."""
-    name = "MethodNotAllowed" if exc.status_code == 405 else "NotFound"
-    return JSONResponse(
-        {"error": {"name": name, "message": f"{request.method} {request.url.path}: {exc.detail}"}}, exc.status_code
-    )
-
-
-APP.state.practice_dir = tempfile.mkdtemp(prefix="practice-fuzz-")
+APP = router_app(router, "practice")
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(
     path_regex="^/api/practice/(drill/.*/camera|free-signal|calibration)"
 )

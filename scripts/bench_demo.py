@@ -96,9 +96,9 @@ def tree_memory_kb(pid: int) -> int:
     total = 0
     try:
         try:
-            total += _status_kb(f"/proc/{pid}/smaps_rollup", "Pss:")
+            total += _field_kb(f"/proc/{pid}/smaps_rollup", "Pss:")
         except OSError:
-            total += _status_kb(f"/proc/{pid}/status", "VmRSS:")
+            total += _field_kb(f"/proc/{pid}/status", "VmRSS:")
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/children") as f:
                 total += sum(tree_memory_kb(int(c)) for c in f.read().split())
@@ -107,7 +107,7 @@ def tree_memory_kb(pid: int) -> int:
     return total
 
 
-def _status_kb(path: str, key: str) -> int:
+def _field_kb(path: str, key: str) -> int:
     with open(path) as f:
         for line in f:
             if line.startswith(key):

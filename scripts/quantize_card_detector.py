@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ops == "all":
         ops = ["Conv", "Mul", "Sigmoid", "Add", "Concat", "MaxPool", "Resize", "Split"]
         modules = [int(m.group(1)) for n in proto.graph.node if (m := re.match(r"/model\.(\d+)/", n.name))]
+        if not modules:
+            ap.error(f"--ops all: {args.model} has no nodes named as Ultralytics exports them (/model.N/...)")
         head = f"/model.{max(modules)}/"  # the last module: Ultralytics' detection head
         branch = re.compile(re.escape(head) + r"cv\d")  # its convolution branches are quantized
         floats = [n.name for n in proto.graph.node if n.name.startswith(head) and not branch.match(n.name)]

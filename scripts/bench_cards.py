@@ -23,6 +23,11 @@ Reported: the median milliseconds per frame of
   the first frame's full reading included; the median over the clips. `stream` as live (the
   detector not run again while nothing moves, `vision.cards.track.StillFrames`),
   `stream_detect` with the detector on every frame;
+* `detect_identify_pool_ms`, `pool_stream_ms` (with `--read-workers`, default 1): the same
+  reader and stream with a `vision.cards.read_pool.ReadingPool` of that many worker processes,
+  reading a frame's cards on them and this process at once, checked to read exactly what one
+  process reads (`pool_same_reads`); `pool_many_speedup`: on the frames of 4 cards or more, the
+  reading's time in one process over its time with the pool;
 * `ultralytics`: `YOLO(pt).predict(frame, imgsz, conf)` of the same model in PyTorch (the
   checkpoint `scripts/detector_pt_from_onnx.py` rebuilds from the shipped ONNX file, or `--pt`), run by
   the training environment's Python (`--baseline-python`, default `.venv-train/bin/python`;
@@ -55,6 +60,7 @@ import numpy as np
 from vision.capture.stages import CardStage
 from vision.cards import scenes
 from vision.cards.detector import CardDetector
+from vision.cards.read_pool import ReadingPool
 from vision.cards.reader import CardReader
 from vision.cards.refine import snap_and_refine
 from vision.cards.render import HELD_OUT_DESIGN
@@ -105,9 +111,14 @@ def make_frames(folder: Path, n: int, seed: int) -> list[tuple[Path, str]]:
     return out
 
 
-def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
-    """One pass over the frames: the median milliseconds of each step, and what was read."""
+def measure_ours(detector, readers, plain, images, warmup: int, pooled=None) -> dict:
+    """One pass over the frames: the median milliseconds of each step, and what was read.
+    `pooled`: the same readers with a `ReadingPool` each, timed on the same frames and checked
+    to read exactly what one process reads."""
     det_ms, ref_ms, plain_ms, full_ms, cards, read, read_plain = [], [], [], [], 0, 0, 0
+    pool_ms: list[float] = []
+    many: list[tuple[float, float]] = []  # frames of POOL_MANY cards or more: (one process, pool) ms
+    pool_same = True
     for i, (img, _) in enumerate(images):  # the detector alone, frame after frame, as Ultralytics runs
         t0 = time.perf_counter()
         detector(img)
@@ -124,6 +135,14 @@ def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
         t3 = time.perf_counter()
         named = readers[deck].identify(img, found)
         t4 = time.perf_counter()
+        if pooled is not None:
+            by_pool = pooled[deck].identify(img, found)
+            t5 = time.perf_counter()
+            pool_same &= same_reads(named, by_pool)
+            if i >= warmup:
+                pool_ms.append((t1 - t0 + t5 - t4) * 1000)
+                if len(found) >= POOL_MANY:
+                    many.append(((t4 - t3) * 1000, (t5 - t4) * 1000))
         if i >= warmup:
             ref_ms.append((t2 - t0) * 1000)
             plain_ms.append((t1 - t0 + t3 - t2) * 1000)
@@ -140,7 +159,31 @@ def measure_ours(detector, readers, plain, images, warmup: int) -> dict:
         "detect_refine_ms": statistics.median(ref_ms),
         "detect_identify_detector_corners_ms": statistics.median(plain_ms),
         "detect_identify_ms": statistics.median(full_ms),
+        **(
+            {
+                "detect_identify_pool_ms": statistics.median(pool_ms),
+                "pool_same_reads": pool_same,
+                "pool_many_frames": len(many),
+                "pool_many_speedup": sum(a for a, _ in many) / max(sum(b for _, b in many), 1e-9),
+            }
+            if pool_ms
+            else {}
+        ),
     }
+
+
+POOL_MANY = 4  # cards in a frame from which the pool's own speed-up is reported (`pool_many_speedup`)
+
+
+def same_reads(a, b) -> bool:
+    """Whether two readings of the same cards agree in every column (corners to the bit)."""
+    return (
+        np.array_equal(a.corners, b.corners)
+        and list(a.label) == list(b.label)
+        and np.array_equal(a.label_confidence, b.label_confidence)
+        and np.array_equal(a.face_up, b.face_up)
+        and np.array_equal(a.orientation, b.orientation)
+    )
 
 
 def detect_alone(detector, images, warmup: int) -> tuple[float, int]:
@@ -170,13 +213,17 @@ def make_clips(images, still_frames: int, seed: int) -> list[tuple[list[np.ndarr
 STREAM_FPS = 15.0  # the still-table clips' frame rate (their frames' times)
 
 
-def measure_stream(stages: dict, clips, warmup: int) -> dict:
+def measure_stream(
+    stages: dict, clips, warmup: int, prefix: str = "", variants=(("stream", True), ("stream_detect", False))
+) -> dict:
     """The card stage reading once per still card: the median over the clips of the mean
     milliseconds per frame of a clip, and the cards it named on the clips' last frames; as it
     runs live (`stream_ms`: frames STREAM_FPS a second apart, the detector not run again while
-    nothing moves, `StillFrames`) and with the detector on every frame (`stream_detect_ms`)."""
+    nothing moves, `StillFrames`) and with the detector on every frame (`stream_detect_ms`).
+    `prefix`: before each key (the pooled stages' figures)."""
     out: dict = {}
-    for key, still_frames in (("stream", True), ("stream_detect", False)):
+    for key, still_frames in variants:
+        key = prefix + key
         ms, named = [], 0
         for i, (clip, deck) in enumerate(clips):
             stage = stages[deck]
@@ -260,6 +307,13 @@ def main(argv=None) -> int:
         default=[],
         help="onnxruntime intra-op thread counts to time the shipped detector at beside --threads",
     )
+    ap.add_argument(
+        "--read-workers",
+        type=int,
+        default=1,
+        help="worker processes of the pooled reader and stream timed beside the one-process ones "
+        "(`vision.cards.read_pool`; 0: not timed)",
+    )
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
@@ -301,12 +355,32 @@ def main(argv=None) -> int:
             d: CardStage("bench", deck=f"{d}:{HELD_OUT_DESIGN}", fps=None, model=args.model, threads=args.threads)
             for d in readers
         }
+        pooled = None
+        if args.read_workers > 0:
+            pooled = {d: CardReader(detector, r.deck) for d, r in readers.items()}
+            pools = [ReadingPool(r, args.read_workers) for r in pooled.values()]
+            pool_stages = {
+                d: CardStage(
+                    "bench",
+                    deck=f"{d}:{HELD_OUT_DESIGN}",
+                    fps=None,
+                    model=args.model,
+                    threads=args.threads,
+                    read_workers=args.read_workers,
+                )
+                for d in readers
+            }
+            for pool in pools + [st.pool for st in pool_stages.values() if st.pool is not None]:
+                if not pool.wait_ready():
+                    ap.exit(1, "the reading workers did not start\n")
         other_ms: dict[str, list[float]] = {m: [] for m in others}
         other_cards: dict[str, int] = {}
         for _ in range(args.rounds):  # alternated, so that a change of the machine's load hits both sides
-            ours.append(measure_ours(detector, readers, plain, images, args.warmup))
+            ours.append(measure_ours(detector, readers, plain, images, args.warmup, pooled))
             if clips:
                 ours[-1].update(measure_stream(stages, clips, args.warmup))
+                if pooled is not None:
+                    ours[-1].update(measure_stream(pool_stages, clips, args.warmup, "pool_", (("stream", True),)))
             for m, det in others.items():
                 ms, n = detect_alone(det, images, args.warmup)
                 other_ms[m].append(ms)
@@ -328,9 +402,17 @@ def main(argv=None) -> int:
                 "cards_named_from_detector_corners": first["cards_named_from_detector_corners"],
             }
         )
+        if pooled is not None:
+            result["read_workers"] = args.read_workers
+            result["pool_same_reads"] = all(o["pool_same_reads"] for o in ours)
+            result["detect_identify_pool_ms"] = round(statistics.median(o["detect_identify_pool_ms"] for o in ours), 2)
+            # the reading alone (no detector) of the frames of POOL_MANY cards or more, one process over the pool
+            result["pool_many_frames"] = first["pool_many_frames"]
+            result["pool_many_speedup"] = round(statistics.median(o["pool_many_speedup"] for o in ours), 2)
+            result["pool_many_speedup_per_round"] = [round(o["pool_many_speedup"], 2) for o in ours]
         if clips:
             result["still_frames"] = args.still_frames
-            for key in ("stream", "stream_detect"):
+            for key in ("stream", "stream_detect") + (("pool_stream",) if pooled is not None else ()):
                 result[key + "_cards_named"] = first[key + "_cards_named"]
                 result[key + "_ms"] = round(statistics.median(o[key + "_ms"] for o in ours), 2)
         for key in ("detect_ms", "detect_refine_ms", "detect_identify_detector_corners_ms", "detect_identify_ms"):
@@ -345,6 +427,10 @@ def main(argv=None) -> int:
             keys = [("ratio_detect", "detect_ms"), ("ratio_detect_identify", "detect_identify_ms")]
             if clips:
                 keys += [("ratio_stream", "stream_ms"), ("ratio_stream_detect", "stream_detect_ms")]
+            if pooled is not None:
+                keys += [("ratio_detect_identify_pool", "detect_identify_pool_ms")]
+                if clips:
+                    keys += [("ratio_pool_stream", "pool_stream_ms")]
             for name, key in keys:
                 per_round = [t["median_ms"] / o[key] for o, t in zip(ours, theirs)]
                 result[name] = round(statistics.median(per_round), 2)
@@ -358,6 +444,11 @@ def main(argv=None) -> int:
                     row["ratio_detect"] = round(statistics.median(per_round), 2)
                     row["ratio_detect_per_round"] = [round(r, 2) for r in per_round]
                 result["compare"][m] = row
+        if pooled is not None:
+            for pool in pools:
+                pool.close()
+            for st in pool_stages.values():
+                st.close()
     print(json.dumps(result, indent=1))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=1))

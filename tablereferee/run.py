@@ -104,6 +104,16 @@ def check_duration(value: float | None) -> float | None:
     return v
 
 
+MAX_READ_WORKERS = 8  # reading processes a table file may ask for beside the card stage's
+
+
+def _count(value: Any) -> int:
+    """A whole number from a table file (a bool or a fraction is refused as malformed)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"a whole number was expected, not {value!r}")
+    return value
+
+
 @dataclasses.dataclass
 class TableConfig:
     game: str
@@ -120,6 +130,7 @@ class TableConfig:
     audio: bool = True
     duration: float | None = None
     motion: dict | None = None  # lead-motion settings (`MotionThresholds` fields) other than the defaults
+    read_workers: int = 0  # processes that read a frame's cards beside the card stage's (`ReadingPool`)
 
     @classmethod
     def from_manifest(cls, m: Mapping[str, Any], **overrides: Any) -> TableConfig:
@@ -144,6 +155,7 @@ class TableConfig:
                 audio=bool(opts.get("audio", True)),
                 duration=m.get("duration"),
                 motion=opts.get("motion"),
+                read_workers=_count(opts.get("read_workers", 0)),
             )
         except KeyError as exc:
             raise TableConfigError(f"the session manifest lacks {exc}") from None
@@ -152,6 +164,8 @@ class TableConfig:
         for name in ("card_fps", "landmark_fps", "lost_after"):
             if not (math.isfinite(getattr(cfg, name)) and getattr(cfg, name) > 0):
                 raise TableConfigError(f"options.{name} must be a positive number, not {getattr(cfg, name)}")
+        if not 0 <= cfg.read_workers <= MAX_READ_WORKERS:
+            raise TableConfigError(f"options.read_workers is 0 to {MAX_READ_WORKERS} processes, not {cfg.read_workers}")
         cfg.motion_thresholds()  # a malformed setting is refused before anything runs
         for k, v in overrides.items():
             if v is not None:
@@ -172,6 +186,8 @@ class TableConfig:
         }
         if self.motion:
             out["motion"] = dict(self.motion)
+        if self.read_workers:
+            out["read_workers"] = self.read_workers
         return out
 
     def motion_thresholds(self) -> MotionThresholds:
@@ -275,6 +291,7 @@ class Perception:
                     fps=config.card_fps,
                     model=config.model,
                     threads=threads,
+                    read_workers=config.read_workers,
                 )
             except RefereeError as exc:
                 raise TableConfigError(f"the card reader of camera {cam!r} cannot start: {exc}") from None
@@ -398,6 +415,10 @@ class Perception:
             self.pipeline.close()
         for stage in self.signal.values():
             stage.close()
+        for card in self.card.values():
+            close = getattr(card, "close", None)  # its reading workers, if any (a stand-in has no close)
+            if close is not None:
+                close()
         if self.tracks is not None:
             self.tracks.close()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import multiprocessing
 import threading
 import types
 from pathlib import Path
@@ -20,6 +21,7 @@ from referee.table.zones import TableZones, rect_zone
 from tablereferee.run import TableConfig, compare_logs, run_live, run_recorded
 from vision.capture.grabber import Grabber
 from vision.capture.sources import CameraFrame, CaptureSource
+from vision.cards.read_pool import ReadingPool
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo"
 IMAGE = np.zeros((24, 32, 3), np.uint8)
@@ -251,3 +253,40 @@ def _tracks(folder: Path) -> dict[str, bytes]:
         if f.is_file():
             out[str(f.relative_to(folder))] = gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
     return out
+
+
+def test_a_recording_read_with_reading_workers_gives_the_same_log_and_tracks(one_after_another, tmp_path, monkeypatch):
+    """`options.read_workers`: a frame's cards read on a worker process beside the card stage
+    (`vision.cards.read_pool`) give the log and tracks of one process; the workers stop with the run."""
+    shared: list[int] = []  # the frames the worker took part in
+    read_rows = ReadingPool.read_rows
+
+    def counted(self, *args):
+        read_rows(self, *args)
+        shared.append(self.frames)
+
+    monkeypatch.setattr(ReadingPool, "read_rows", counted)
+    config = _demo_config()
+    config.read_workers = 1
+    assert config.options()["read_workers"] == 1  # stored with the session
+    b = run_recorded(DEMO, tmp_path / "pool", config, parallel=True, copy_media=False)
+    b.session.close()
+    a = one_after_another
+    same = compare_logs(a.folder.log_path, b.folder.log_path)
+    assert same["same_log"], same["first_difference"]
+    assert _tracks(a.folder.path) == _tracks(b.folder.path)
+    assert shared and shared[-1] >= 1  # frames of several cards were read on both processes
+    assert not [p for p in multiprocessing.active_children() if p.name == "card-reader"]
+
+
+@pytest.mark.parametrize("value", [-1, 9, 1.5, "2", True])
+def test_a_table_file_asking_for_impossible_reading_workers_is_refused(value):
+    manifest = json.loads((DEMO / "session.json").read_text())
+    manifest.setdefault("options", {})["read_workers"] = value
+    with pytest.raises(R.TableConfigError, match="read_workers|malformed"):
+        TableConfig.from_manifest(manifest)
+
+
+def test_a_table_file_without_reading_workers_stores_no_such_option():
+    config = TableConfig.from_manifest(json.loads((DEMO / "session.json").read_text()))
+    assert config.read_workers == 0 and "read_workers" not in config.options()

@@ -28,6 +28,7 @@ from vision.capture.sources import CameraFrame
 from vision.cards.detections import CardDetections
 from vision.cards.detector import CardDetector
 from vision.cards.outlines import contour_cards, snap_to_cloth_outlines
+from vision.cards.read_pool import ReadingPool
 from vision.cards.reader import CardReader, not_second_guesses
 from vision.cards.templates import load_deck
 from vision.cards.track import StillCards, StillFrames, grey_of
@@ -73,7 +74,10 @@ class CardStage:
         detector_conf: float = 0.25,
         read_once: bool = True,
         still_frames: bool = True,
+        read_workers: int = 0,
     ) -> None:
+        """`read_workers`: processes that read a frame's cards beside this one (`ReadingPool`;
+        0: this process reads them alone). `close` stops them."""
         self.camera = camera
         self.deck = load_deck(deck)
         self.finder = finder
@@ -104,6 +108,7 @@ class CardStage:
         # The reader's own corner snapping serves the bare detector; the outline and contour
         # finders give exact corners already.
         self.reader = CardReader(self.detector, self.deck, snap=(finder == "detector"))
+        self.pool = ReadingPool(self.reader, read_workers) if read_workers > 0 else None
         self.still = StillCards() if read_once else None
         self.frames = StillFrames() if read_once and still_frames else None
 
@@ -160,6 +165,12 @@ class CardStage:
 
     def __call__(self, frame: CameraFrame) -> CardsSeen:
         return cards_seen(frame.t, self.camera, self.read(frame.image, frame.t), frame.index)
+
+    def close(self) -> None:
+        """Stop the reading workers, if any (the stage reads on alone)."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
 
 def _put_rows(into: CardDetections, rows: np.ndarray, values: CardDetections) -> CardDetections:

@@ -43,9 +43,12 @@ class CardEmbedder:
     """The ONNX card embedder: crops in, unit vectors out."""
 
     def __init__(self, path: Path | str = MODEL_PATH, threads: int = 1) -> None:
+        self._open(path, threads)
+
+    def _open(self, path: Path | str, threads: int) -> None:
         if not Path(path).is_file():
             raise ModelNotFound(f"no card embedder model at {path}", path=str(path))
-        self.path = Path(path)
+        self.path, self.threads = Path(path), threads
         try:
             self.session = open_session(self.path, threads=threads)
         except ModelFileError as exc:
@@ -53,6 +56,13 @@ class CardEmbedder:
                 f"{self.path.name} is not an ONNX model onnxruntime can load: {exc}", path=str(self.path)
             ) from None
         self.dim = int(self.session.output_shape[-1] or 0)
+
+    def __getstate__(self) -> dict:
+        """Pickled as its file and threads (a reading process opens its own session)."""
+        return {"path": str(self.path), "threads": self.threads}
+
+    def __setstate__(self, state: dict) -> None:
+        self._open(state["path"], state["threads"])
 
     def embed(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         if len(crops) == 0:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -60,6 +61,14 @@ MIN_CARD_SIDE = 12.0  # pixels: smaller quads are not read (their crop says noth
 # (`paper_in_corner`): paper is under PAPER_SATURATION (HSV, 0-255) and over PAPER_VALUE of the
 # crop's bright level
 FACE_PAPER, PAPER_SATURATION, PAPER_VALUE = 0.5, 70.0, 0.6
+
+
+class RowReader(Protocol):
+    """What reads a frame's rows for `CardReader.identify` in place (`vision.cards.read_pool`)."""
+
+    def read_rows(self, image: np.ndarray, cards: CardDetections, possible: list[str] | None, snap: bool) -> None: ...
+
+
 NOT_READ = Identification(None, 0.0, False, False, -1.0, None, 0.0)  # no guess at the corners big enough to read
 
 
@@ -98,6 +107,14 @@ class CardReader:
         # French decks: the corner index gives a second opinion (`_second_opinion`)
         self.index_reader = index and deck is not None and deck.base in INDEX_DECKS
         self.index_ids = [c.id for c in deck_cards(deck.base)] if deck is not None and deck.base in INDEX_DECKS else []
+        self.pool: RowReader | None = None  # reads a frame's rows on several cores (`vision.cards.read_pool`)
+
+    def __getstate__(self) -> dict:
+        """What a reading process needs of the reader: its deck and settings, not its detector,
+        tracker or pool (a `ReadingPool` sends the reader to its workers this way)."""
+        state = dict(self.__dict__)
+        state.update(detector=None, tracker=None, pool=None)
+        return state
 
     def outline(self, image: np.ndarray, cards: CardDetections) -> CardDetections:
         """A copy with each quad made precise (`refine.snap_and_refine`), less the second guesses
@@ -126,40 +143,49 @@ class CardReader:
             return out
         snap = self.snap if snap is None else snap
         possible = list(possible) if possible is not None else None
-        for i in range(len(out)):
-            if not out.face_up[i] and self.index_reader and self.deck.faces is not None:
-                # the detector's face-down class is often wrong on real photos (a face-up card
-                # lying on or under another: docs/card-reading.md): a French card "face down" is
-                # face up when an index corner shows paper round it and the face reads a card the
-                # index agrees with, or the index alone reads it surely (an index alone reads a
-                # red lattice back as a king, a plain pale back as a jack, both held below sure)
-                quad, ident, agreed, face_known = self._read_one(
-                    image, out.corners[i], self.deck.faces, possible, snap, True
-                )
-                if (
-                    (face_known or ident.confidence >= self.sure)
-                    and ident.known
-                    and agreed
-                    and quad is not None
-                    and paper_in_corner(rectify(image, quad)) >= FACE_PAPER
-                ):
-                    out.face_up[i] = True
-                    out.corners[i] = quad
-                    apply_identification(out, i, ident)
-                    continue
-            templates = self.deck.faces if out.face_up[i] else self.deck.backs
-            if templates is None:
-                if snap:
-                    out.corners[i] = snap_and_refine(image, out.corners[i])
-                    out.orientation[i] = orientation_of(out.corners[i])[0]
-                continue
-            pos = possible if out.face_up[i] else None
-            quad, ident, _, _ = self._read_one(image, out.corners[i], templates, pos, snap, bool(out.face_up[i]))
-            if quad is None:
-                continue
-            out.corners[i] = quad
-            apply_identification(out, i, ident)
+        if self.pool is not None and len(out) > 1:
+            self.pool.read_rows(image, out, possible, snap)
+        else:
+            for i in range(len(out)):
+                self.read_row(image, out, i, possible, snap)
         return out
+
+    def read_row(self, image: np.ndarray, out: CardDetections, i: int, possible: list[str] | None, snap: bool) -> None:
+        """Row `i` of `out` read in place (`identify`'s work for one card: rows are read
+        independently of each other, so that a `ReadingPool` may read them in any process)."""
+        assert self.deck is not None
+        if not out.face_up[i] and self.index_reader and self.deck.faces is not None:
+            # the detector's face-down class is often wrong on real photos (a face-up card
+            # lying on or under another: docs/card-reading.md): a French card "face down" is
+            # face up when an index corner shows paper round it and the face reads a card the
+            # index agrees with, or the index alone reads it surely (an index alone reads a
+            # red lattice back as a king, a plain pale back as a jack, both held below sure)
+            quad, ident, agreed, face_known = self._read_one(
+                image, out.corners[i], self.deck.faces, possible, snap, True
+            )
+            if (
+                (face_known or ident.confidence >= self.sure)
+                and ident.known
+                and agreed
+                and quad is not None
+                and paper_in_corner(rectify(image, quad)) >= FACE_PAPER
+            ):
+                out.face_up[i] = True
+                out.corners[i] = quad
+                apply_identification(out, i, ident)
+                return
+        templates = self.deck.faces if out.face_up[i] else self.deck.backs
+        if templates is None:
+            if snap:
+                out.corners[i] = snap_and_refine(image, out.corners[i])
+                out.orientation[i] = orientation_of(out.corners[i])[0]
+            return
+        pos = possible if out.face_up[i] else None
+        quad, ident, _, _ = self._read_one(image, out.corners[i], templates, pos, snap, bool(out.face_up[i]))
+        if quad is None:
+            return
+        out.corners[i] = quad
+        apply_identification(out, i, ident)
 
     def _read_one(
         self,

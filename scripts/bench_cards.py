@@ -138,7 +138,7 @@ def measure_ours(detector, readers, plain, images, warmup: int, pooled=None) -> 
         if pooled is not None:
             by_pool = pooled[deck].identify(img, found)
             t5 = time.perf_counter()
-            pool_same &= same_reads(named, by_pool)
+            pool_same &= named.same_reading(by_pool)
             if i >= warmup:
                 pool_ms.append((t1 - t0 + t5 - t4) * 1000)
                 if len(found) >= POOL_MANY:
@@ -173,17 +173,6 @@ def measure_ours(detector, readers, plain, images, warmup: int, pooled=None) -> 
 
 
 POOL_MANY = 4  # cards in a frame from which the pool's own speed-up is reported (`pool_many_speedup`)
-
-
-def same_reads(a, b) -> bool:
-    """Whether two readings of the same cards agree in every column (corners to the bit)."""
-    return (
-        np.array_equal(a.corners, b.corners)
-        and list(a.label) == list(b.label)
-        and np.array_equal(a.label_confidence, b.label_confidence)
-        and np.array_equal(a.face_up, b.face_up)
-        and np.array_equal(a.orientation, b.orientation)
-    )
 
 
 def detect_alone(detector, images, warmup: int) -> tuple[float, int]:
@@ -316,8 +305,8 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args(argv)
-    if args.rounds < 1 or args.frames < 1 or args.warmup < 0:
-        ap.error("--rounds and --frames take 1 or more, --warmup 0 or more")
+    if args.rounds < 1 or args.frames < 1 or args.warmup < 0 or args.read_workers < 0:
+        ap.error("--rounds and --frames take 1 or more, --warmup and --read-workers 0 or more")
     cpus = pin_two_cores()
     detector = CardDetector(args.model, threads=args.threads)
     readers = {d: CardReader(detector, load_deck(f"{d}:{HELD_OUT_DESIGN}")) for d in ("beccato", "italian", "french52")}

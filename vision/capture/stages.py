@@ -16,7 +16,6 @@ latest-frame grabbers, a slow stage simply sees fewer frames.
 from __future__ import annotations
 
 import collections
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -148,10 +147,10 @@ class CardStage:
         reads = found.copy()
         if fresh.any():
             reads_fresh = self.reader.identify(image, found[fresh])
-            reads = _put_rows(reads, np.flatnonzero(fresh), reads_fresh)
+            reads.put(np.flatnonzero(fresh), reads_fresh)
         for i, r in enumerate(reuse):
             if r is not None:
-                reads = _put_rows(reads, np.array([i]), r.read)
+                reads.put(np.array([i]), r.read)
         snapped = np.any(reads.corners != found.corners, axis=(1, 2))
         for i, r in enumerate(reuse):
             if r is not None:
@@ -171,13 +170,6 @@ class CardStage:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
-
-
-def _put_rows(into: CardDetections, rows: np.ndarray, values: CardDetections) -> CardDetections:
-    """`into` with its rows `rows` replaced by `values` (in order), every column."""
-    for f in dataclasses.fields(into):
-        getattr(into, f.name)[rows] = getattr(values, f.name)
-    return into
 
 
 class SignalStage:

@@ -115,6 +115,23 @@ class CardDetections:
     def copy(self) -> CardDetections:
         return CardDetections(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
+    def put(self, rows: Any, values: CardDetections) -> None:
+        """Rows `rows` (an index array or mask) replaced in place by `values`, in order, every column."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[rows] = getattr(values, f.name)
+
+    def same_reading(self, other: CardDetections) -> bool:
+        """Whether `other` read the same cards the same way: the columns a reader writes (corners
+        to the bit, face up or down, label, its confidence, orientation) all equal."""
+        return (
+            len(self) == len(other)
+            and np.array_equal(self.corners, other.corners)
+            and np.array_equal(self.face_up, other.face_up)
+            and list(self.label) == list(other.label)
+            and np.array_equal(self.label_confidence, other.label_confidence)
+            and np.array_equal(self.orientation, other.orientation)
+        )
+
     # -- derived geometry ------------------------------------------------------------------
     @property
     def xyxy(self) -> np.ndarray:

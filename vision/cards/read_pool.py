@@ -29,8 +29,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
+import threading
 import time
-import traceback
 from multiprocessing import shared_memory
 from typing import Any
 
@@ -78,6 +78,8 @@ class _Worker:
 class ReadingPool:
     """`reader` made to read each frame's cards on `workers` more processes (see the module)."""
 
+    _open = False  # holds the one-OpenBLAS-thread limit (`_one_blas_thread`) until closed
+
     def __init__(self, reader: CardReader, workers: int = 1, timeout: float = WORKER_TIMEOUT) -> None:
         if workers < 1:
             raise ValueError(f"a reading pool takes 1 or more workers, not {workers}")
@@ -90,10 +92,8 @@ class ReadingPool:
         state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL)
         self._workers = [_Worker(ctx, state, self._counter) for _ in range(workers)]
         self._shm: shared_memory.SharedMemory | None = None
-        # one OpenBLAS thread in this process for the pool's life: its second thread spins while
-        # it waits for work and takes a worker's core (measured: the pool read a frame 1.08x
-        # faster with it, 1.77x without); the reader's products are small, one thread does as well
-        self._blas = ThreadpoolController().limit(limits=1, user_api="blas")
+        _one_blas_thread(True)
+        self._open = True
         reader.pool = self
 
     def __enter__(self) -> ReadingPool:
@@ -158,8 +158,7 @@ class ReadingPool:
             if answer is None:
                 continue
             rows, values = answer
-            for name in CardDetections.__dataclass_fields__:
-                getattr(cards, name)[rows] = getattr(values, name)
+            cards.put(rows, values)
             done[rows] = True
         for i in np.flatnonzero(~done):  # a worker's rows it never returned
             self.reader.read_row(image, cards, int(i), possible, snap)
@@ -201,9 +200,9 @@ class ReadingPool:
             w.stop()
         self._workers = []
         self._free_memory()
-        if self._blas is not None:
-            self._blas.restore_original_limits()
-            self._blas = None
+        if self._open:
+            self._open = False
+            _one_blas_thread(False)
         if self.reader.pool is self:
             self.reader.pool = None
 
@@ -212,6 +211,24 @@ class ReadingPool:
             self.close()
         except Exception:  # at interpreter exit the modules may be half torn down
             pass
+
+
+# One OpenBLAS thread in this process while any pool is open: its second thread spins while it
+# waits for work and takes a worker's core (measured: the pool read a frame 1.08x faster with
+# it, 1.77x without); the reader's products are small, one thread does as well.
+_blas_lock = threading.Lock()
+_blas: dict[str, Any] = {"pools": 0, "limit": None}
+
+
+def _one_blas_thread(opened: bool) -> None:
+    """A pool opened (True) or closed (False): the limit is set by the first and lifted by the last."""
+    with _blas_lock:
+        _blas["pools"] += 1 if opened else -1
+        if opened and _blas["limit"] is None:
+            _blas["limit"] = ThreadpoolController().limit(limits=1, user_api="blas")
+        elif not opened and _blas["pools"] == 0 and _blas["limit"] is not None:
+            _blas["limit"].restore_original_limits()
+            _blas["limit"] = None
 
 
 def _claim(counter, n: int) -> int | None:
@@ -252,8 +269,8 @@ def _serve(conn: multiprocessing.connection.Connection, reader_state: bytes, cou
                 rows.append(i)
             idx = np.array(rows, np.int64)
             conn.send(("rows", idx, cards[idx]))
-        except Exception:
-            conn.send(("failed", traceback.format_exc(limit=3)))
+        except Exception:  # the caller reads the rows again itself, and meets the error there
+            conn.send(("failed",))
     if "shm" in memory:
         memory["shm"].close()
     blas.restore_original_limits()
